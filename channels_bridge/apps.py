@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ChannelsBridgeConfig(AppConfig):
+    name = "channels_bridge"
+    verbose_name = "Chat bridges"

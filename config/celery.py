@@ -1,0 +1,10 @@
+"""The Celery application. Tasks live in ``facilitation.tasks`` and ``channels_bridge``."""
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("convene")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

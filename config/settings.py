@@ -1,0 +1,186 @@
+"""Django settings. Values come from ``config.env``; nothing here reads the environment."""
+
+from config import env as E
+
+BASE_DIR = E.BASE_DIR
+SECRET_KEY = E.SECRET_KEY
+DEBUG = E.DEBUG
+ALLOWED_HOSTS = E.ALLOWED_HOSTS
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "channels",
+    "rooms",
+    "facilitation",
+    "channels_bridge",
+    "frontend",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def _database() -> dict:
+    if E.DATABASE_URL:
+        return E.env.db_url_config(E.DATABASE_URL) | {"CONN_MAX_AGE": 0}
+    E.VAR_DIR.mkdir(exist_ok=True)
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": str(E.VAR_DIR / "convene.sqlite3"),
+        # WAL lets the web process read while a worker writes; IMMEDIATE avoids
+        # upgrade deadlocks between concurrent writers.
+        "OPTIONS": {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        },
+        "TEST": {"NAME": str(E.VAR_DIR / "test-convene.sqlite3")},
+    }
+
+
+DATABASES = {"default": _database()}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = E.VAR_DIR / "static"
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/login/"
+
+# --- Redis, Celery -----------------------------------------------------------
+# REDIS_URL empty means "embedded": the runner starts the bundled redis-server and
+# exports REDIS_URL to every process it starts. Without either, the default below
+# points at the embedded server's conventional port.
+REDIS_URL = E.REDIS_URL or "redis://127.0.0.1:6390/0"
+
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_ROUTES = {"facilitation.*": {"queue": "turns"}}
+CELERY_BEAT_SCHEDULE = {
+    "sweep-expired-leases": {"task": "facilitation.sweep_rooms", "schedule": 10.0},
+}
+
+# --- Realtime -----------------------------------------------------------------
+# "redis": emit through socketio.RedisManager; "memory": keep emitted events in a
+# list (tests); "off": store events only (they are replayed on join).
+REALTIME_BACKEND = "redis"
+SOCKETIO_CHANNEL = "convene-socketio"
+
+# --- Engine -------------------------------------------------------------------
+CONVENE = {
+    "DEFAULT_MAX_ROUNDS": 5,
+    "MAX_ROUNDS_LIMIT": 20,
+    "PARTICIPANT_TIMEOUT": E.PARTICIPANT_TIMEOUT,
+    "FACILITATOR_TIMEOUT": E.FACILITATOR_TIMEOUT,
+    "LEASE_MARGIN": 30.0,
+    "RECENT_TURNS_VERBATIM": 4,
+    "DEFAULT_PROVIDER": E.default_llm_provider(),
+    "FALLBACK_PROVIDERS": E.LLM_FALLBACK,
+    "DEFAULT_MODEL": E.LLM_MODEL,
+    "WORKER_CONCURRENCY": E.WORKER_CONCURRENCY,
+}
+
+LLM = {
+    "ANTHROPIC_API_KEY": E.ANTHROPIC_API_KEY,
+    "ANTHROPIC_BASE_URL": E.ANTHROPIC_BASE_URL,
+    "OPENAI_API_KEY": E.OPENAI_API_KEY,
+    "OPENAI_BASE_URL": E.OPENAI_BASE_URL,
+}
+
+# USD per million tokens: input, output, cache write, cache read.
+LLM_PRICES = {
+    "claude-opus-4-1": {"input": 15.0, "output": 75.0, "cache_write": 18.75, "cache_read": 1.5},
+    "claude-sonnet-4-5": {"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.3},
+    "claude-haiku-4-5": {"input": 1.0, "output": 5.0, "cache_write": 1.25, "cache_read": 0.1},
+    "gpt-4o-mini": {"input": 0.15, "output": 0.6, "cache_write": 0.15, "cache_read": 0.075},
+    "rehearsal": {"input": 0.0, "output": 0.0, "cache_write": 0.0, "cache_read": 0.0},
+    "scripted": {"input": 0.0, "output": 0.0, "cache_write": 0.0, "cache_read": 0.0},
+}
+MODEL_TIERS = {"opus": "claude-opus-4-1", "sonnet": "claude-sonnet-4-5", "haiku": "claude-haiku-4-5"}
+
+BRIDGES = {
+    "TELEGRAM_BOT_TOKEN": E.TELEGRAM_BOT_TOKEN,
+    "TELEGRAM_WEBHOOK_SECRET": E.TELEGRAM_WEBHOOK_SECRET,
+    "TELEGRAM_API_BASE": E.TELEGRAM_API_BASE,
+    "TEAMS_APP_ID": E.TEAMS_APP_ID,
+    "TEAMS_APP_PASSWORD": E.TEAMS_APP_PASSWORD,
+    "TEAMS_TENANT_ID": E.TEAMS_TENANT_ID,
+    "TEAMS_API_BASE": E.TEAMS_API_BASE,
+}
+
+# --- REST ---------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Convene API",
+    "DESCRIPTION": "Facilitated discussion rooms.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
+    "loggers": {"convene": {"level": "INFO"}},
+}

@@ -1,0 +1,1 @@
+"""The one write path of the engine: lifecycle controls and step commits."""

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class FacilitationConfig(AppConfig):
+    name = "facilitation"
+    verbose_name = "Facilitation engine"

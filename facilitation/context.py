@@ -1,0 +1,118 @@
+"""The room as the engine and the prompts see it: plain data loaded in one place."""
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from facilitation.engine import EngineState, SeatInfo
+from rooms.models import Narrative, Observation, Room, Seat
+
+DIGEST_LIMIT = 40
+POINTS_LIMIT = 200
+
+
+@dataclass
+class AgentView:
+    seat_id: int
+    agent_id: int | None
+    name: str
+    persona_key: str = ""
+    persona_prompt: str = ""
+    role_prompt: str = ""
+    provider: str = ""
+    model: str = ""
+    budget_tokens: int | None = None
+    budget_usd: float | None = None
+    tokens_used: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass
+class RoomContext:
+    room_id: int
+    name: str
+    topic: str
+    format: str
+    round: int
+    max_rounds: int
+    state: EngineState
+    seats: list[SeatInfo]
+    facilitator: AgentView
+    agents: dict[int, AgentView]
+    recent: list[dict] = field(default_factory=list)
+    digest: list[str] = field(default_factory=list)
+    narratives: list[str] = field(default_factory=list)
+    points: list[dict] = field(default_factory=list)
+    budget_tokens: int | None = None
+    budget_usd: float | None = None
+    tokens_used: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def speakers(self) -> list[SeatInfo]:
+        return [s for s in self.seats if s.speaks]
+
+    @property
+    def last_seat_id(self) -> int | None:
+        return self.state.lastSeatId
+
+    @property
+    def airtime(self) -> dict:
+        return self.state.airtime
+
+    def seat(self, seat_id: int) -> SeatInfo:
+        return next(s for s in self.seats if s.id == seat_id)
+
+
+def _agent_view(seat: Seat) -> AgentView:
+    agent = seat.agent
+    if agent is None:
+        return AgentView(seat_id=seat.pk, agent_id=None, name=seat.display_name)
+    return AgentView(
+        seat_id=seat.pk, agent_id=agent.pk, name=agent.name,
+        persona_key=agent.persona.key if agent.persona_id else "",
+        persona_prompt=agent.persona.prompt if agent.persona_id else agent.description,
+        role_prompt=agent.role.base_prompt if agent.role_id else "",
+        provider=agent.provider, model=agent.model,
+        budget_tokens=agent.budget_tokens, budget_usd=float(agent.budget_usd) if agent.budget_usd is not None else None,
+        tokens_used=agent.tokens_used, cost_usd=float(agent.cost_usd),
+    )
+
+
+def _digest_line(obs: Observation) -> str:
+    first = " ".join(obs.content.split())
+    for prefix in ("[Offline rehearsal - not written by a language model]",):
+        first = first.replace(prefix, "").strip()
+    if len(first) > 160:
+        first = first[:157].rsplit(" ", 1)[0] + "..."
+    return f"{obs.author_name} (round {obs.round}): {first or '(no response)'}"
+
+
+def load_context(room: Room) -> RoomContext:
+    seats = list(room.seats.select_related("agent__persona", "agent__role", "user").order_by("position", "id"))
+    fac_seat = next((s for s in seats if s.role == Seat.Role.FACILITATOR), None)
+    infos = [SeatInfo(id=s.pk, name=s.display_name, role=s.role, active=s.is_active) for s in seats if s.role != Seat.Role.FACILITATOR]
+    agents = {s.pk: _agent_view(s) for s in seats if s.role != Seat.Role.FACILITATOR}
+    facilitator = _agent_view(fac_seat) if fac_seat else AgentView(seat_id=0, agent_id=None, name="Facilitator")
+
+    keep = settings.CONVENE["RECENT_TURNS_VERBATIM"]
+    contributions = Observation.objects.filter(room=room, kind=Observation.Kind.CONTRIBUTION).order_by("-seq")
+    latest = list(contributions.only("seq", "round", "author_name", "content", "status", "seat_id", "markers")[: keep + DIGEST_LIMIT])
+    latest.reverse()
+    recent_rows, older = latest[-keep:], latest[:-keep]
+    roles = {s.id: s.role for s in infos}
+    recent = [{"seatId": o.seat_id, "speaker": o.author_name, "role": roles.get(o.seat_id, "participant"),
+               "content": o.content, "round": o.round, "status": o.status} for o in recent_rows]
+    points = []
+    for o in Observation.objects.filter(room=room, kind=Observation.Kind.CONTRIBUTION).exclude(markers=[]).order_by("-seq").only("author_name", "markers")[:POINTS_LIMIT]:
+        for m in o.markers:
+            points.append({"speaker": o.author_name, "type": m.get("type"), "text": m.get("text", ""), **({"value": m["value"]} if "value" in m else {})})
+    points = points[:POINTS_LIMIT][::-1]
+    narratives = list(Narrative.objects.filter(room=room).order_by("-id").values_list("content", flat=True)[:10])[::-1]
+    state = EngineState.load(room.engine_state, room.max_rounds, room.round)
+    return RoomContext(
+        room_id=room.pk, name=room.name, topic=room.topic, format=room.format, round=room.round, max_rounds=room.max_rounds,
+        state=state, seats=infos, facilitator=facilitator, agents=agents, recent=recent,
+        digest=[_digest_line(o) for o in older], narratives=narratives, points=points,
+        budget_tokens=room.budget_tokens, budget_usd=float(room.budget_usd) if room.budget_usd is not None else None,
+        tokens_used=room.tokens_used, cost_usd=float(room.cost_usd),
+    )

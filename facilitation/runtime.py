@@ -1,0 +1,122 @@
+"""The embedded runtime's processes, started and stopped together (serve, demo, tests)."""
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from django.conf import settings
+
+from config import env as E
+from config.embedded_redis import ensure_redis_url, port_open
+
+BASE = Path(settings.BASE_DIR)
+
+
+class Runtime:
+    def __init__(self, host: str = "127.0.0.1", port: int | None = None, out=None, web: bool = True,
+                 worker: bool = True, beat: bool = True, extra_env: dict | None = None):
+        self.host, self.port = host, port or E.PORT
+        self.out = out or sys.stdout
+        self.want = {"web": web, "worker": worker, "beat": beat}
+        self.extra_env = extra_env or {}
+        self.redis = None
+        self.procs: dict[str, subprocess.Popen] = {}
+        self._stop = threading.Event()
+
+    def _say(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def env(self) -> dict:
+        env = dict(os.environ)
+        env.update(self.extra_env)
+        env["REDIS_URL"] = self.redis_url
+        env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+        env["PYTHONUNBUFFERED"] = "1"
+        return env
+
+    def start(self) -> "Runtime":
+        self.redis_url, self.redis = ensure_redis_url({**os.environ, **self.extra_env})
+        os.environ["REDIS_URL"] = self.redis_url
+        settings.REDIS_URL = self.redis_url
+        settings.CELERY_BROKER_URL = self.redis_url
+        self._say(f"Redis: {self.redis_url}{' (bundled)' if self.redis else ''}")
+        py = sys.executable
+        concurrency = str(settings.CONVENE["WORKER_CONCURRENCY"])
+        commands = {
+            "worker": [py, "-m", "celery", "-A", "config", "worker", "-P", "threads", "-c", concurrency,
+                       "-Q", "turns,default,bridge", "--loglevel", "WARNING", "-n", f"convene-{os.getpid()}@%h",
+                       "--without-gossip", "--without-mingle"],
+            "beat": [py, "-m", "celery", "-A", "config", "beat", "--loglevel", "WARNING",
+                     "--schedule", str(Path(settings.STATIC_ROOT).parent / f"celerybeat-{os.getpid()}")],
+            "web": [py, "-m", "daphne", "-b", self.host, "-p", str(self.port), "config.asgi:application"],
+        }
+        for name in ("worker", "beat", "web"):
+            if self.want[name]:
+                self.procs[name] = subprocess.Popen(commands[name], cwd=BASE, env=self.env(), start_new_session=True)
+        if self.want["web"]:
+            self._wait_for_port()
+            self._say(f"Web: http://{self.host}:{self.port}/")
+        return self
+
+    def _wait_for_port(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if port_open(self.port, self.host):
+                return
+            proc = self.procs["web"]
+            if proc.poll() is not None:
+                raise RuntimeError(f"daphne exited with status {proc.returncode}")
+            time.sleep(0.1)
+        raise RuntimeError(f"daphne did not listen on {self.host}:{self.port}")
+
+    def wait(self) -> None:
+        """Block until Ctrl-C/SIGTERM or until a process dies."""
+        previous = signal.signal(signal.SIGTERM, lambda *_: self._stop.set())
+        try:
+            while not self._stop.is_set():
+                for name, proc in self.procs.items():
+                    if proc.poll() is not None:
+                        self._say(f"{name} exited with status {proc.returncode}; stopping.")
+                        return
+                self._stop.wait(0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        deadline = time.monotonic() + 10
+        for proc in self.procs.values():
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+        self.procs.clear()
+        if self.redis:
+            self.redis.stop()
+            self.redis = None
+        self._say("Stopped.")
+
+    def __enter__(self):
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *exc):
+        self.stop()

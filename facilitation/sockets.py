@@ -1,0 +1,5 @@
+"""Socket.IO event handlers (discussion:join, leave and the controls)."""
+
+
+def register(sio) -> None:
+    """Attach the handlers to the server."""

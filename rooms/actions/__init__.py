@@ -1,0 +1,1 @@
+"""The one write path for rooms: every change to room data goes through these functions."""
