@@ -2,6 +2,16 @@
 
 Socket.IO serves ``/socket.io/``; everything else goes to Django. Browsers in every
 web replica receive events through the Redis manager, whatever process emitted them.
+
+Static files (``/static/...``, including the npm-installed ``vendor/`` bundles) are
+served by Django's staticfiles handler whatever ``DEBUG`` says, so ``daphne
+config.asgi:application`` is a complete web server. A production proxy may serve
+``collectstatic``'s output in front of it instead.
+
+Connections authenticate with the Django session cookie or ``auth: {token}``
+(see ``facilitation.sockets``). Browsers must come from the same origin as the page
+(the Host header), unless ``settings.SOCKETIO_CORS_ALLOWED_ORIGINS`` lists others:
+a cookie-authenticated WebSocket must not be openable from another site.
 """
 import os
 
@@ -12,13 +22,15 @@ django_app = get_asgi_application()
 
 import socketio  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 from facilitation.sockets import register  # noqa: E402
 
 sio = socketio.AsyncServer(
     async_mode="asgi",
     client_manager=socketio.AsyncRedisManager(settings.REDIS_URL, channel=settings.SOCKETIO_CHANNEL),
-    cors_allowed_origins=[],
+    # None: same origin as the request's Host (python-engineio's default check).
+    cors_allowed_origins=getattr(settings, "SOCKETIO_CORS_ALLOWED_ORIGINS", None),
 )
 register(sio)
-application = socketio.ASGIApp(sio, other_asgi_app=django_app, socketio_path="socket.io")
+application = socketio.ASGIApp(sio, other_asgi_app=ASGIStaticFilesHandler(django_app), socketio_path="socket.io")

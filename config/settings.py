@@ -54,20 +54,26 @@ TEMPLATES = [
 ]
 
 
+SQLITE_OPTIONS = {
+    # WAL lets the web process read while a worker writes; IMMEDIATE avoids
+    # upgrade deadlocks between concurrent writers.
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 30,
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+}
+
+
 def _database() -> dict:
     if E.DATABASE_URL:
-        return E.env.db_url_config(E.DATABASE_URL) | {"CONN_MAX_AGE": 0}
+        config = E.env.db_url_config(E.DATABASE_URL)
+        if config["ENGINE"] == "django.db.backends.sqlite3":
+            config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
+        return config | {"CONN_MAX_AGE": 0}
     E.VAR_DIR.mkdir(exist_ok=True)
     return {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": str(E.VAR_DIR / "convene.sqlite3"),
-        # WAL lets the web process read while a worker writes; IMMEDIATE avoids
-        # upgrade deadlocks between concurrent writers.
-        "OPTIONS": {
-            "transaction_mode": "IMMEDIATE",
-            "timeout": 20,
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-        },
+        "OPTIONS": SQLITE_OPTIONS,
         "TEST": {"NAME": str(E.VAR_DIR / "test-convene.sqlite3")},
     }
 
@@ -109,7 +115,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {"facilitation.*": {"queue": "turns"}}
 CELERY_BEAT_SCHEDULE = {
-    "sweep-expired-leases": {"task": "facilitation.sweep_rooms", "schedule": 10.0},
+    "sweep-expired-leases": {
+        "task": "facilitation.sweep_rooms", "schedule": E.SWEEP_INTERVAL,
+        "kwargs": {"stale_seconds": E.SWEEP_STALE_SECONDS},
+    },
 }
 
 # --- Realtime -----------------------------------------------------------------
@@ -124,7 +133,7 @@ CONVENE = {
     "MAX_ROUNDS_LIMIT": 20,
     "PARTICIPANT_TIMEOUT": E.PARTICIPANT_TIMEOUT,
     "FACILITATOR_TIMEOUT": E.FACILITATOR_TIMEOUT,
-    "LEASE_MARGIN": 30.0,
+    "LEASE_MARGIN": E.LEASE_MARGIN,
     "RECENT_TURNS_VERBATIM": 4,
     "DEFAULT_PROVIDER": E.default_llm_provider(),
     "FALLBACK_PROVIDERS": E.LLM_FALLBACK,
@@ -141,14 +150,17 @@ LLM = {
 
 # USD per million tokens: input, output, cache write, cache read.
 LLM_PRICES = {
-    "claude-opus-4-1": {"input": 15.0, "output": 75.0, "cache_write": 18.75, "cache_read": 1.5},
-    "claude-sonnet-4-5": {"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.3},
+    "claude-opus-5": {"input": 5.0, "output": 25.0, "cache_write": 6.25, "cache_read": 0.5},
+    "claude-sonnet-5": {"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.3},
+    "claude-sonnet-4-6": {"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.3},
     "claude-haiku-4-5": {"input": 1.0, "output": 5.0, "cache_write": 1.25, "cache_read": 0.1},
     "gpt-4o-mini": {"input": 0.15, "output": 0.6, "cache_write": 0.15, "cache_read": 0.075},
     "rehearsal": {"input": 0.0, "output": 0.0, "cache_write": 0.0, "cache_read": 0.0},
     "scripted": {"input": 0.0, "output": 0.0, "cache_write": 0.0, "cache_read": 0.0},
 }
-MODEL_TIERS = {"opus": "claude-opus-4-1", "sonnet": "claude-sonnet-4-5", "haiku": "claude-haiku-4-5"}
+# A preset's model tier resolves to a model id here.
+MODEL_TIERS = {"opus": "claude-opus-5", "sonnet": "claude-sonnet-5", "haiku": "claude-haiku-4-5"}
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5"
 
 BRIDGES = {
     "TELEGRAM_BOT_TOKEN": E.TELEGRAM_BOT_TOKEN,

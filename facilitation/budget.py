@@ -12,7 +12,7 @@ def prices_for(model: str) -> dict:
     table = settings.LLM_PRICES
     if model in table:
         return table[model]
-    # Match dated or suffixed model ids ("claude-sonnet-4-5-20250929") by prefix.
+    # Match dated or suffixed model ids ("claude-sonnet-5-20260101") by prefix.
     for name, prices in table.items():
         if model.startswith(name):
             return prices

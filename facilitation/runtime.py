@@ -15,6 +15,20 @@ from config.embedded_redis import ensure_redis_url, port_open
 BASE = Path(settings.BASE_DIR)
 
 
+def point_at_redis(url: str) -> None:
+    from config.celery import app
+    from rooms import realtime
+
+    settings.REDIS_URL = url
+    settings.CELERY_BROKER_URL = url
+    app.conf.broker_url = url
+    if app._pool is not None:
+        app._pool.force_close_all()
+        app._pool = None
+    app.amqp._producer_pool = None
+    realtime.reset()
+
+
 class Runtime:
     def __init__(self, host: str = "127.0.0.1", port: int | None = None, out=None, web: bool = True,
                  worker: bool = True, beat: bool = True, extra_env: dict | None = None):
@@ -40,9 +54,6 @@ class Runtime:
 
     def start(self) -> "Runtime":
         self.redis_url, self.redis = ensure_redis_url({**os.environ, **self.extra_env})
-        os.environ["REDIS_URL"] = self.redis_url
-        settings.REDIS_URL = self.redis_url
-        settings.CELERY_BROKER_URL = self.redis_url
         self._say(f"Redis: {self.redis_url}{' (bundled)' if self.redis else ''}")
         py = sys.executable
         concurrency = str(settings.CONVENE["WORKER_CONCURRENCY"])
@@ -61,6 +72,10 @@ class Runtime:
             self._wait_for_port()
             self._say(f"Web: http://{self.host}:{self.port}/")
         return self
+
+    def point_this_process_here(self) -> None:
+        """Make this process enqueue and emit through the runtime's Redis."""
+        point_at_redis(self.redis_url)
 
     def _wait_for_port(self, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout

@@ -29,3 +29,86 @@ def pushed():
     from rooms import realtime
 
     return realtime.sent
+
+
+def database_url_of_test_db() -> str:
+    """A DATABASE_URL pointing other processes at the database this test run uses."""
+    from django.db import connection
+
+    cfg = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{cfg['NAME']}"
+    auth = cfg["USER"] + (f":{cfg['PASSWORD']}" if cfg.get("PASSWORD") else "")
+    return f"postgres://{auth}@{cfg['HOST'] or '127.0.0.1'}:{cfg['PORT'] or 5432}/{cfg['NAME']}"
+
+
+def _start_stack(web: bool, extra_env: dict | None = None, beat: bool = False):
+    import io
+
+    from config.embedded_redis import free_port
+    from facilitation.runtime import Runtime
+
+    env = {"DATABASE_URL": database_url_of_test_db(), "LLM_PROVIDER": "rehearsal", **(extra_env or {})}
+    port = free_port()
+    runtime = Runtime(port=port, out=io.StringIO(), web=web, worker=True, beat=beat, extra_env=env)
+    runtime.start()
+    runtime.base_url = f"http://127.0.0.1:{port}"
+    return runtime
+
+
+@pytest.fixture
+def live_worker(transactional_db, settings):
+    """Bundled Redis and a real Celery worker (threads pool) on the test database.
+
+    Events and steps go through the real broker; ``settings`` point this process at it.
+    """
+    from facilitation.runtime import point_at_redis
+
+    previous = settings.REDIS_URL
+    runtime = _start_stack(web=False)
+    point_at_redis(runtime.redis_url)
+    yield runtime
+    runtime.stop()
+    point_at_redis(previous)
+
+
+@pytest.fixture
+def live_stack(transactional_db, settings):
+    """Bundled Redis, a Celery worker and daphne serving config.asgi, on the test database."""
+    from facilitation.runtime import point_at_redis
+
+    previous = settings.REDIS_URL
+    runtime = _start_stack(web=True)
+    settings.REALTIME_BACKEND = "redis"
+    point_at_redis(runtime.redis_url)
+    yield runtime
+    runtime.stop()
+    point_at_redis(previous)
+
+
+@pytest.fixture
+def stack_factory(transactional_db, settings):
+    """Start runtimes (Redis + worker [+ beat] [+ web]) with extra environment; all stop at teardown.
+
+    The first runtime's Redis is reused by later ones (pass nothing) so a restarted
+    worker sees the same queue.
+    """
+    from facilitation.runtime import point_at_redis
+
+    previous = settings.REDIS_URL
+    started = []
+
+    def start(web=False, beat=False, extra_env=None):
+        env = dict(extra_env or {})
+        if started and "REDIS_URL" not in env:
+            env["REDIS_URL"] = started[0].redis_url
+        runtime = _start_stack(web=web, extra_env=env, beat=beat)
+        if not started:
+            point_at_redis(runtime.redis_url)
+        started.append(runtime)
+        return runtime
+
+    yield start
+    for runtime in reversed(started):
+        runtime.stop()
+    point_at_redis(previous)

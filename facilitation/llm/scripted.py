@@ -10,7 +10,7 @@ worker processes replay the same script identically::
      {"text": "fallback for anything"}]
 
 ``delay`` sleeps before answering (to simulate slow or hanging models),
-``error`` raises ``transient`` or ``terminal``, ``text`` may use ``{round}``,
+``error`` raises ``transient`` or ``terminal``, ``text`` may contain the tokens ``{round}``,
 ``{question}``, ``{speaker}`` and ``{nextId}`` (the first speaking seat after the last speaker).
 The script comes from ``settings.CONVENE_SCRIPT`` (a list) or the JSON file
 named by the ``CONVENE_SCRIPT_FILE`` environment variable.
@@ -24,8 +24,8 @@ from django.conf import settings
 from facilitation.llm.base import LLMRequest, LLMResponse, Provider, TerminalLLMError, TransientLLMError, estimate_tokens
 
 DEFAULT_RULES = [
-    {"purpose": "opening", "text": '{{"decision": "continue", "nextParticipantId": {nextId}, "question": "Open for us: what matters most here?", "reasoning": "Start with the first voice."}}'},
-    {"purpose": "evaluation", "text": '{{"decision": "continue", "nextParticipantId": {nextId}, "question": "What would you add?", "reasoning": "Keep going."}}'},
+    {"purpose": "opening", "text": '{"decision": "continue", "nextParticipantId": {nextId}, "question": "Open for us: what matters most here?", "reasoning": "Start with the first voice."}'},
+    {"purpose": "evaluation", "text": '{"decision": "continue", "nextParticipantId": {nextId}, "question": "What would you add?", "reasoning": "Keep going."}'},
     {"purpose": "contribution", "text": "Scripted contribution for round {round}. Q: what next?"},
     {"purpose": "synthesis", "text": "Scripted synthesis."},
     {"text": "Scripted."},
@@ -72,10 +72,10 @@ class ScriptedProvider(Provider):
         last = meta.get("lastSpeakerId")
         ids = [s["id"] for s in speakers]
         next_id = ids[(ids.index(last) + 1) % len(ids)] if last in ids else ids[0]
-        text = rule.get("text", "").format(
-            round=meta.get("round", 0), question=meta.get("question", ""),
-            speaker=meta.get("speaker", {}).get("name", ""), nextId=next_id,
-        )
+        text = rule.get("text", "")
+        for token, value in (("{round}", meta.get("round", 0)), ("{question}", meta.get("question", "")),
+                             ("{speaker}", meta.get("speaker", {}).get("name", "")), ("{nextId}", next_id)):
+            text = text.replace(token, str(value))
         prompt_chars = len(request.system) + sum(len(m["content"]) for m in request.messages)
         return LLMResponse(text=text, provider=self.name, model=request.model or "scripted",
                            input_tokens=prompt_chars // 4 + 1, output_tokens=estimate_tokens(text))

@@ -18,6 +18,15 @@ from rooms.models import Agent, Observation, Room
 DEFAULT_PARTICIPANTS = ["architect", "security", "pragmatist"]
 
 
+def _redis_reachable() -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=0.3, socket_timeout=0.3).ping())
+    except Exception:
+        return False
+
+
 class Command(BaseCommand):
     help = "Runs one discussion to its conclusion in-process, printing each turn."
 
@@ -33,6 +42,9 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         if not Agent.objects.filter(is_builtin=True).exists():
             seed_presets()
+        if not _redis_reachable():
+            # Nobody can be watching live; the events are still stored for replay.
+            settings.REALTIME_BACKEND = "off"
         if opts["provider"]:
             settings.CONVENE["FORCE_PROVIDER"] = opts["provider"]
         facilitator = Agent.objects.filter(is_facilitator=True, name__iexact=opts["facilitator"]).first()

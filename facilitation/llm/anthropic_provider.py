@@ -1,0 +1,100 @@
+"""Claude through the official ``anthropic`` SDK, with prompt caching on the system prefix."""
+import time
+from email.utils import parsedate_to_datetime
+
+import anthropic
+
+from facilitation.llm.base import LLMRequest, LLMResponse, Provider, TerminalLLMError, TransientLLMError
+
+DEFAULT_MODEL = "claude-sonnet-5"
+
+# Statuses worth another try elsewhere: timeouts, conflicts, rate limits and anything 5xx (529 is overload).
+TRANSIENT_STATUSES = {408, 409, 429}
+
+
+def retry_after_seconds(headers) -> float | None:
+    """Seconds a ``retry-after`` (or ``retry-after-ms``) header asks us to wait, if any."""
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    value = headers.get("retry-after")
+    try:
+        if millis:
+            return float(millis) / 1000
+        if value:
+            return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time()) if value else None
+    except (TypeError, ValueError):
+        return None
+
+
+class AnthropicProvider(Provider):
+    name = "anthropic"
+
+    def __init__(self, api_key: str = "", base_url: str = "", model: str = DEFAULT_MODEL, client=None):
+        self.model = model or DEFAULT_MODEL
+        # The engine owns retries and the fallback chain owns failover, so the SDK must not retry.
+        self.client = client or anthropic.Anthropic(api_key=api_key or None, base_url=base_url or None, max_retries=0)
+
+    @classmethod
+    def from_settings(cls) -> "AnthropicProvider":
+        from django.conf import settings
+
+        return cls(
+            api_key=settings.LLM.get("ANTHROPIC_API_KEY", ""),
+            base_url=settings.LLM.get("ANTHROPIC_BASE_URL", ""),
+            model=settings.CONVENE.get("DEFAULT_MODEL") or DEFAULT_MODEL,
+        )
+
+    def _params(self, request: LLMRequest) -> dict:
+        # No temperature: SDK 2.x speaks API version 2026-10-21, which refuses sampling
+        # parameters (temperature, top_p, top_k) with a 400, so request.temperature is not sent.
+        params = {
+            "model": request.model or self.model,
+            "messages": request.messages,
+            "max_tokens": request.max_tokens,
+            "timeout": request.timeout,
+        }
+        if request.system:  # the API refuses empty text blocks
+            params["system"] = [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]
+        return params
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        started = time.monotonic()
+        try:
+            message = self.client.messages.create(**self._params(request))
+        except anthropic.AnthropicError as exc:
+            raise self._translate(exc) from exc
+        except TypeError as exc:
+            if "authentication method" not in str(exc):  # a programming error: let it show
+                raise
+            raise TerminalLLMError(f"Anthropic client has no credentials: {exc}", provider=self.name) from exc
+        latency_ms = int((time.monotonic() - started) * 1000)
+        usage = message.usage
+        return LLMResponse(
+            text="".join(block.text for block in message.content if getattr(block, "type", "") == "text"),
+            provider=self.name,
+            model=message.model or request.model or self.model,
+            input_tokens=usage.input_tokens or 0,
+            output_tokens=usage.output_tokens or 0,
+            cache_read_tokens=getattr(usage, "cache_read_input_tokens", None) or 0,
+            cache_write_tokens=getattr(usage, "cache_creation_input_tokens", None) or 0,
+            latency_ms=latency_ms,
+        )
+
+    def _translate(self, exc: anthropic.AnthropicError):
+        if isinstance(exc, anthropic.APIConnectionError):  # includes APITimeoutError
+            return TransientLLMError(f"Anthropic unreachable: {exc}", provider=self.name)
+        if isinstance(exc, anthropic.APIStatusError):
+            status = exc.status_code
+            message = f"Anthropic {status}: {getattr(exc, 'api_message', None) or exc.message}"
+            if status in TRANSIENT_STATUSES or status >= 500:
+                return TransientLLMError(
+                    message, provider=self.name, status=status, retry_after=retry_after_seconds(exc.response.headers)
+                )
+            return TerminalLLMError(message, provider=self.name, status=status)
+        # Missing credentials, or a response the SDK could not read: another attempt would fare the same.
+        return TerminalLLMError(f"Anthropic error: {exc}", provider=self.name)

@@ -1,0 +1,267 @@
+"""The step runner in-process (inline scheduling) with the scripted model."""
+import json
+import threading
+import time
+
+import pytest
+
+from facilitation import runner
+from facilitation.actions import lifecycle
+from facilitation.llm.scripted import ScriptedProvider
+from facilitation.scheduling import inline
+from rooms.errors import StateConflict
+from rooms.models import Invocation, Observation, Room, RoomEvent
+from tests.factories import make_discussion, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+class Recorder(ScriptedProvider):
+    """The scripted model, remembering every request it was given."""
+
+    def __init__(self, rules=None):
+        super().__init__(rules)
+        self.requests = []
+
+    def complete(self, request):
+        self.requests.append(request)
+        return super().complete(request)
+
+
+@pytest.fixture
+def model(monkeypatch):
+    box = {"provider": Recorder()}
+    monkeypatch.setattr(runner, "provider_for", lambda name="": box["provider"])
+    monkeypatch.setattr(runner, "_backoff", lambda attempt: 0.0)
+
+    def use(rules):
+        box["provider"] = Recorder(rules)
+        return box["provider"]
+
+    use.current = lambda: box["provider"]
+    return use
+
+
+def start(room):
+    with inline():
+        return lifecycle.do_start_discussion(room)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_discussion_runs_to_conclusion_with_ordered_events(model, pushed):
+    owner = make_user()
+    room = make_discussion(owner, max_rounds=3)
+    start(room)
+    room = runner.drive_inline(room.pk)
+    assert room.status == Room.Status.CONCLUDED and room.round == 3
+    kinds = list(Observation.objects.filter(room=room).values_list("kind", flat=True))
+    # opening, then (turn, evaluation) x 3 where the last evaluation must synthesize, then the synthesis
+    assert kinds == ["decision", "contribution", "decision", "contribution", "decision", "contribution", "decision", "synthesis"]
+    assert room.conclusion == "Scripted synthesis."
+    seqs = list(RoomEvent.objects.filter(room=room).values_list("seq", flat=True))
+    assert seqs == list(range(1, len(seqs) + 1))
+    pushed_seqs = [p["seq"] for _, p, _ in pushed if p["discussionId"] == room.pk]
+    assert pushed_seqs == seqs
+    types = [t for t, _, _ in pushed]
+    assert types.count("discussion:turn") == 3 and types.count("discussion:moderator") == 4
+    assert types[-2:] == ["discussion:concluded", "discussion:status"]
+    last_decision = Observation.objects.filter(room=room, kind="decision").last()
+    assert last_decision.data["decision"] == "synthesize"
+    assert Invocation.objects.filter(room=room).count() == 8
+
+
+def test_roles_and_format_reach_the_prompts(model):
+    owner = make_user()
+    room = make_discussion(owner, roles=("participant", "devil_advocate", "observer"), max_rounds=4, format="review")
+    devil = room.seats.get(role="devil_advocate")
+    rec = model([{"purpose": "opening", "text": json.dumps({"decision": "continue", "nextParticipantId": devil.pk, "question": "Break it", "reasoning": "r"})}])
+    start(room)
+    runner.drive_inline(room.pk)
+    asked = [r for r in rec.requests if r.purpose == "contribution"]
+    devil_requests = [r for r in asked if r.meta["speaker"]["id"] == devil.pk]
+    assert devil_requests and all("devil's advocate" in r.system for r in devil_requests)
+    assert all("Format: review" in r.system for r in rec.requests)
+    others = [r for r in asked if r.meta["speaker"]["id"] != devil.pk]
+    assert others and all("devil's advocate" not in r.system for r in others)
+
+
+def test_observers_are_never_chosen_even_when_the_facilitator_asks(model):
+    owner = make_user()
+    room = make_discussion(owner, roles=("participant", "observer", "participant"), max_rounds=4)
+    observer = room.seats.get(role="observer")
+    pick_observer = json.dumps({"decision": "continue", "nextParticipantId": observer.pk, "question": "You?", "reasoning": "r"})
+    model([{"purpose": "opening", "text": pick_observer}, {"purpose": "evaluation", "text": pick_observer}])
+    start(room)
+    room = runner.drive_inline(room.pk)
+    assert room.status == "concluded"
+    assert not Observation.objects.filter(room=room, seat=observer).exists()
+    fallbacks = set(Observation.objects.filter(room=room, kind="decision").values_list("data__fallback", flat=True))
+    assert "invalid_participant" in fallbacks
+
+
+def test_unparsable_decisions_fall_back_visibly(model):
+    owner = make_user()
+    room = make_discussion(owner, max_rounds=2)
+    model([{"purpose": "opening", "text": "let us begin"}, {"purpose": "evaluation", "text": "no json here"}])
+    start(room)
+    room = runner.drive_inline(room.pk)
+    decisions = list(Observation.objects.filter(room=room, kind="decision").order_by("seq"))
+    assert [d.data["fallback"] for d in decisions] == ["unparsable", "unparsable", "unparsable"]
+    assert decisions[0].data["nextParticipantId"] == room.seats.filter(role="participant").order_by("position").first().pk
+    assert decisions[-1].data["decision"] == "synthesize"
+    assert room.status == "concluded"
+
+
+def test_timed_out_turn_is_recorded_and_the_discussion_goes_on(model, settings):
+    settings.CONVENE = {**settings.CONVENE, "PARTICIPANT_TIMEOUT": 0.4}
+    owner = make_user()
+    room = make_discussion(owner, max_rounds=2)
+    model([{"purpose": "contribution", "round": 0, "delay": 1.5}])
+    start(room)
+    room = runner.drive_inline(room.pk)
+    turns = list(Observation.objects.filter(room=room, kind="contribution").order_by("seq"))
+    assert [t.status for t in turns] == ["timed_out", "ok"]
+    assert room.status == "concluded"
+
+
+def test_terminal_error_is_an_error_turn_and_transient_errors_retry(model):
+    owner = make_user()
+    room = make_discussion(owner, max_rounds=2)
+    rec = model([{"purpose": "contribution", "round": 0, "error": "terminal"},
+                 {"purpose": "contribution", "round": 1, "error": "transient"}])
+    start(room)
+    room = runner.drive_inline(room.pk)
+    turns = list(Observation.objects.filter(room=room, kind="contribution").order_by("seq"))
+    assert [t.status for t in turns] == ["error", "error"]
+    transient_calls = [r for r in rec.requests if r.purpose == "contribution" and r.meta["round"] == 1]
+    assert len(transient_calls) == runner.MAX_ATTEMPTS
+    assert Invocation.objects.filter(room=room, success=False).count() >= runner.MAX_ATTEMPTS
+    assert room.status == "concluded"
+
+
+def test_pause_keeps_next_speaker_and_question_for_resume(model):
+    owner = make_user()
+    room = make_discussion(owner, max_rounds=3)
+    second = room.seats.filter(role="participant").order_by("position").last()
+    model([{"purpose": "opening", "text": json.dumps({"decision": "continue", "nextParticipantId": second.pk, "question": "Exactly this?", "reasoning": "r"})}])
+    start(room)
+    room.refresh_from_db()
+    with inline():
+        assert runner.run_step(room.pk, room.step_seq).outcome == "committed"  # the opening
+        lifecycle.do_pause_discussion(room)
+    room.refresh_from_db()
+    assert room.status == "paused" and room.engine_state["nextSeatId"] == second.pk
+    assert runner.run_step(room.pk, room.step_seq).outcome == "not_claimable"
+    with pytest.raises(StateConflict):
+        lifecycle.do_pause_discussion(room)
+    with inline():
+        lifecycle.do_resume_discussion(room)
+    room.refresh_from_db()
+    with inline():
+        runner.run_step(room.pk, room.step_seq)
+    first_turn = Observation.objects.get(room=room, kind="contribution")
+    assert first_turn.seat_id == second.pk
+    asked = [r for r in model.current().requests if r.purpose == "contribution"]
+    assert asked[0].meta["question"] == "Exactly this?"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_stop_abandons_the_call_in_flight_within_two_seconds(model):
+    owner = make_user()
+    room = make_discussion(owner, max_rounds=3)
+    model([{"purpose": "contribution", "delay": 30}])
+    start(room)
+    room.refresh_from_db()
+    with inline():
+        runner.run_step(room.pk, room.step_seq)  # the opening
+    room.refresh_from_db()
+    result = {}
+
+    def turn():
+        from django.db import connection
+
+        result["r"] = runner.run_step(room.pk, room.step_seq)
+        connection.close()
+
+    thread = threading.Thread(target=turn)
+    thread.start()
+    time.sleep(0.5)
+    stopped_at = time.monotonic()
+    lifecycle.do_stop_discussion(room)
+    thread.join(5)
+    assert not thread.is_alive()
+    assert time.monotonic() - stopped_at < 2.0
+    assert result["r"].outcome == "abandoned"
+    room.refresh_from_db()
+    assert room.status == "stopped"
+    assert not Observation.objects.filter(room=room, kind="contribution").exists()
+
+
+def test_conclude_synthesizes_from_what_exists(model):
+    owner = make_user()
+    room = make_discussion(owner, max_rounds=5)
+    start(room)
+    room.refresh_from_db()
+    with inline():
+        runner.run_step(room.pk, room.step_seq)
+        room.refresh_from_db()
+        runner.run_step(room.pk, room.step_seq)  # one turn
+        lifecycle.do_conclude_discussion(room)
+    room = runner.drive_inline(room.pk)
+    assert room.status == "concluded" and room.round == 1
+    synthesis = Observation.objects.get(room=room, kind="synthesis")
+    assert synthesis.data["reason"] == "forced"
+    with pytest.raises(StateConflict):
+        lifecycle.do_conclude_discussion(room)
+
+
+def test_room_budget_leads_to_synthesis_and_agent_budget_passes_turn(model):
+    owner = make_user()
+    room = make_discussion(owner, max_rounds=5)
+    Room.objects.filter(pk=room.pk).update(budget_tokens=2500)
+    first = room.seats.filter(role="participant").order_by("position").first()
+    first.agent.budget_tokens = 10
+    first.agent.save()
+    start(room)
+    room = runner.drive_inline(room.pk)
+    assert room.status == "concluded" and room.round < 5
+    assert Observation.objects.get(room=room, kind="synthesis").data["reason"] == "budget"
+    passed = Observation.objects.filter(room=room, seat=first, kind="contribution").first()
+    assert passed is not None and passed.status == "error" and "budget" in passed.content
+    calls = Invocation.objects.filter(room=room)
+    assert all(c.input_tokens > 0 for c in calls if c.success)
+
+
+def test_a_step_commits_once_however_often_it_runs(model):
+    owner = make_user()
+    room = make_discussion(owner, max_rounds=2)
+    start(room)
+    room.refresh_from_db()
+    step = room.step_seq
+    with inline():
+        assert runner.run_step(room.pk, step).outcome == "committed"
+        assert runner.run_step(room.pk, step).outcome == "not_claimable"
+    assert Observation.objects.filter(room=room).count() == 1
+
+
+def test_a_call_that_lost_its_lease_is_not_committed(model):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from facilitation.actions import steps
+
+    owner = make_user()
+    room = make_discussion(owner, max_rounds=2)
+    start(room)
+    room.refresh_from_db()
+    first = steps.claim_step(room.pk, room.step_seq, 60)
+    # The lease runs out (a stuck worker) and another worker claims the same step.
+    Room.objects.filter(pk=room.pk).update(lease_until=timezone.now() - timedelta(seconds=1))
+    second = steps.claim_step(room.pk, room.step_seq, 60)
+    assert second is not None and second.attempt == 2
+    from facilitation.engine import Decision
+
+    assert steps.commit_decision(first, Decision("continue", None, "q", "r"), None, None, "F", "scripted") is False
+    assert steps.commit_decision(second, Decision("continue", room.seats.filter(role="participant").first().pk, "q", "r"), None, None, "F", "scripted")
+    assert Observation.objects.filter(room=room).count() == 1
