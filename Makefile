@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet -e ".[test]"
 	touch $(STAMP)
 
-$(NPM_STAMP): frontend/package.json
+$(NPM_STAMP): $(wildcard frontend/package.json frontend/package-lock.json)
 	@if [ -f frontend/package.json ]; then \
 		if [ -f frontend/package-lock.json ]; then npm --prefix frontend ci --no-audit --no-fund; \
 		else npm --prefix frontend install --no-audit --no-fund; fi; \

@@ -13,7 +13,7 @@ from facilitation.scheduling import inline
 from facilitation.transcript import discussion_document
 from rooms.actions.rooms import do_create_room
 from rooms.errors import ActionError
-from rooms.models import Agent, Observation, Room
+from rooms.models import Agent, Observation, Room, Seat
 
 DEFAULT_PARTICIPANTS = ["architect", "security", "pragmatist"]
 
@@ -92,7 +92,9 @@ class Command(BaseCommand):
             fb = f" [fallback: {d['fallback']}]" if d.get("fallback") else ""
             if d.get("decision") == "synthesize":
                 return f"\n[round {obs.round}] {obs.author_name} (facilitator): synthesize. {d.get('reasoning', '')}{fb}"
-            return f"\n[round {obs.round}] {obs.author_name} (facilitator) -> #{d.get('nextParticipantId')}: {d.get('question', '')}{fb}"
+            target = Seat.objects.filter(pk=d.get("nextParticipantId")).first()
+            who = target.display_name if target else f"#{d.get('nextParticipantId')}"
+            return f"\n[round {obs.round}] {obs.author_name} (facilitator) -> {who}: {d.get('question', '')}{fb}"
         if obs.kind == Observation.Kind.SYNTHESIS:
             return f"\n=== Conclusion by {obs.author_name} ===\n{obs.content}"
         status = "" if obs.status == "ok" else f" [{obs.status}]"
