@@ -1,4 +1,6 @@
 """Django settings. Values come from ``config.env``; nothing here reads the environment."""
+import os
+
 
 from config import env as E
 
@@ -74,7 +76,8 @@ def _database() -> dict:
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": str(E.VAR_DIR / "convene.sqlite3"),
         "OPTIONS": SQLITE_OPTIONS,
-        "TEST": {"NAME": str(E.VAR_DIR / "test-convene.sqlite3")},
+        # A file (not memory) so worker processes started by tests share it; one per test run.
+        "TEST": {"NAME": str(E.VAR_DIR / f"test-convene-{os.getpid()}.sqlite3")},
     }
 
 
