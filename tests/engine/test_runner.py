@@ -265,3 +265,18 @@ def test_a_call_that_lost_its_lease_is_not_committed(model):
     assert steps.commit_decision(first, Decision("continue", None, "q", "r"), None, None, "F", "scripted") is False
     assert steps.commit_decision(second, Decision("continue", room.seats.filter(role="participant").first().pk, "q", "r"), None, None, "F", "scripted")
     assert Observation.objects.filter(room=room).count() == 1
+
+
+def test_usd_budget_uses_the_price_table_and_records_cost(model, settings):
+    settings.LLM_PRICES = {**settings.LLM_PRICES, "scripted": {"input": 1000.0, "output": 1000.0, "cache_write": 0, "cache_read": 0}}
+    owner = make_user()
+    room = make_discussion(owner, max_rounds=5)
+    Room.objects.filter(pk=room.pk).update(budget_usd="2.0")
+    start(room)
+    room = runner.drive_inline(room.pk)
+    assert room.status == "concluded" and room.round < 5
+    assert Observation.objects.get(room=room, kind="synthesis").data["reason"] == "budget"
+    calls = list(Invocation.objects.filter(room=room, success=True))
+    assert calls and all(c.cost_usd > 0 for c in calls)
+    assert float(room.cost_usd) == pytest.approx(float(sum(c.cost_usd for c in calls)))
+    assert float(room.cost_usd) <= 2.0
