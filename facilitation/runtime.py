@@ -31,7 +31,7 @@ def point_at_redis(url: str) -> None:
 
 class Runtime:
     def __init__(self, host: str = "127.0.0.1", port: int | None = None, out=None, web: bool = True,
-                 worker: bool = True, beat: bool = True, extra_env: dict | None = None):
+                 worker: bool = True, beat: bool = True, extra_env: dict | None = None, supervise: bool = True):
         self.host, self.port = host, port or E.PORT
         self.out = out or sys.stdout
         self.want = {"web": web, "worker": worker, "beat": beat}
@@ -39,6 +39,9 @@ class Runtime:
         self.redis = None
         self.procs: dict[str, subprocess.Popen] = {}
         self._stop = threading.Event()
+        self.supervise = supervise
+        self.restarts: dict[str, int] = {}
+        self._commands: dict[str, list[str]] = {}
 
     def _say(self, text: str) -> None:
         self.out.write(text + "\n")
@@ -65,13 +68,32 @@ class Runtime:
                      "--schedule", str(Path(settings.STATIC_ROOT).parent / f"celerybeat-{os.getpid()}")],
             "web": [py, "-m", "daphne", "-b", self.host, "-p", str(self.port), "config.asgi:application"],
         }
-        for name in ("worker", "beat", "web"):
-            if self.want[name]:
-                self.procs[name] = subprocess.Popen(commands[name], cwd=BASE, env=self.env(), start_new_session=True)
+        self._commands = {name: commands[name] for name in ("worker", "beat", "web") if self.want[name]}
+        for name in self._commands:
+            self._spawn(name)
         if self.want["web"]:
             self._wait_for_port()
             self._say(f"Web: http://{self.host}:{self.port}/")
+        if self.supervise:
+            threading.Thread(target=self._supervise, name="runtime-supervisor", daemon=True).start()
         return self
+
+    def _spawn(self, name: str) -> None:
+        self.procs[name] = subprocess.Popen(self._commands[name], cwd=BASE, env=self.env(), start_new_session=True)
+
+    def _supervise(self) -> None:
+        """Restart a process that died (a crash after losing Redis, an out-of-memory kill...)."""
+        while not self._stop.wait(0.5):
+            for name, proc in list(self.procs.items()):
+                if proc.poll() is None or self._stop.is_set():
+                    continue
+                count = self.restarts.get(name, 0) + 1
+                self.restarts[name] = count
+                delay = min(10.0, 0.5 * count)
+                self._say(f"{name} exited with status {proc.returncode}; restarting in {delay:.1f} s (restart {count}).")
+                if self._stop.wait(delay):
+                    return
+                self._spawn(name)
 
     def point_this_process_here(self) -> None:
         """Make this process enqueue and emit through the runtime's Redis."""
@@ -89,14 +111,13 @@ class Runtime:
         raise RuntimeError(f"daphne did not listen on {self.host}:{self.port}")
 
     def wait(self) -> None:
-        """Block until Ctrl-C/SIGTERM or until a process dies."""
+        """Block until Ctrl-C or SIGTERM (dead processes are restarted meanwhile when supervised)."""
         previous = signal.signal(signal.SIGTERM, lambda *_: self._stop.set())
         try:
             while not self._stop.is_set():
-                for name, proc in self.procs.items():
-                    if proc.poll() is not None:
-                        self._say(f"{name} exited with status {proc.returncode}; stopping.")
-                        return
+                if not self.supervise and any(p.poll() is not None for p in self.procs.values()):
+                    self._say("A process exited; stopping.")
+                    return
                 self._stop.wait(0.5)
         except KeyboardInterrupt:
             pass
@@ -104,6 +125,7 @@ class Runtime:
             signal.signal(signal.SIGTERM, previous)
 
     def stop(self) -> None:
+        self._stop.set()
         for proc in self.procs.values():
             if proc.poll() is None:
                 try:

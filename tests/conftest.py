@@ -42,7 +42,7 @@ def database_url_of_test_db() -> str:
     return f"postgres://{auth}@{cfg['HOST'] or '127.0.0.1'}:{cfg['PORT'] or 5432}/{cfg['NAME']}"
 
 
-def _start_stack(web: bool, extra_env: dict | None = None, beat: bool = False):
+def _start_stack(web: bool, extra_env: dict | None = None, beat: bool = False, supervise: bool = True):
     import io
 
     from config.embedded_redis import free_port
@@ -50,7 +50,7 @@ def _start_stack(web: bool, extra_env: dict | None = None, beat: bool = False):
 
     env = {"DATABASE_URL": database_url_of_test_db(), "LLM_PROVIDER": "rehearsal", **(extra_env or {})}
     port = free_port()
-    runtime = Runtime(port=port, out=io.StringIO(), web=web, worker=True, beat=beat, extra_env=env)
+    runtime = Runtime(port=port, out=io.StringIO(), web=web, worker=True, beat=beat, extra_env=env, supervise=supervise)
     runtime.start()
     runtime.base_url = f"http://127.0.0.1:{port}"
     return runtime
@@ -98,11 +98,11 @@ def stack_factory(transactional_db, settings):
     previous = settings.REDIS_URL
     started = []
 
-    def start(web=False, beat=False, extra_env=None):
+    def start(web=False, beat=False, extra_env=None, supervise=True):
         env = dict(extra_env or {})
         if started and "REDIS_URL" not in env:
             env["REDIS_URL"] = started[0].redis_url
-        runtime = _start_stack(web=web, extra_env=env, beat=beat)
+        runtime = _start_stack(web=web, extra_env=env, beat=beat, supervise=supervise)
         if not started:
             point_at_redis(runtime.redis_url)
         started.append(runtime)

@@ -93,7 +93,7 @@ def test_killed_worker_mid_turn_loses_and_doubles_nothing(stack_factory, tmp_pat
     env = {"LLM_PROVIDER": "scripted", "CONVENE_SCRIPT_FILE": str(script), "CONVENE_PARTICIPANT_TIMEOUT": "6",
            "CONVENE_FACILITATOR_TIMEOUT": "6", "CONVENE_LEASE_MARGIN": "1", "CONVENE_SWEEP_INTERVAL": "1",
            "CONVENE_SWEEP_STALE_SECONDS": "2"}
-    first = stack_factory(extra_env=env)
+    first = stack_factory(extra_env=env, supervise=False)
     owner = make_user()
     room = make_discussion(owner, max_rounds=4)
     do_start_discussion(room)
@@ -113,3 +113,23 @@ def test_killed_worker_mid_turn_loses_and_doubles_nothing(stack_factory, tmp_pat
     assert room.status == "concluded" and room.round == 4
     assert_clean_transcript(room)
     assert Invocation.objects.filter(room=room, component="participant.turn", success=True).count() == 4
+
+
+def test_redis_restart_mid_discussion_loses_nothing(stack_factory, tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"purpose": "contribution", "delay": 1.0, "text": "Round {round}. CONCERN: latency"}]))
+    env = {"LLM_PROVIDER": "scripted", "CONVENE_SCRIPT_FILE": str(script), "CONVENE_PARTICIPANT_TIMEOUT": "5",
+           "CONVENE_FACILITATOR_TIMEOUT": "5", "CONVENE_LEASE_MARGIN": "1", "CONVENE_SWEEP_INTERVAL": "1",
+           "CONVENE_SWEEP_STALE_SECONDS": "2"}
+    runtime = stack_factory(beat=True, extra_env=env)
+    owner = make_user()
+    room = make_discussion(owner, max_rounds=4)
+    do_start_discussion(room)
+    wait_for(lambda: Room.objects.get(pk=room.pk).round >= 1, timeout=30)
+    # Redis goes away with everything queued in it (the bundled server keeps nothing on disk).
+    runtime.redis.stop()
+    time.sleep(2.0)
+    runtime.redis.start()
+    room = wait_for(lambda: finished(room.pk), timeout=90)
+    assert room.status == "concluded" and room.round == 4
+    assert_clean_transcript(room)
