@@ -28,6 +28,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "facilitation.api.middleware.ApiEnvelopeMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -137,6 +138,7 @@ CONVENE = {
     "PARTICIPANT_TIMEOUT": E.PARTICIPANT_TIMEOUT,
     "FACILITATOR_TIMEOUT": E.FACILITATOR_TIMEOUT,
     "LEASE_MARGIN": E.LEASE_MARGIN,
+    "REHEARSAL_PACE": E.REHEARSAL_PACE,
     "RECENT_TURNS_VERBATIM": 4,
     "DEFAULT_PROVIDER": E.default_llm_provider(),
     "FALLBACK_PROVIDERS": E.LLM_FALLBACK,
@@ -177,18 +179,53 @@ BRIDGES = {
 
 # --- REST ---------------------------------------------------------------------
 REST_FRAMEWORK = {
+    # Token first: an anonymous call answers 401 with "WWW-Authenticate: Token".
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["djangorestframework_camel_case.render.CamelCaseJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["djangorestframework_camel_case.parser.CamelCaseJSONParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "facilitation.api.negotiation.JSONFirstNegotiation",
+    "DEFAULT_METADATA_CLASS": None,
+    "EXCEPTION_HANDLER": "facilitation.api.exceptions.api_exception_handler",
+    "DEFAULT_THROTTLE_RATES": {
+        "discussions.create": "120/min",
+        "discussions.lifecycle": "600/min",
+    },
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Convene API",
-    "DESCRIPTION": "Facilitated discussion rooms.",
+    "DESCRIPTION": (
+        "Facilitated discussion rooms. Every response is the envelope "
+        "`{success, data?, error?: {code, message, details?}, meta?}`; fields are camelCase. "
+        "Authenticate with a session or `Authorization: Token <key>` (`python manage.py create_api_token USERNAME`)."
+    ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "DiscussionStatusEnum": "rooms.models.Room.Status",
+        "DiscussionKindEnum": "rooms.models.Room.Kind",
+        "DiscussionFormatEnum": "rooms.models.Room.Format",
+        "SeatRoleEnum": "rooms.models.Seat.Role",
+        "MemberAccessEnum": "rooms.models.RoomMember.Access",
+        "TurnKindEnum": "rooms.models.Observation.Kind",
+        "TurnStatusEnum": "rooms.models.Observation.Status",
+        "CallerAccessEnum": ["owner", "staff", "participant", "viewer"],
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "drf_spectacular.contrib.djangorestframework_camel_case.camelize_serializer_fields",
+        "facilitation.api.schema_hooks.close_response_objects",
+    ],
+    # The docs UI loads its assets from the drf-spectacular-sidecar package, served by the API itself.
+    "SWAGGER_UI_DIST": "/api/docs/assets/swagger-ui-dist",
+    "SWAGGER_UI_FAVICON_HREF": "/api/docs/assets/swagger-ui-dist/favicon-32x32.png",
+    "REDOC_DIST": "/api/docs/assets/redoc",
 }
 
 LOGGING = {

@@ -10,7 +10,7 @@ def get_provider(name: str) -> Provider:
     if name == "rehearsal":
         from facilitation.llm.rehearsal import RehearsalProvider
 
-        return RehearsalProvider()
+        return RehearsalProvider(pace=settings.CONVENE.get("REHEARSAL_PACE", 0.0))
     if name == "scripted":
         from facilitation.llm.scripted import ScriptedProvider
 

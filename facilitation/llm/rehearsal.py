@@ -1058,8 +1058,14 @@ class RehearsalProvider(Provider):
     offline = True
     model = "rehearsal"
 
+    def __init__(self, pace: float = 0.0):
+        #: Seconds each answer takes, so a person can watch a rehearsal unfold (the demo sets it).
+        self.pace = pace
+
     def complete(self, request: LLMRequest) -> LLMResponse:
         started = time.perf_counter()
+        if self.pace > 0:
+            time.sleep(self.pace)
         meta = request.meta or {}
         purpose = request.purpose
         if purpose in ("opening", "evaluation"):

@@ -41,12 +41,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, default=None)
         parser.add_argument("--no-serve", action="store_true", help="Exit once the demo discussion has concluded.")
+        parser.add_argument("--pace", type=float, default=2.0, help="Seconds each offline answer takes, so it can be watched live.")
 
     def handle(self, *args, **opts):
         seed_presets()
         username, password, created = demo_credentials()
         settings.CONVENE["FORCE_PROVIDER"] = "rehearsal"
-        with Runtime(port=opts["port"], out=self.stdout, extra_env={"LLM_PROVIDER": "rehearsal"}) as runtime:
+        with Runtime(port=opts["port"], out=self.stdout, extra_env={"LLM_PROVIDER": "rehearsal", "CONVENE_REHEARSAL_PACE": str(opts["pace"])}) as runtime:
             runtime.point_this_process_here()
             room = self._create_demo(username)
             base = f"http://{runtime.host}:{runtime.port}"
