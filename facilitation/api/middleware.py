@@ -1,0 +1,58 @@
+"""Keeps every response under /api/ in the envelope, even where DRF does not run.
+
+Unknown routes (Django's 404 page), unhandled exceptions (500) and any other
+non-JSON error page under ``/api/`` are replaced by an error envelope. Successful
+non-JSON answers (exports, the schema, the docs page) pass through untouched. Add it near
+the top of ``MIDDLEWARE`` so it sees the final response.
+"""
+import logging
+
+from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.http import Http404, JsonResponse
+
+from facilitation.api.envelope import error_json
+
+log = logging.getLogger("convene.api")
+
+PREFIX = "/api/"
+
+MESSAGES = {
+    400: ("bad_request", "The request is not valid."),
+    401: ("not_authenticated", "Authentication credentials were not provided."),
+    403: ("forbidden", "You do not have permission to perform this action."),
+    404: ("not_found", "Not found."),
+    405: ("method_not_allowed", "Method not allowed."),
+    413: ("too_large", "The request is too large."),
+    500: ("server_error", "An unexpected error occurred."),
+}
+
+
+def _is_api(request) -> bool:
+    path = request.path_info
+    return path.startswith(PREFIX) or path == PREFIX.rstrip("/")
+
+
+def _is_json(response) -> bool:
+    return isinstance(response, JsonResponse) or response.get("Content-Type", "").startswith("application/json")
+
+
+class ApiEnvelopeMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if _is_api(request) and response.status_code >= 400 and not _is_json(response):
+            code, message = MESSAGES.get(response.status_code, ("error", response.reason_phrase or "Error."))
+            replaced = error_json(response.status_code, code, message)
+            for header in ("Allow", "Retry-After", "WWW-Authenticate"):
+                if header in response:
+                    replaced[header] = response[header]
+            return replaced
+        return response
+
+    def process_exception(self, request, exception):
+        if not _is_api(request) or isinstance(exception, (Http404, PermissionDenied, BadRequest, SuspiciousOperation)):
+            return None  # Django answers these with their status; __call__ wraps the page
+        log.exception("unhandled error in %s %s", request.method, request.path)
+        return error_json(500, "server_error", "An unexpected error occurred.")

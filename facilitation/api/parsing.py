@@ -1,0 +1,79 @@
+"""Reading requests safely: the JSON body and typed query values (400 with details when wrong)."""
+from rooms.errors import ValidationFailed
+
+BOOL_VALUES = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+
+
+def _clean(value, path: str, problems: dict) -> None:
+    if isinstance(value, str):
+        if "\x00" in value:
+            problems[path] = ["Text may not contain NUL characters."]
+        else:
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                problems[path] = ["Text must be valid Unicode."]
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _clean(v, f"{path}.{k}" if path else str(k), problems)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _clean(v, f"{path}[{i}]", problems)
+
+
+def json_body(request) -> dict:
+    """The request's JSON object (keys already snake_case), or 400."""
+    data = request.data
+    if hasattr(data, "dict") and not isinstance(data, dict):  # a QueryDict from a form post
+        data = data.dict()
+    if not isinstance(data, dict):
+        raise ValidationFailed("The body must be a JSON object.", {"body": ["Send a JSON object."]})
+    problems: dict = {}
+    _clean(data, "", problems)
+    if problems:
+        raise ValidationFailed("The body contains text that cannot be stored.", problems)
+    return data
+
+
+def bool_param(request, name: str) -> bool | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return None
+    value = BOOL_VALUES.get(raw.lower())
+    if value is None:
+        raise ValidationFailed(f"{name} must be true or false.", {name: ["Must be true or false."]})
+    return value
+
+
+def int_param(request, name: str, default: int, lo: int, hi: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValidationFailed(f"{name} must be a whole number.", {name: [f"Must be a whole number from {lo} to {hi}."]}) from None
+    if not lo <= value <= hi:
+        raise ValidationFailed(f"{name} is out of range.", {name: [f"Must be from {lo} to {hi}."]})
+    return value
+
+
+def choice_params(request, name: str, choices) -> list[str]:
+    """A filter that accepts one value or several separated by commas."""
+    raw = request.query_params.get(name)
+    if not raw:
+        return []
+    values = [v.strip() for v in raw.split(",") if v.strip()]
+    unknown = [v for v in values if v not in choices]
+    if unknown:
+        raise ValidationFailed(f"Unknown {name}.", {name: [f"Must be one of {', '.join(choices)}."]})
+    return values
+
+
+def safe_text(value: str, name: str) -> str:
+    """A text value from the URL, refused when no database could store or compare it."""
+    problems: dict = {}
+    _clean(value, name, problems)
+    if problems:
+        raise ValidationFailed(f"{name} is not valid text.", problems)
+    return value

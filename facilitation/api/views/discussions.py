@@ -1,0 +1,174 @@
+"""GET/POST /api/discussions, GET/PATCH/DELETE /api/discussions/{id}, PATCH .../moderator."""
+from decimal import Decimal, InvalidOperation
+
+from django.db import transaction
+from django.db.models import Count
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.views import APIView
+
+from facilitation.actions import lifecycle
+from facilitation.api import inputs, schemas
+from facilitation.api.envelope import ok
+from facilitation.api.pagination import paginate
+from facilitation.api.parsing import choice_params, json_body
+from facilitation.api.permissions import access_of, controllable_room, viewable_room
+from facilitation.api.shapes import discussion_detail, discussion_summary
+from facilitation.api.throttles import CREATE_SCOPE, WriteThrottleMixin
+from rooms.access import visible_rooms
+from rooms.actions.rooms import do_change_moderator, do_create_room, do_delete_room, do_update_room
+from rooms.errors import StateConflict, ValidationFailed
+from rooms.models import Room, RoomMember
+
+S = Room.Status
+TAG = ["discussions"]
+DiscussionEnvelope = schemas.envelope("DiscussionEnvelope", schemas.DiscussionOut())
+FILTERS = [
+    OpenApiParameter("status", str, description="Filter: one status or several separated by commas "
+                     f"({', '.join(S.values)})."),
+    OpenApiParameter("format", str, enum=Room.Format.values, description="Filter by format."),
+    OpenApiParameter("kind", str, enum=Room.Kind.values, description="Filter by kind."),
+]
+
+# PATCH {"status": ...} runs the lifecycle action that reaches it from the current status.
+TRANSITIONS = {
+    S.ACTIVE: {S.DRAFT: lifecycle.do_start_discussion, S.PAUSED: lifecycle.do_resume_discussion},
+    S.PAUSED: {S.ACTIVE: lifecycle.do_pause_discussion},
+    S.STOPPED: {S.ACTIVE: lifecycle.do_stop_discussion, S.PAUSED: lifecycle.do_stop_discussion},
+    S.CONCLUDED: {S.ACTIVE: lifecycle.do_conclude_discussion, S.PAUSED: lifecycle.do_conclude_discussion},
+}
+PATCH_FIELDS = ("name", "topic", "format", "status", "conclusion", "max_rounds")
+
+
+def detail_response(user, room: Room, status: int = 200):
+    room = Room.objects.select_related("owner", "moderator").get(pk=room.pk)
+    member = RoomMember.objects.filter(room=room, user=user).values_list("access", flat=True).first()
+    return ok(discussion_detail(room, access_of(user, room, member)), status=status)
+
+
+def _budgets(body: dict) -> dict:
+    errors, values = {}, {}
+    tokens = body.get("budget_tokens")
+    if tokens is not None:
+        if isinstance(tokens, bool) or not isinstance(tokens, int) or not 1 <= tokens <= inputs.MAX_BIG:
+            errors["budgetTokens"] = ["Must be a positive whole number."]
+        else:
+            values["budget_tokens"] = tokens
+    usd = body.get("budget_usd")
+    if usd is not None:
+        try:
+            if isinstance(usd, bool) or not isinstance(usd, (int, float, str)):
+                raise InvalidOperation
+            amount = Decimal(str(usd))
+            if not amount.is_finite() or amount < 0 or amount > 10**6:
+                raise InvalidOperation
+            values["budget_usd"] = amount.quantize(Decimal("0.000001"))
+        except InvalidOperation:
+            errors["budgetUsd"] = ["Must be a number from 0 to 1000000."]
+    if errors:
+        raise ValidationFailed("The budget is not valid.", errors)
+    return values
+
+
+class DiscussionListView(WriteThrottleMixin, APIView):
+    """Discussions you may see (yours, shared with you, or all for staff); create one as a draft."""
+
+    throttle_scope = CREATE_SCOPE
+
+    @extend_schema(
+        tags=TAG, operation_id="discussions_list", summary="List the discussions you may see",
+        parameters=[*FILTERS, *schemas.PAGE_PARAMS],
+        responses=schemas.responses({200: schemas.envelope(
+            "DiscussionListEnvelope", schemas.DiscussionSummaryOut(many=True), schemas.DiscussionListMetaOut())}, 400),
+    )
+    def get(self, request):
+        user = request.user
+        statuses = choice_params(request, "status", S.values)
+        formats = choice_params(request, "format", Room.Format.values)
+        kinds = choice_params(request, "kind", Room.Kind.values)
+        base = Room.objects.filter(pk__in=visible_rooms(user).values("pk"))
+        if formats:
+            base = base.filter(format__in=formats)
+        if kinds:
+            base = base.filter(kind__in=kinds)
+        counts = {s: 0 for s in S.values}
+        counts.update({row["status"]: row["n"] for row in base.order_by().values("status").annotate(n=Count("id"))})
+        rows_qs = base.filter(status__in=statuses) if statuses else base
+        rows, meta = paginate(request, rows_qs.select_related("owner", "moderator").order_by("-created_at", "-id"))
+        members = dict(RoomMember.objects.filter(user=user, room_id__in=[r.pk for r in rows]).values_list("room_id", "access"))
+        data = [discussion_summary(r, access_of(user, r, members.get(r.pk))) for r in rows]
+        return ok(data, meta={**meta, "counts": counts})
+
+    @extend_schema(
+        tags=TAG, operation_id="discussions_create", summary="Create a draft discussion",
+        request=inputs.DiscussionCreateIn,
+        responses=schemas.responses({201: DiscussionEnvelope}, 400, 415, 429),
+    )
+    def post(self, request):
+        body = json_body(request)
+        room = do_create_room(
+            request.user, name=body.get("name"), topic=body.get("topic"), format=body.get("format"),
+            kind=body.get("kind"), moderator_id=body.get("moderator_id"), max_rounds=body.get("max_rounds"),
+            participants=body.get("participants"), **_budgets(body),
+        )
+        return detail_response(request.user, room, status=201)
+
+
+class DiscussionDetailView(APIView):
+    """One discussion. Reading needs view access; changing or deleting needs its owner or staff."""
+
+    @extend_schema(tags=TAG, operation_id="discussions_retrieve", summary="One discussion",
+                   responses=schemas.responses({200: DiscussionEnvelope}))
+    def get(self, request, id: int):
+        return detail_response(request.user, viewable_room(request.user, id))
+
+    @extend_schema(
+        tags=TAG, operation_id="discussions_update", summary="Update name, topic, format, status, conclusion, maxRounds",
+        description="Only the fields sent change. `status` runs the matching lifecycle action (see the field); "
+                    "the whole update is applied or nothing is.",
+        request=inputs.DiscussionPatchIn,
+        responses=schemas.responses({200: DiscussionEnvelope}, 400, 403, 409, 415),
+    )
+    def patch(self, request, id: int):
+        room = controllable_room(request.user, id)
+        body = json_body(request)
+        unknown = sorted(k for k in body if k not in PATCH_FIELDS)
+        if unknown:
+            raise ValidationFailed("Some fields cannot be changed here.", {
+                k: ["Unknown or read-only field (the facilitator changes via PATCH .../moderator)."] for k in unknown})
+        target = body.get("status")
+        if target is not None and (not isinstance(target, str) or target not in S.values):
+            raise ValidationFailed("Unknown status.", {"status": [f"Must be one of {', '.join(TRANSITIONS)}."]})
+        conclusion = body.get("conclusion")
+        if conclusion is not None and not isinstance(conclusion, str):
+            raise ValidationFailed("The conclusion must be text.", {"conclusion": ["Must be a string."]})
+        fields = {k: body.get(k) for k in ("name", "topic", "format", "max_rounds") if body.get(k) is not None}
+        with transaction.atomic():
+            if fields or conclusion is not None:
+                room = do_update_room(room, conclusion=conclusion, **fields)
+            if target is not None and target != room.status:
+                action = TRANSITIONS.get(target, {}).get(room.status)
+                if action is None:
+                    raise StateConflict(f"Cannot change a {room.status} discussion to {target}.",
+                                        {"status": room.status}, code="invalid_transition")
+                room = action(room)
+        return detail_response(request.user, room)
+
+    @extend_schema(tags=TAG, operation_id="discussions_destroy", summary="Delete a discussion",
+                   responses=schemas.responses({200: schemas.envelope("DeletedEnvelope", schemas.DeletedOut())}, 403))
+    def delete(self, request, id: int):
+        room = controllable_room(request.user, id)
+        do_delete_room(room)
+        return ok({"id": id, "deleted": True})
+
+
+class ModeratorView(APIView):
+    """The facilitator of a discussion, changeable while it is a draft."""
+
+    @extend_schema(tags=TAG, operation_id="discussions_moderator_update", summary="Change the facilitator (draft only)",
+                   request=inputs.ModeratorIn,
+                   responses=schemas.responses({200: DiscussionEnvelope}, 400, 403, 409, 415))
+    def patch(self, request, id: int):
+        room = controllable_room(request.user, id)
+        body = json_body(request)
+        room = do_change_moderator(room, request.user, body.get("moderator_id"))
+        return detail_response(request.user, room)

@@ -1,0 +1,69 @@
+"""GET /api/discussions/{id}/turns and GET /api/discussions/{id}/export."""
+from django.http import HttpResponse
+from django.utils.text import slugify
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.views import APIView
+
+from facilitation.api import schemas
+from facilitation.api.envelope import ok
+from facilitation.api.parsing import int_param
+from facilitation.api.permissions import viewable_room
+from facilitation.exports import DOCX_TYPE, MARKDOWN_TYPE, render_docx, render_markdown
+from rooms.errors import ValidationFailed
+from rooms.models import Observation
+from rooms.payloads import turn_payload
+
+MAX_SEQ = 2**62
+MAX_LIMIT = 1000
+
+
+class TurnsView(APIView):
+    """The transcript of a discussion, for anyone who may view it."""
+
+    @extend_schema(
+        tags=["discussions"], operation_id="discussions_turns", summary="The transcript, ordered by seq",
+        description="Every contribution, facilitator decision and synthesis. Poll with `afterSeq` set to the "
+                    "previous answer's `meta.lastSeq` to get only what is new.",
+        parameters=[
+            schemas.int_query("afterSeq", "Only turns with a larger seq.", 0, MAX_SEQ),
+            schemas.int_query("limit", "At most this many turns (default 500).", 1, MAX_LIMIT),
+        ],
+        responses=schemas.responses({200: schemas.envelope("TurnListEnvelope", schemas.TurnOut(many=True),
+                                                           schemas.TurnsMetaOut())}, 400),
+    )
+    def get(self, request, id: int):
+        room = viewable_room(request.user, id)
+        after = int_param(request, "afterSeq", 0, 0, MAX_SEQ)
+        limit = int_param(request, "limit", 500, 1, MAX_LIMIT)
+        rows = list(Observation.objects.filter(room=room, seq__gt=after).select_related("seat").order_by("seq")[:limit + 1])
+        more = len(rows) > limit
+        rows = rows[:limit]
+        meta = {"count": len(rows), "afterSeq": after, "lastSeq": rows[-1].seq if rows else after, "hasMore": more,
+                "status": room.status, "round": room.round, "maxRounds": room.max_rounds}
+        return ok([turn_payload(o) for o in rows], meta=meta)
+
+
+class ExportView(APIView):
+    """The discussion as a file, for anyone who may view it."""
+
+    @extend_schema(
+        tags=["discussions"], operation_id="discussions_export", summary="Export as Markdown or .docx minutes",
+        parameters=[OpenApiParameter("format", str, enum=["md", "docx"], description="md (default) or docx.")],
+        responses=schemas.responses({
+            (200, MARKDOWN_TYPE): OpenApiResponse(OpenApiTypes.STR, description="The conclusion and transcript."),
+            (200, DOCX_TYPE): OpenApiResponse(OpenApiTypes.BINARY, description="Minutes as a Word document."),
+        }, 400),
+    )
+    def get(self, request, id: int):
+        room = viewable_room(request.user, id)
+        fmt = request.query_params.get("format") or "md"
+        if fmt not in ("md", "docx"):
+            raise ValidationFailed("Unknown export format.", {"format": ["Must be md or docx."]})
+        stem = f"discussion-{room.pk}-{slugify(room.name)[:60] or 'export'}"
+        if fmt == "md":
+            response = HttpResponse(render_markdown(room).encode("utf-8"), content_type=f"{MARKDOWN_TYPE}; charset=utf-8")
+        else:
+            response = HttpResponse(render_docx(room), content_type=DOCX_TYPE)
+        response["Content-Disposition"] = f'attachment; filename="{stem}.{fmt}"'
+        return response

@@ -1,0 +1,119 @@
+"""Minutes of a discussion as a Word document (python-docx)."""
+import dataclasses
+import io
+import re
+
+from docx import Document
+from docx.shared import Pt, RGBColor
+
+from facilitation.exports.minutes import REHEARSAL_NOTICE, STATUS_TEXT, Minutes, collect, decision_line, marker_label, when
+from rooms.models import Room
+
+DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+# Characters XML 1.0 cannot hold; python-docx refuses them.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _xml_safe(value):
+    if isinstance(value, str):
+        return _NOT_XML.sub("", value)
+    if isinstance(value, list):
+        return [_xml_safe(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_xml_safe(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _xml_safe(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.replace(value, **{f.name: _xml_safe(getattr(value, f.name)) for f in dataclasses.fields(value)})
+    return value
+
+
+def _facts(doc, m: Minutes) -> None:
+    rows = [
+        ("Topic", m.topic), ("Format", m.format), ("Status", f"{m.status} (round {m.round} of {m.max_rounds})"),
+        ("Facilitator", m.facilitator), ("Created", when(m.created_at)), ("Started", when(m.started_at)),
+        ("Ended", when(m.ended_at)),
+    ]
+    table = doc.add_table(rows=0, cols=2)
+    table.style = "Table Grid"
+    for label, value in rows:
+        cells = table.add_row().cells
+        cells[0].text, cells[1].text = label, value
+
+
+def _participants(doc, m: Minutes) -> None:
+    doc.add_heading("Participants", level=1)
+    if not m.participants:
+        doc.add_paragraph("None.")
+        return
+    table = doc.add_table(rows=1, cols=2)
+    table.style = "Table Grid"
+    table.rows[0].cells[0].text, table.rows[0].cells[1].text = "Name", "Role"
+    for name, role in m.participants:
+        cells = table.add_row().cells
+        cells[0].text, cells[1].text = name, role
+
+
+def _items(doc, title: str, items, prefix: str = "") -> None:
+    doc.add_heading(title, level=1)
+    if not items:
+        doc.add_paragraph("None recorded.")
+    for item in items:
+        doc.add_paragraph(f"{prefix}{item.text} ({item.who}, round {item.round})", style="List Bullet")
+
+
+def _transcript(doc, m: Minutes) -> None:
+    doc.add_heading("Transcript", level=1)
+    if not m.entries:
+        doc.add_paragraph("Nothing has been said yet.")
+    current = None
+    for e in m.entries:
+        if e.round != current:
+            current = e.round
+            doc.add_heading(f"Round {current}" if current else "Opening", level=2)
+        head = doc.add_paragraph()
+        label = {"decision": f"facilitator decision: {decision_line(e.data)}", "synthesis": "synthesis"}.get(e.kind, e.role)
+        head.add_run(e.who).bold = True
+        head.add_run(f" ({label})")
+        status = STATUS_TEXT.get(e.status, e.status)
+        if status:
+            head.add_run(f" — {status}").italic = True
+        if e.kind == "decision":
+            for name, value in (("Next speaker", e.next_speaker), ("Question", e.data.get("question")),
+                                ("Reasoning", e.data.get("reasoning"))):
+                if value:
+                    doc.add_paragraph(f"{name}: {value}")
+            continue
+        for block in (e.content or "(no response)").split("\n\n"):
+            doc.add_paragraph(block.strip())
+        if e.markers:
+            para = doc.add_paragraph()
+            para.add_run("Markers: " + ", ".join(marker_label(mk) for mk in e.markers)).italic = True
+
+
+def render_minutes(m: Minutes) -> bytes:
+    m = _xml_safe(m)
+    doc = Document()
+    doc.core_properties.title = m.title
+    doc.core_properties.subject = m.topic[:255]
+    doc.add_heading(f"Minutes: {m.title}", level=0)
+    if m.rehearsal:
+        run = doc.add_paragraph().add_run(REHEARSAL_NOTICE)
+        run.bold = True
+        run.font.size = Pt(10)
+        run.font.color.rgb = RGBColor(0x9A, 0x3B, 0x00)
+    _facts(doc, m)
+    _participants(doc, m)
+    doc.add_heading("Conclusion", level=1)
+    for block in (m.conclusion.strip() or "No conclusion yet.").split("\n\n"):
+        doc.add_paragraph(block.strip())
+    _items(doc, "Decisions", m.decisions)
+    _items(doc, "Action items", m.action_items)
+    _transcript(doc, m)
+    buffer = io.BytesIO()
+    doc.save(buffer)
+    return buffer.getvalue()
+
+
+def render_docx(room: Room) -> bytes:
+    return render_minutes(collect(room))

@@ -1,0 +1,71 @@
+"""A discussion as Markdown: its facts, conclusion, decisions, action items and full transcript."""
+from facilitation.exports.minutes import REHEARSAL_NOTICE, STATUS_TEXT, Entry, Minutes, collect, decision_line, marker_label, when
+from rooms.models import Room
+
+MARKDOWN_TYPE = "text/markdown"
+
+
+def _quote(text: str) -> list[str]:
+    return [f"> {line}" if line else ">" for line in text.splitlines()] or [">"]
+
+
+def _entry(entry: Entry) -> list[str]:
+    status = STATUS_TEXT.get(entry.status, entry.status)
+    flag = f" — _{status}_" if status else ""
+    if entry.kind == "decision":
+        lines = [f"**{entry.who}** (facilitator decision: {decision_line(entry.data)}){flag}"]
+        if entry.next_speaker:
+            lines.append(f"Next speaker: {entry.next_speaker}")
+        if entry.data.get("question"):
+            lines.append(f"Question: {entry.data['question']}")
+        if entry.data.get("reasoning"):
+            lines.append(f"Reasoning: _{entry.data['reasoning']}_")
+        return [line + ("  " if i < len(lines) - 1 else "") for i, line in enumerate(lines)]
+    if entry.kind == "synthesis":
+        lines = [f"**{entry.who}** (synthesis){flag}", ""]
+        return lines + _quote(entry.content)
+    lines = [f"**{entry.who}** ({entry.role}){flag}", ""]
+    lines += entry.content.splitlines() if entry.content else ["_(no response)_"]
+    if entry.markers:
+        lines += ["", "Markers: " + ", ".join(f"`{marker_label(m)}`" for m in entry.markers)]
+    return lines
+
+
+def render_minutes(m: Minutes) -> str:
+    out = [f"# {m.title}", ""]
+    if m.rehearsal:
+        out += [f"> **{REHEARSAL_NOTICE}**", ""]
+    out += [
+        f"- **Topic:** {m.topic}",
+        f"- **Format:** {m.format}",
+        f"- **Status:** {m.status} (round {m.round} of {m.max_rounds})",
+        f"- **Facilitator:** {m.facilitator}",
+        "- **Participants:** " + (", ".join(f"{name} ({role})" for name, role in m.participants) or "-"),
+        f"- **Created:** {when(m.created_at)}",
+        f"- **Started:** {when(m.started_at)}",
+        f"- **Ended:** {when(m.ended_at)}",
+        "",
+        "## Conclusion",
+        "",
+        m.conclusion.strip() if m.conclusion.strip() else "_No conclusion yet._",
+        "",
+        "## Decisions",
+        "",
+    ]
+    out += [f"- {d.text} — {d.who}, round {d.round}" for d in m.decisions] or ["_None recorded._"]
+    out += ["", "## Action items", ""]
+    out += [f"- [ ] {a.text} — {a.who}, round {a.round}" for a in m.action_items] or ["_None recorded._"]
+    out += ["", "## Transcript", ""]
+    if not m.entries:
+        out += ["_Nothing has been said yet._", ""]
+    current = None
+    for entry in m.entries:
+        if entry.round != current:
+            current = entry.round
+            out += [f"### Round {current}" if current else "### Opening", ""]
+        out += [f"<a id=\"seq-{entry.seq}\"></a>"] + _entry(entry) + [""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def render_markdown(room: Room) -> str:
+    return render_minutes(collect(room))

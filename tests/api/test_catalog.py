@@ -1,0 +1,115 @@
+"""Agents, personas and roles over REST: CRUD, validation, ownership and read-only built-ins."""
+import pytest
+
+from rooms.models import Agent, Persona, Role
+
+
+def test_agent_crud(owner_api):
+    persona = owner_api.post("/api/personas", {"name": "Sharp critic", "prompt": "You find the weak spot.",
+                                               "bestFor": ["review"], "modelTier": "sonnet"}).json()["data"]
+    role = owner_api.post("/api/roles", {"name": "Security reviewer", "function": "Finds risks",
+                                         "basePrompt": "Look for risks."}).json()["data"]
+    assert persona["key"] == "sharp-critic" and persona["bestFor"] == ["review"] and persona["isBuiltin"] is False
+    assert role["key"] == "security-reviewer" and role["basePrompt"] == "Look for risks."
+
+    response = owner_api.post("/api/agents", {
+        "name": "Critic", "personaId": persona["id"], "roleId": role["id"], "provider": "rehearsal", "model": "",
+        "expertise": ["caching"], "concerns": ["cost"], "budgetTokens": 10000, "budgetUsd": 2.5})
+    assert response.status_code == 201
+    agent = response.json()["data"]
+    assert agent["alias"] == "critic" and agent["persona"] == {"id": persona["id"], "key": "sharp-critic", "name": "Sharp critic"}
+    assert agent["role"]["id"] == role["id"] and agent["budgetUsd"] == 2.5 and agent["isFacilitator"] is False
+    row = Agent.objects.get(pk=agent["id"])
+    assert row.created_by.username == "owner" and row.is_builtin is False
+
+    updated = owner_api.patch(f"/api/agents/{agent['id']}", {"isFacilitator": True, "personaId": None}).json()["data"]
+    assert updated["isFacilitator"] is True and updated["persona"] is None and updated["name"] == "Critic"
+    assert owner_api.get(f"/api/agents/{agent['id']}").json()["data"]["isFacilitator"] is True
+
+    assert owner_api.delete(f"/api/personas/{persona['id']}").status_code == 200
+    assert owner_api.delete(f"/api/roles/{role['id']}").status_code == 409  # still used by the agent
+    assert owner_api.delete(f"/api/agents/{agent['id']}").status_code == 200
+    assert owner_api.delete(f"/api/roles/{role['id']}").status_code == 200
+    assert not Agent.objects.filter(pk=agent["id"]).exists()
+
+
+@pytest.mark.parametrize("kind, body, field", [
+    ("agents", {}, "name"),
+    ("agents", {"name": "x", "provider": "skynet"}, "provider"),
+    ("agents", {"name": "x", "budgetTokens": -5}, "budgetTokens"),
+    ("agents", {"name": "x", "budgetUsd": "lots"}, "budgetUsd"),
+    ("agents", {"name": "x", "personaId": 999999}, "personaId"),
+    ("agents", {"name": "x", "roleId": "seven"}, "roleId"),
+    ("agents", {"name": "x", "expertise": "not a list"}, "expertise"),
+    ("agents", {"name": "x" * 121}, "name"),
+    ("personas", {"name": "No prompt"}, "prompt"),
+    ("personas", {"name": "x", "prompt": "p", "bestFor": ["debate"]}, "bestFor"),
+    ("personas", {"name": "x", "prompt": "p", "key": "has spaces"}, "key"),
+    ("roles", {"name": ""}, "name"),
+    ("roles", {"name": "nul\x00"}, "name"),
+])
+def test_catalog_validation_creates_nothing(owner_api, kind, body, field):
+    before = (Agent.objects.count(), Persona.objects.count(), Role.objects.count())
+    response = owner_api.post(f"/api/{kind}", body)
+    assert response.status_code == 400, response.content
+    assert field in response.json()["error"]["details"]
+    assert (Agent.objects.count(), Persona.objects.count(), Role.objects.count()) == before
+
+
+def test_keys_are_unique(owner_api, clients):
+    assert owner_api.post("/api/roles", {"name": "Scribe", "key": "scribe"}).status_code == 201
+    response = clients["other"].post("/api/roles", {"name": "Another scribe", "key": "scribe"})
+    assert response.status_code == 400 and "key" in response.json()["error"]["details"]
+    # An omitted key is derived from the name and made unique.
+    second = clients["other"].post("/api/roles", {"name": "Scribe"}).json()["data"]
+    assert second["key"] == "scribe-2"
+
+
+def test_agents_cannot_reference_other_users_personas(owner_api, clients):
+    theirs = clients["other"].post("/api/personas", {"name": "Theirs", "prompt": "p"}).json()["data"]
+    response = owner_api.post("/api/agents", {"name": "Mine", "personaId": theirs["id"]})
+    assert response.status_code == 400 and "personaId" in response.json()["error"]["details"]
+
+
+def test_builtins_are_read_only_even_for_staff(clients, catalog):
+    builtin = catalog["ada"]
+    for caller in ("owner", "staff"):
+        response = clients[caller].patch(f"/api/agents/{builtin.pk}", {"name": "Hijacked"})
+        assert response.status_code == 403 and response.json()["error"]["code"] == "builtin_readonly"
+        assert clients[caller].delete(f"/api/agents/{builtin.pk}").status_code == 403
+    assert Agent.objects.get(pk=builtin.pk).name == "Ada"
+
+
+def test_staff_may_change_other_users_custom_rows(clients):
+    persona = clients["owner"].post("/api/personas", {"name": "Mine", "prompt": "p"}).json()["data"]
+    response = clients["staff"].patch(f"/api/personas/{persona['id']}", {"prompt": "Edited by staff"})
+    assert response.status_code == 200 and response.json()["data"]["prompt"] == "Edited by staff"
+
+
+def test_agent_filters(owner_api, catalog):
+    owner_api.post("/api/agents", {"name": "Own chair", "isFacilitator": True})
+
+    def names(**params):
+        return {a["name"] for a in owner_api.get("/api/agents", {"pageSize": 100, **params}).json()["data"]}
+
+    assert names(isFacilitator="true") == {"Chair API", "Own chair"}
+    assert names(builtin="false") == {"Own chair"}
+    assert names(isFacilitator="true", builtin="true") == {"Chair API"}
+    assert "Ada" in names(isFacilitator="false")
+    response = owner_api.get("/api/agents", {"isFacilitator": "maybe"})
+    assert response.status_code == 400 and "isFacilitator" in response.json()["error"]["details"]
+
+
+def test_catalog_lists_are_paginated(owner_api, catalog):
+    body = owner_api.get("/api/agents", {"pageSize": 2}).json()
+    assert len(body["data"]) == 2 and body["meta"]["total"] == 4 and body["meta"]["totalPages"] == 2
+
+
+def test_agent_that_facilitates_must_stay_a_facilitator(owner_api, catalog):
+    from tests.api.conftest import create_body
+
+    chair = owner_api.post("/api/agents", {"name": "My chair", "isFacilitator": True}).json()["data"]
+    assert owner_api.post("/api/discussions", create_body(catalog, moderatorId=chair["id"])).status_code == 201
+    response = owner_api.patch(f"/api/agents/{chair['id']}", {"isFacilitator": False})
+    assert response.status_code == 409
+    assert Agent.objects.get(pk=chair["id"]).is_facilitator is True

@@ -1,0 +1,107 @@
+"""Exports: Markdown (conclusion + transcript) and .docx minutes, through the API and directly."""
+import io
+
+import pytest
+from docx import Document
+
+from facilitation.actions import lifecycle
+from facilitation.deliberation.markers import parse_markers
+from facilitation.exports import render_docx, render_markdown
+from rooms.models import Observation, Room, Seat
+
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+
+@pytest.fixture
+def finished(room):
+    """A discussion with a decision, contributions with markers, a timed-out turn and a synthesis."""
+    lifecycle.do_start_discussion(room)
+    seats = list(room.seats.order_by("position"))
+    chair, first, second = seats[0], seats[1], seats[2]
+    add = lambda seq, **kw: Observation.objects.create(room=room, seq=100 + seq, **kw)  # noqa: E731
+    add(1, round=0, seat=chair, author_name=chair.display_name, author_kind="facilitator", kind="decision",
+        content="Which cache?", provider="rehearsal",
+        data={"decision": "continue", "nextParticipantId": first.pk, "question": "Which cache fits best?",
+              "reasoning": "Start with the most concrete voice.", "fallback": None})
+    text = "We should use Redis.\nDECISION: Adopt Redis as the read cache\nTODO: Benchmark eviction policies\nVOTE: READY"
+    add(2, round=1, seat=first, author_name=first.display_name, kind="contribution", content=text,
+        markers=parse_markers(text), provider="rehearsal")
+    add(3, round=2, seat=second, author_name=second.display_name, kind="contribution", content="", status="timed_out",
+        provider="rehearsal")
+    conclusion = "Adopt Redis with a short TTL.\nTODO: Write the runbook"
+    add(4, round=2, seat=chair, author_name=chair.display_name, author_kind="facilitator", kind="synthesis",
+        content=conclusion, provider="rehearsal", data={"reason": "decided"})
+    Room.objects.filter(pk=room.pk).update(status="concluded", conclusion=conclusion, round=2)
+    return Room.objects.get(pk=room.pk)
+
+
+def test_markdown_export_over_the_api(owner_api, finished):
+    response = owner_api.get(f"/api/discussions/{finished.pk}/export", {"format": "md"})
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/markdown")
+    assert response["Content-Disposition"] == f'attachment; filename="discussion-{finished.pk}-test-discussion.md"'
+    text = response.content.decode()
+    assert text.startswith("# Test discussion\n")
+    assert "Offline rehearsal" in text
+    assert "- **Topic:** Should we cache?" in text and "- **Format:** deliberation" in text
+    assert "- **Status:** concluded (round 2 of 3)" in text
+    participants = [s.display_name for s in finished.seats.exclude(role=Seat.Role.FACILITATOR).order_by("position")]
+    assert f"{participants[0]} (participant)" in text
+    conclusion = text.split("## Conclusion", 1)[1].split("## Decisions", 1)[0]
+    assert "Adopt Redis with a short TTL." in conclusion
+    decisions = text.split("## Decisions", 1)[1].split("## Action items", 1)[0]
+    assert "Adopt Redis as the read cache" in decisions
+    actions = text.split("## Action items", 1)[1].split("## Transcript", 1)[0]
+    assert "- [ ] Benchmark eviction policies" in actions and "- [ ] Write the runbook" in actions
+    transcript = text.split("## Transcript", 1)[1]
+    assert "facilitator decision: continue" in transcript and "Which cache fits best?" in transcript
+    assert f"Next speaker: {participants[0]}" in transcript
+    assert "Start with the most concrete voice." in transcript
+    assert "`DECISION: Adopt Redis as the read cache`" in transcript and "`VOTE READY`" in transcript
+    assert "timed out, no response" in transcript
+    assert transcript.index("We should use Redis.") < transcript.index("timed out") < transcript.index("(synthesis)")
+
+
+def test_docx_minutes_over_the_api(owner_api, finished):
+    response = owner_api.get(f"/api/discussions/{finished.pk}/export", {"format": "docx"})
+    assert response.status_code == 200 and response["Content-Type"] == DOCX
+    assert response["Content-Disposition"].endswith('.docx"')
+    doc = Document(io.BytesIO(response.content))
+    paragraphs = [p.text for p in doc.paragraphs]
+    cells = [[c.text for c in row.cells] for table in doc.tables for row in table.rows]
+    assert paragraphs[0] == "Minutes: Test discussion"
+    assert any("Offline rehearsal" in p for p in paragraphs)
+    assert ["Topic", "Should we cache?"] in cells and ["Format", "deliberation"] in cells
+    assert any(row[0] == "Facilitator" and row[1] for row in cells)
+    assert any(row[0] == "Started" and row[1] != "-" for row in cells)
+    participants = [(s.display_name, s.role) for s in finished.seats.exclude(role=Seat.Role.FACILITATOR).order_by("position")]
+    for name, role in participants:
+        assert [name, role] in cells
+    headings = [p.text for p in doc.paragraphs if p.style.name.startswith("Heading")]
+    assert ["Participants", "Conclusion", "Decisions", "Action items", "Transcript"] == [
+        h for h in headings if h in ("Participants", "Conclusion", "Decisions", "Action items", "Transcript")]
+    body = "\n".join(paragraphs)
+    assert "Adopt Redis with a short TTL." in body
+    assert "Adopt Redis as the read cache" in body.split("Decisions", 1)[1].split("Action items", 1)[0]
+    assert "Benchmark eviction policies" in body.split("Action items", 1)[1].split("Transcript", 1)[0]
+    assert "Which cache fits best?" in body and "timed out, no response" in body
+
+
+def test_export_defaults_to_markdown_and_rejects_unknown_formats(owner_api, room):
+    response = owner_api.get(f"/api/discussions/{room.pk}/export")
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/markdown")
+    assert "_No conclusion yet._" in response.content.decode() and "Offline rehearsal" not in response.content.decode()
+    bad = owner_api.get(f"/api/discussions/{room.pk}/export", {"format": "pdf"})
+    assert bad.status_code == 400 and bad.json()["error"]["details"] == {"format": ["Must be md or docx."]}
+
+
+def test_exports_of_an_empty_discussion(room):
+    assert "Nothing has been said yet." in render_markdown(room)
+    doc = Document(io.BytesIO(render_docx(room)))
+    assert any("No conclusion yet." in p.text for p in doc.paragraphs)
+
+
+def test_docx_survives_text_that_xml_cannot_hold(room):
+    Observation.objects.create(room=room, seq=50, round=1, author_name="Ada", content="bell\x07 and tab\x0b here")
+    doc = Document(io.BytesIO(render_docx(room)))
+    assert any("bell and tab here" in p.text for p in doc.paragraphs)
