@@ -1,0 +1,169 @@
+"""Conclusions: the facilitator-shaped synthesis and the short extractive summary for other purposes."""
+import re
+
+from facilitation.llm.rehearsal.decisions import facilitator_style
+from facilitation.llm.rehearsal.room import Room
+from facilitation.llm.rehearsal.text import LABEL, VOTES, gist_of, ideas_in, short
+
+_REASONS = {
+    "decided": "The facilitator judged the topic covered.",
+    "max_rounds": "The round limit was reached.",
+    "budget": "The budget ran low, so the room concluded with what it had.",
+    "forced": "The discussion was concluded on request, from what had been said so far.",
+}
+_HIGH = re.compile(r"secur|sensitive|authori[sz]ation|another user|breach|leak|data loss|attack|privacy|outage|unauthori|crash|corrupt", re.IGNORECASE)
+_LOW = re.compile(r"naming|style|polish|cosmetic|wording|docs?\b|document", re.IGNORECASE)
+
+
+def _dedupe(points: list[dict], limit: int = 8) -> list[dict]:
+    seen, out = set(), []
+    for p in points:
+        key = " ".join(str(p.get("text", "")).lower().split())
+        if key and key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out[-limit:]
+
+
+def _bullets(points: list[dict], empty: str) -> list[str]:
+    items = _dedupe(points)
+    if not items:
+        return [f"- {empty}"]
+    return [f"- {short(p.get('text'), 160)} ({p.get('speaker') or 'unattributed'})" for p in items]
+
+
+def _severity(point: dict, votes: dict) -> str:
+    text = str(point.get("text", ""))
+    vote = votes.get(point.get("speaker"))
+    if _HIGH.search(text) or vote == "REJECT":
+        return "critical"
+    if _LOW.search(text):
+        return "minor"
+    return "major" if vote in ("CHANGES", None) else "minor"
+
+
+def _perspectives(room: Room) -> list[tuple[str, str]]:
+    """(speaker, gist) per speaker, from their latest recent turn or their points."""
+    names = [s.get("name") for s in room.speakers]
+    for r in room.recent:
+        if r.get("speaker") not in names:
+            names.append(r.get("speaker"))
+    out = []
+    for name in names:
+        turns = [r for r in room.recent if r.get("speaker") == name and r.get("content")]
+        gist = gist_of(turns[-1]["content"]) if turns else ""
+        if not gist:
+            own = [p for p in room.points if p.get("speaker") == name and p.get("type") in ("decision", "concern", "question", "todo")]
+            gist = short(own[-1]["text"], 140) if own else ""
+        if gist:
+            out.append((name, gist))
+    return out
+
+
+def synthesis(meta: dict) -> str:
+    room = Room(meta, "synthesis")
+    style = facilitator_style(room.persona)
+    votes = room.latest_votes()
+    decisions, concerns = room.of_type("decision"), room.of_type("concern")
+    questions = room.open_questions() or room.of_type("question")
+    todos = room.of_type("todo") + room.of_type("assigned")
+    views = _perspectives(room)
+    tally = {v: sorted(n for n, x in votes.items() if x == v) for v in VOTES}
+    reason = _REASONS.get(str(meta.get("reason") or ""), "")
+
+    out = [LABEL, "", f"# Synthesis: {room.subject}", ""]
+    intro = f"{room.persona.get('name') or 'The facilitator'} closes this {room.format} after {room.round} turn(s)."
+    out += [" ".join(x for x in (intro, reason) if x), ""]
+
+    # persona-shaped lead
+    if style == "examiner":
+        verdict = ("Not ready" if tally["REJECT"] else "Ready with changes" if tally["CHANGES"] or concerns else "Ready")
+        out += ["## Verdict", "", f"**{verdict}.**" + (f" Votes: " + ", ".join(f"{v} {len(n)}" for v, n in tally.items() if n) + "." if votes else ""), ""]
+        ranked = sorted(_dedupe(concerns), key=lambda p: ("critical", "major", "minor").index(_severity(p, votes)))
+        out += ["## Findings by severity", ""]
+        out += [f"- **{_severity(p, votes)}**: {short(p.get('text'), 150)} ({p.get('speaker')})" for p in ranked] or ["- No findings were raised."]
+        out.append("")
+    elif style == "closer":
+        lead = decisions[-1] if decisions else None
+        line = f"**{short(lead.get('text'), 160)}** (proposed by {lead.get('speaker')})" if lead else \
+            f"**Proceed with the simplest option discussed for \"{room.subject}\", and review it at the first checkpoint.**"
+        out += ["## Decision", "", line, ""]
+    elif style == "bridge-builder":
+        ready = tally["READY"]
+        common = (f"{', '.join(ready)} can already support the direction." if ready else "Everyone who spoke wants a result that holds up in practice.")
+        out += ["## Common ground", "", common, ""]
+    elif style == "spark":
+        out += ["## Idea clusters", ""]
+        for name, content in ((r.get("speaker"), r.get("content", "")) for r in room.recent):
+            ideas = ideas_in(content)
+            if ideas:
+                out.append(f"- **{name}**: " + "; ".join(short(i, 70) for i in ideas[:3]))
+        if out[-1] == "":
+            out.append("- The ideas are gathered in the key points below.")
+        out.append("")
+    elif style == "contrarian":
+        out += ["## Objections the conclusion must survive", ""] + _bullets(concerns, "No objection was raised; treat the conclusion as untested.") + [""]
+
+    out += ["## Key points", ""]
+    out += [f"- **{n}**: {g}" for n, g in views] or ["- Too little was said to extract key points."]
+    out.append("")
+
+    out += ["## Agreements", ""]
+    agreed = [f"- {', '.join(names)} voted {v}." for v, names in tally.items() if len(names) >= 2]
+    if decisions:
+        agreed.append(f"- {len(_dedupe(decisions))} proposed decision(s) met no rejection." if not tally["REJECT"] else
+                      "- Decisions were proposed, but at least one participant rejects the current direction.")
+    out += agreed or ["- No explicit agreement was recorded."]
+    out.append("")
+
+    out += ["## Disagreements and concerns", ""]
+    split = [f"- {', '.join(names)}: {v}" for v, names in tally.items() if names] if len({*votes.values()}) > 1 else []
+    out += split + (_bullets(concerns, "No concerns were raised.") if style not in ("examiner", "contrarian") else
+                    [f"- {len(_dedupe(concerns))} concern(s), listed above."])
+    out.append("")
+
+    out += ["## Decisions", ""] + _bullets(decisions, "No decision was recorded.") + [""]
+    out += ["## Open questions", ""] + _bullets(questions, "No open questions remain.") + [""]
+
+    out += ["## Recommendations", ""]
+    recs = [f"- {short(p.get('text'), 150)} (owner: {p.get('speaker')})" for p in _dedupe(todos, 6)]
+    if style == "impartial-chair":
+        recs = [r.replace("(owner:", "(proposed by") for r in recs] or ["- The room made no proposals of its own."]
+    else:
+        if style == "socratic" and questions:
+            recs.append(f"- Answer the open question first: \"{short(questions[-1].get('text'), 100)}\"")
+        if style == "examiner" and concerns:
+            critical = any(_severity(p, votes) == "critical" for p in concerns)
+            recs.append("- Fix the critical findings before release, then re-review the major ones." if critical
+                        else "- Address the major findings, then confirm them in a short re-review.")
+        if style == "closer":
+            if not todos:
+                recs += [f"- Carry out: {short(p.get('text'), 140)} (owner: {p.get('speaker')})" for p in _dedupe(decisions, 3)]
+            recs.append("- Review trigger: reopen the decision if a critical concern materialises in the first iteration.")
+        if style == "contrarian":
+            recs.append("- Revisit the conclusion if any listed objection turns out to hold.")
+        if not recs:
+            recs.append(f"- Turn the strongest point above into a concrete next step for \"{room.subject}\".")
+    out += recs + [""]
+
+    if style == "equalizer":
+        out += ["## Every voice", ""]
+        for seat in room.speakers:
+            name = seat.get("name")
+            gist = dict(views).get(name)
+            turns = room.airtime(seat)
+            out.append(f"- **{name}** ({turns} turn(s)): " + (f"contributed \"{short(gist, 100)}\"." if gist else "had little airtime; hear them first next time."))
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def generic(purpose: str, meta: dict) -> str:
+    room = Room(meta, purpose)
+    views = _perspectives(room)
+    out = [LABEL, "", f"Summary ({purpose}) of \"{room.subject}\", round {room.round}:", ""]
+    out += [f"- {n}: {g}" for n, g in views] or ["- Nothing has been said yet."]
+    for kind, title in (("decision", "Decisions"), ("question", "Open questions"), ("todo", "Actions")):
+        pts = _dedupe(room.of_type(kind), 5)
+        if pts:
+            out += ["", f"{title}:"] + [f"- {short(p.get('text'), 140)} ({p.get('speaker')})" for p in pts]
+    return "\n".join(out) + "\n"

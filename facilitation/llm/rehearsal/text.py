@@ -1,0 +1,92 @@
+"""Small text helpers of the rehearsal model: the label, shortening, gists, seeded picks."""
+import hashlib
+import json
+import re
+
+LABEL = "[Offline rehearsal - not written by a language model]"
+
+VOTES = ("READY", "CHANGES", "REJECT")
+
+
+def digest(*parts) -> int:
+    raw = json.dumps(parts, sort_keys=True, default=str, ensure_ascii=False)
+    return int.from_bytes(hashlib.sha256(raw.encode("utf-8")).digest()[:8], "big")
+
+
+def short(text: str, limit: int = 110) -> str:
+    text = " ".join(str(text or "").split()).strip()
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:.")
+    return cut + "..."
+
+
+def subject(topic: str) -> str:
+    """A short form of the topic that reads well inside quotes."""
+    text = " ".join(str(topic or "").split())
+    if not text:
+        return "the topic"
+    first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+    return short(first.rstrip(".!"), 90)
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", str(name or "").lower()).strip("-") or "someone"
+
+
+_MARKER_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN)\b", re.IGNORECASE)
+
+
+def _plain_lines(content: str) -> list[str]:
+    """The prose lines of a turn: no label, markers, headings, fences or diagram code."""
+    lines, fenced = [], False
+    for line in str(content or "").splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced or not stripped or stripped == LABEL or stripped.startswith("#") or _MARKER_LINE.match(stripped):
+            continue
+        lines.append(stripped)
+    return lines
+
+
+def gist_of(content: str, limit: int = 140) -> str:
+    for line in _plain_lines(content):
+        text = re.sub(r"[*_`>]", "", line).strip(" -")
+        text = re.sub(r"@([\w-]+)", r"\1", text)
+        if len(text.split()) >= 4:
+            first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+            return short(first, limit)
+    return ""
+
+
+def ideas_in(content: str) -> list[str]:
+    ideas = []
+    for line in _plain_lines(content):
+        if line.startswith(("- ", "* ")):
+            text = re.sub(r"[*_`]", "", line[2:]).strip()
+            text = re.split(r"(?<=[.!?:])\s", text, maxsplit=1)[0].rstrip(":")
+            if text:
+                ideas.append(short(text, 90))
+    return ideas
+
+
+def vote_of(point: dict) -> str | None:
+    value = str(point.get("value") or point.get("text") or "").strip().upper()
+    for vote in VOTES:
+        if value.startswith(vote):
+            return vote
+    return None
+
+
+def seeded_pick(options, seed: int, salt: int = 0):
+    return options[(seed + salt * 7919) % len(options)] if options else None
+
+
+def quote(text: str, limit: int = 100) -> str:
+    return short(str(text or "").replace('"', "'"), limit)
+
+
+def lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
