@@ -102,12 +102,14 @@ def load_context(room: Room) -> RoomContext:
     roles = {s.id: s.role for s in infos}
     recent = [{"seatId": o.seat_id, "speaker": o.author_name, "role": roles.get(o.seat_id, "participant"),
                "content": o.content, "round": o.round, "status": o.status} for o in recent_rows]
-    points = []
-    for o in Observation.objects.filter(room=room, kind=Observation.Kind.CONTRIBUTION).exclude(markers=[]).order_by("-seq").only("author_name", "markers")[:POINTS_LIMIT]:
-        for m in o.markers:
-            points.append({"speaker": o.author_name, "type": m.get("type"), "text": m.get("text", ""), **({"value": m["value"]} if "value" in m else {})})
-    points = points[:POINTS_LIMIT][::-1]
-    narratives = list(Narrative.objects.filter(room=room).order_by("-id").values_list("content", flat=True)[:10])[::-1]
+    # The structured points (questions, concerns, decisions, votes) of the turns in view, newest last.
+    points = [
+        {"speaker": o.author_name, "type": m.get("type"), "text": m.get("text", ""), **({"value": m["value"]} if "value" in m else {})}
+        for o in latest for m in o.markers
+    ][-POINTS_LIMIT:]
+    narratives = []
+    if room.kind != Room.Kind.DISCUSSION:  # discussions keep no narratives: skip the query
+        narratives = list(Narrative.objects.filter(room=room).order_by("-id").values_list("content", flat=True)[:10])[::-1]
     state = EngineState.load(room.engine_state, room.max_rounds, room.round)
     return RoomContext(
         room_id=room.pk, name=room.name, topic=room.topic, format=room.format, round=room.round, max_rounds=room.max_rounds,

@@ -106,12 +106,10 @@ def _backoff(attempt: int) -> float:
 def run_step(room_id: int, step_seq: int) -> StepResult:
     participant_timeout, facilitator_timeout = _timeouts()
     lease = max(participant_timeout, facilitator_timeout) + settings.CONVENE["LEASE_MARGIN"]
-    claim = commit.claim_step(room_id, step_seq, lease)
-    if claim is None:
+    claimed = commit.claim_step(room_id, step_seq, lease)
+    if claimed is None:
         return StepResult("not_claimable")
-    room = Room.objects.filter(pk=room_id).first()
-    if room is None:
-        return StepResult("missing")
+    claim, room = claimed
     ctx = load_context(room)
     from facilitation.engine import next_step
 
@@ -146,6 +144,11 @@ def _provider_name(response: LLMResponse | None, provider) -> str:
     return response.provider if response is not None else getattr(provider, "name", "")
 
 
+def _speaker(ctx: RoomContext, seat_id: int) -> commit.Speaker:
+    seat = ctx.seat(seat_id)
+    return commit.Speaker(seat_id=seat_id, name=seat.name, role=seat.role, is_agent=ctx.agents[seat_id].agent_id is not None)
+
+
 def _run_turn(ctx: RoomContext, claim, step: ParticipantTurn, timeout: float, abandon) -> StepResult:
     agent = ctx.agents[step.seat_id]
     provider = provider_for(agent.provider)
@@ -154,7 +157,7 @@ def _run_turn(ctx: RoomContext, claim, step: ParticipantTurn, timeout: float, ab
     if _room_budget_exceeded(ctx, request, model):
         return _run_synthesis(ctx, claim, Synthesis("budget"), _timeouts()[1], abandon)
     if _agent_budget_exceeded(agent, request, model):
-        ok = commit.commit_turn(claim, step.seat_id, f"{agent.name} has used up its budget and passes this turn.",
+        ok = commit.commit_turn(claim, _speaker(ctx, step.seat_id), f"{agent.name} has used up its budget and passes this turn.",
                                 "error", [], None, provider.name)
         return StepResult("committed" if ok else "lost_lease", step=step.kind)
     response, status, error = None, "ok", ""
@@ -173,7 +176,7 @@ def _run_turn(ctx: RoomContext, claim, step: ParticipantTurn, timeout: float, ab
     call = _call_record("participant.turn", agent.agent_id, request, response, error)
     content = response.text.strip() if response else ""
     markers = parse_markers(content) if content else []
-    ok = commit.commit_turn(claim, step.seat_id, content, status, markers, call, _provider_name(response, provider))
+    ok = commit.commit_turn(claim, _speaker(ctx, step.seat_id), content, status, markers, call, _provider_name(response, provider))
     if not ok and response is not None:
         commit.record_discarded_call(claim, call, "lease lost")
     return StepResult("committed" if ok else "lost_lease", step=step.kind)

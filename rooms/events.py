@@ -11,18 +11,23 @@ from rooms import realtime
 from rooms.models import Room, RoomEvent
 
 
-def next_seq(room: Room) -> int:
-    """Take the room's next sequence number. The caller holds the room's row lock."""
+def next_seq(room: Room, persist: bool = True) -> int:
+    """Take the room's next sequence number. The caller holds the room's row lock.
+
+    With ``persist=False`` the caller saves ``room.seq`` itself before its transaction ends
+    (the engine's commit does, with the rest of the room, in one UPDATE).
+    """
     seq = room.seq + 1
-    Room.objects.filter(pk=room.pk).update(seq=seq)
+    if persist:
+        Room.objects.filter(pk=room.pk).update(seq=seq)
     room.seq = seq
     return seq
 
 
-def record_event(room: Room, event_type: str, data: dict, seq: int | None = None) -> RoomEvent:
+def record_event(room: Room, event_type: str, data: dict, seq: int | None = None, persist_seq: bool = True) -> RoomEvent:
     """Store an event (taking a seq unless one is given) and push it on commit."""
     if seq is None:
-        seq = next_seq(room)
+        seq = next_seq(room, persist=persist_seq)
     ts = timezone.now()
     payload = {"discussionId": room.pk, "seq": seq, "ts": ts.isoformat(), **data}
     event = RoomEvent.objects.create(room=room, seq=seq, type=event_type, payload=payload)

@@ -52,7 +52,8 @@ class CallRecord:
         return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
 
 
-def claim_step(room_id: int, step_seq: int, lease_seconds: float) -> Claim | None:
+def claim_step(room_id: int, step_seq: int, lease_seconds: float) -> tuple[Claim, Room] | None:
+    """Take the lease on a room's step; returns the claim and the room as claimed, or None."""
     now = timezone.now()
     token = uuid.uuid4().hex
     claimed = (
@@ -62,8 +63,10 @@ def claim_step(room_id: int, step_seq: int, lease_seconds: float) -> Claim | Non
     )
     if not claimed:
         return None
-    attempt = Room.objects.filter(pk=room_id).values_list("step_attempt", flat=True).first() or 1
-    return Claim(room_id=room_id, step_seq=step_seq, token=token, attempt=attempt)
+    room = Room.objects.filter(pk=room_id).first()
+    if room is None or room.lease_token != token:
+        return None
+    return Claim(room_id=room_id, step_seq=step_seq, token=token, attempt=room.step_attempt), room
 
 
 def release_claim(claim: Claim) -> None:
@@ -86,6 +89,10 @@ def _locked_if_ours(claim: Claim) -> Room | None:
 
 
 def _record_call(room: Room | None, room_id: int, call: CallRecord, correlation: str) -> None:
+    """Write the Invocation and add its usage to the agent and the room.
+
+    With a locked ``room`` the room's counters are added in memory and saved by the caller.
+    """
     Invocation.objects.create(
         room_id=room_id, agent_id=call.agent_id, component=call.component, provider=call.provider, model=call.model,
         input=call.input, output=call.output, success=call.success, error=call.error[:2000],
@@ -94,10 +101,11 @@ def _record_call(room: Room | None, room_id: int, call: CallRecord, correlation:
         correlation_id=correlation,
     )
     if call.tokens or call.cost_usd:
-        Room.objects.filter(pk=room_id).update(tokens_used=F("tokens_used") + call.tokens, cost_usd=F("cost_usd") + call.cost_usd)
         if room is not None:
             room.tokens_used += call.tokens
             room.cost_usd += call.cost_usd
+        else:
+            Room.objects.filter(pk=room_id).update(tokens_used=F("tokens_used") + call.tokens, cost_usd=F("cost_usd") + call.cost_usd)
         if call.agent_id:
             Agent.objects.filter(pk=call.agent_id).update(tokens_used=F("tokens_used") + call.tokens, cost_usd=F("cost_usd") + call.cost_usd)
 
@@ -124,7 +132,8 @@ def _finish_step(room: Room, state: EngineState, claim: Claim, call: CallRecord 
         room.status = Room.Status.CONCLUDED
         room.ended_at = timezone.now()
     room.save(update_fields=["engine_state", "round", "step_seq", "step_attempt", "lease_token", "lease_until",
-                             "step_ready_at", "status", "ended_at", "conclusion", "updated_at"])
+                             "step_ready_at", "status", "ended_at", "conclusion", "seq", "tokens_used", "cost_usd",
+                             "updated_at"])
     if room.status == Room.Status.ACTIVE:
         schedule_step(room.pk, room.step_seq)
 
@@ -136,7 +145,7 @@ def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, f
         if room is None:
             return False
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)
-        seq = next_seq(room)
+        seq = next_seq(room, persist=False)
         obs = Observation.objects.create(
             room=room, seq=seq, round=state.round, seat_id=facilitator_seat_id, author_name=facilitator_name,
             author_kind=Observation.AuthorKind.FACILITATOR, kind=Observation.Kind.DECISION,
@@ -150,28 +159,41 @@ def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, f
     return True
 
 
-def commit_turn(claim: Claim, seat_id: int, content: str, status: str, markers: list, call: CallRecord | None,
+@dataclass(frozen=True)
+class Speaker:
+    """The seat a turn belongs to, as the runner already knows it."""
+
+    seat_id: int
+    name: str
+    role: str
+    is_agent: bool = True
+
+
+def commit_turn(claim: Claim, speaker: Speaker, content: str, status: str, markers: list, call: CallRecord | None,
                 provider: str) -> bool:
     with transaction.atomic():
         room = _locked_if_ours(claim)
         if room is None:
             return False
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)
-        seat = Seat.objects.select_related("agent", "user").get(pk=seat_id)
+        seat_id = speaker.seat_id
         state = after_turn(state, seat_id)
-        turn, _ = Turn.objects.get_or_create(room=room, number=state.round, defaults={"ended_at": timezone.now()})
-        seq = next_seq(room)
-        obs = Observation.objects.create(
-            room=room, seq=seq, turn=turn, round=state.round, seat=seat, author_name=seat.display_name,
-            author_kind=Observation.AuthorKind.AGENT if seat.agent_id else Observation.AuthorKind.HUMAN,
+        # The lease makes this the only writer of this round: no get_or_create needed.
+        turn = Turn.objects.create(room=room, number=state.round, ended_at=timezone.now())
+        seq = next_seq(room, persist=False)
+        obs = Observation(
+            room=room, seq=seq, turn=turn, round=state.round, seat_id=seat_id, author_name=speaker.name,
+            author_kind=Observation.AuthorKind.AGENT if speaker.is_agent else Observation.AuthorKind.HUMAN,
             kind=Observation.Kind.CONTRIBUTION, content=content, markers=markers, status=status,
             provider=provider, tokens=call.tokens if call else 0,
         )
+        obs.save(force_insert=True)
         if call is not None and call.tokens:
             Seat.objects.filter(pk=seat_id).update(tokens_used=F("tokens_used") + call.tokens, cost_usd=F("cost_usd") + call.cost_usd)
-        record_event(room, "discussion:turn", {"turn": turn_payload(obs)}, seq=seq)
+        record_event(room, "discussion:turn", {"turn": turn_payload(obs, role=speaker.role)}, seq=seq)
+        room.round = state.round
+        record_event(room, "discussion:status", status_payload(room), persist_seq=False)
         _finish_step(room, state, claim, call)
-        record_event(room, "discussion:status", status_payload(room))
     return True
 
 
@@ -182,7 +204,7 @@ def commit_synthesis(claim: Claim, text: str, reason: str, call: CallRecord | No
         if room is None:
             return False
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)
-        seq = next_seq(room)
+        seq = next_seq(room, persist=False)
         obs = Observation.objects.create(
             room=room, seq=seq, round=state.round, seat_id=facilitator_seat_id, author_name=facilitator_name,
             author_kind=Observation.AuthorKind.FACILITATOR, kind=Observation.Kind.SYNTHESIS, content=text,
@@ -190,7 +212,8 @@ def commit_synthesis(claim: Claim, text: str, reason: str, call: CallRecord | No
         )
         room.conclusion = text
         state = after_synthesis(state)
-        _finish_step(room, state, claim, call)
+        room.status = Room.Status.CONCLUDED
         record_event(room, "discussion:concluded", {"conclusion": text, "status": room.status, "turn": turn_payload(obs)}, seq=seq)
-        record_event(room, "discussion:status", status_payload(room))
+        record_event(room, "discussion:status", status_payload(room), persist_seq=False)
+        _finish_step(room, state, claim, call)
     return True

@@ -255,11 +255,11 @@ def test_a_call_that_lost_its_lease_is_not_committed(model):
     room = make_discussion(owner, max_rounds=2)
     start(room)
     room.refresh_from_db()
-    first = steps.claim_step(room.pk, room.step_seq, 60)
+    first, _ = steps.claim_step(room.pk, room.step_seq, 60)
     # The lease runs out (a stuck worker) and another worker claims the same step.
     Room.objects.filter(pk=room.pk).update(lease_until=timezone.now() - timedelta(seconds=1))
-    second = steps.claim_step(room.pk, room.step_seq, 60)
-    assert second is not None and second.attempt == 2
+    second, claimed_room = steps.claim_step(room.pk, room.step_seq, 60)
+    assert second.attempt == 2 and claimed_room.lease_token == second.token
     from facilitation.engine import Decision
 
     assert steps.commit_decision(first, Decision("continue", None, "q", "r"), None, None, "F", "scripted") is False
