@@ -71,6 +71,9 @@ def _database() -> dict:
         config = E.env.db_url_config(E.DATABASE_URL)
         if config["ENGINE"] == "django.db.backends.sqlite3":
             config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
+        elif E.DB_POOL_MAX > 0:
+            # Workers hand their connection back to the pool during every model call.
+            config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": {"min_size": 1, "max_size": E.DB_POOL_MAX, "timeout": 30}}
         return config | {"CONN_MAX_AGE": 0}
     E.VAR_DIR.mkdir(exist_ok=True)
     return {
@@ -144,6 +147,7 @@ CONVENE = {
     "FALLBACK_PROVIDERS": E.LLM_FALLBACK,
     "DEFAULT_MODEL": E.LLM_MODEL,
     "WORKER_CONCURRENCY": E.WORKER_CONCURRENCY,
+    "WORKER_PROCESSES": E.WORKER_PROCESSES,
 }
 
 LLM = {

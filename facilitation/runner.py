@@ -11,6 +11,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.db import connection
 
 from facilitation import budget
 from facilitation.actions import steps as commit
@@ -25,7 +26,8 @@ from rooms.models import Room
 log = logging.getLogger("convene.engine")
 
 MAX_ATTEMPTS = 3
-POLL_SECONDS = 0.2
+# How often a call in flight checks that its lease still holds (a stop takes it away).
+POLL_SECONDS = 0.5
 _pool: ThreadPoolExecutor | None = None
 
 
@@ -52,7 +54,12 @@ def _executor() -> ThreadPoolExecutor:
 
 
 def call_model(provider, request: LLMRequest, timeout: float, should_abandon) -> LLMResponse:
-    """Call in a helper thread; give up at ``timeout`` or as soon as ``should_abandon()`` says so."""
+    """Call in a helper thread; give up at ``timeout`` or as soon as ``should_abandon()`` says so.
+
+    A pooled database connection goes back to the pool for the length of the call.
+    """
+    if connection.vendor != "sqlite" and not connection.in_atomic_block:
+        connection.close()
     future = _executor().submit(provider.complete, request)
     deadline = time.monotonic() + timeout
     while True:

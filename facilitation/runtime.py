@@ -60,15 +60,18 @@ class Runtime:
         self._say(f"Redis: {self.redis_url}{' (bundled)' if self.redis else ''}")
         py = sys.executable
         concurrency = str(settings.CONVENE["WORKER_CONCURRENCY"])
+        def worker(index: int) -> list[str]:
+            return [py, "-m", "celery", "-A", "config", "worker", "-P", "threads", "-c", concurrency,
+                    "-Q", "turns,default,bridge", "--loglevel", "WARNING", "-n", f"convene-{os.getpid()}-{index}@%h",
+                    "--without-gossip", "--without-mingle"]
+
         commands = {
-            "worker": [py, "-m", "celery", "-A", "config", "worker", "-P", "threads", "-c", concurrency,
-                       "-Q", "turns,default,bridge", "--loglevel", "WARNING", "-n", f"convene-{os.getpid()}@%h",
-                       "--without-gossip", "--without-mingle"],
+            **{("worker" if i == 0 else f"worker{i + 1}"): worker(i) for i in range(max(1, settings.CONVENE["WORKER_PROCESSES"]))},
             "beat": [py, "-m", "celery", "-A", "config", "beat", "--loglevel", "WARNING",
                      "--schedule", str(Path(settings.STATIC_ROOT).parent / f"celerybeat-{os.getpid()}")],
             "web": [py, "-m", "daphne", "-b", self.host, "-p", str(self.port), "config.asgi:application"],
         }
-        self._commands = {name: commands[name] for name in ("worker", "beat", "web") if self.want[name]}
+        self._commands = {name: cmd for name, cmd in commands.items() if self.want[name.rstrip("0123456789")]}
         for name in self._commands:
             self._spawn(name)
         if self.want["web"]:

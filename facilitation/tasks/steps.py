@@ -2,6 +2,7 @@
 from datetime import timedelta
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 from django.db.models import Q
 from django.utils import timezone
 
@@ -11,7 +12,11 @@ STEP_TIME_LIMIT = 600
 
 
 @shared_task(name="facilitation.run_step", bind=True, acks_late=True, reject_on_worker_lost=True,
-             soft_time_limit=STEP_TIME_LIMIT, time_limit=STEP_TIME_LIMIT + 30, max_retries=None)
+             soft_time_limit=STEP_TIME_LIMIT, time_limit=STEP_TIME_LIMIT + 30, max_retries=None,
+             # A database hiccup (locked SQLite file, a dropped connection) retries the step;
+             # the lease makes a retry harmless.
+             autoretry_for=(OperationalError, InterfaceError), retry_backoff=0.5, retry_backoff_max=10,
+             retry_jitter=True)
 def run_step_task(self, room_id: int, step_seq: int, **kwargs):
     from facilitation.runner import run_step
 
