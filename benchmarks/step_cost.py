@@ -1,0 +1,183 @@
+"""Durable step cost in-process: Convene's engine against LangGraph (SQLite checkpointer, durability="sync")
+and, for reference, AutoGen's RoundRobinGroupChat (in memory, not durable), doing the same turns.
+
+What one Convene participant turn costs here: the facilitator's decision step that picks the
+speaker, then the participant's turn step. Each step is the real ``facilitation.runner.run_step``:
+claim the lease (conditional UPDATE), load the room, build the prompt, call the model in the
+helper thread (an instant model: ``facilitation.runner.provider_for`` is replaced by a provider
+that answers at once), commit the observation, the invocation and the room event with the lease
+check, and push the event on commit. A room holds at most 20 rounds, so N turns run as
+ceil(N / 20) rooms one after another; every room also costs its start, its opening decision and
+its synthesis, all counted (a 20-turn room is 42 steps: opening + 20 x (turn + evaluation) +
+synthesis). "ms / turn" = total time / N participant turns; "ms / step" = total / steps.
+
+The LangGraph graph has the same shape (facilitator node -> participant node, per turn, then a
+synthesis node), keeps the transcript in ``messages`` (add_messages) and is run with
+``durability="sync"``; it is run as one thread of N turns (how LangGraph keeps a conversation)
+and, like-for-like with Convene's room cap, as threads of 20 turns.
+
+SQLite durability: Convene uses WAL with ``synchronous=NORMAL`` (config/settings.py: a commit
+survives a crash of the process, the last commits may be lost on power loss). SqliteSaver uses
+WAL with SQLite's default ``synchronous=FULL`` (fsync at every commit). Both are measured both ways.
+
+    python benchmarks/step_cost.py [--quick] [--json PATH] [--realtime memory|redis]
+"""
+import gc
+import sys
+import time
+
+import common as C
+
+
+def convene_run(cast, turns: int) -> dict:
+    """Run ``turns`` participant turns through the engine, room after room. Setup (creating rooms) is not timed."""
+    from facilitation.actions.lifecycle import do_start_discussion
+    from facilitation.runner import run_step
+    from facilitation.scheduling import inline
+
+    rooms = [cast.room(r) for r in C.rooms_for(turns)]
+    steps = 0
+    per_step = []
+    gc.collect()
+    started, cpu = time.perf_counter(), time.process_time()
+    with inline():
+        for room in rooms:
+            room = do_start_discussion(room.pk)
+            seq = room.step_seq
+            while True:
+                t0 = time.perf_counter()
+                result = run_step(room.pk, seq)
+                per_step.append(time.perf_counter() - t0)
+                if result.outcome != "committed":
+                    raise RuntimeError(f"room {room.pk} step {seq}: {result.outcome}")
+                steps += 1
+                seq += 1
+                if result.step == "synthesis":
+                    break
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    return {"seconds": elapsed, "cpu_seconds": cpu, "turns": turns, "steps": steps, "rooms": len(rooms),
+            "step_p50_ms": C.median(per_step) * 1000, "step_p99_ms": C.percentile(per_step, 99) * 1000}
+
+
+def verify(turns_expected: int) -> None:
+    from rooms.models import Invocation, Observation, RoomEvent
+
+    got = Observation.objects.filter(kind="contribution").count()
+    if got != turns_expected:
+        raise SystemExit(f"expected {turns_expected} turns, found {got}")
+    if Invocation.objects.count() == 0 or RoomEvent.objects.count() == 0:
+        raise SystemExit("no invocations or events were written")
+
+
+def main(argv=None) -> int:
+    p = C.parser(__doc__.splitlines()[0])
+    p.add_argument("--realtime", choices=["memory", "redis"], default="redis",
+                   help="where committed events are pushed: the bundled Redis (default) or an in-memory list")
+    p.add_argument("--repeat", type=int, default=3, help="runs per configuration; the median is reported")
+    args = p.parse_args(argv)
+    sizes = (20, 100) if args.quick else (20, 100, 400)
+    repeat = 1 if args.quick else args.repeat
+    tmp = C.temp_dir("step-cost")
+    load_before = C.load_average()
+
+    C.setup_django(C.sqlite_url(tmp / "convene-0.sqlite3"), realtime=args.realtime)
+    from facilitation import runner
+    from rooms import realtime
+
+    redis = None
+    if args.realtime == "redis":
+        from config.embedded_redis import EmbeddedRedis
+        from facilitation.runtime import point_at_redis
+
+        redis = EmbeddedRedis().start()
+        point_at_redis(redis.url)
+    provider = C.instant_provider()
+    runner.provider_for = lambda name="": provider
+
+    import frameworks as F
+
+    results = {"convene": {}, "convene_full": {}, "lg_shape": {}, "lg_shape_normal": {}, "lg_rooms": {}, "autogen": {}}
+    db = 0
+
+    def fresh(sync: str = "NORMAL"):
+        nonlocal db
+        db += 1
+        C.sqlite_synchronous(sync)
+        C.switch_sqlite(tmp / f"convene-{db}.sqlite3")
+        C.remove_sqlite(tmp / f"convene-{db - 1}.sqlite3")
+        realtime.sent.clear()
+        return C.Cast(f"b{db}")
+
+    try:
+        # Warm-up: imports, prepared caches, the helper thread pool, the Redis connection.
+        convene_run(fresh(), 4)
+        for n in sizes:
+            for key, sync in (("convene", "NORMAL"), ("convene_full", "FULL")):
+                runs = []
+                for _ in range(repeat):
+                    cast = fresh(sync)
+                    runs.append(convene_run(cast, n))
+                    verify(n)
+                results[key][n] = sorted(runs, key=lambda r: r["seconds"])[len(runs) // 2]
+            for key, threads, sync in (("lg_shape", [n], ""), ("lg_shape_normal", [n], "NORMAL"),
+                                       ("lg_rooms", C.rooms_for(n), "")):
+                runs = [F.run_langgraph(tmp / f"lg-{key}-{n}-{i}.sqlite", threads, sync) for i in range(repeat)]
+                results[key][n] = sorted(runs, key=lambda r: r["seconds"])[len(runs) // 2]
+            runs = [F.run_autogen(n) for _ in range(repeat)]
+            results["autogen"][n] = sorted(runs, key=lambda r: r["seconds"])[len(runs) // 2]
+    finally:
+        if redis:
+            redis.stop()
+
+    def ms_turn(r, n):
+        return r["seconds"] / n * 1000
+
+    def ms_step(r, steps_key):
+        return r["seconds"] / r[steps_key] * 1000 if r.get(steps_key) else float("nan")
+
+    labels = {
+        "convene": f"Convene engine (SQLite WAL, synchronous=NORMAL, events -> {args.realtime})",
+        "convene_full": f"Convene engine (SQLite WAL, synchronous=FULL, events -> {args.realtime})",
+        "lg_shape": "LangGraph, one thread of N turns (SqliteSaver, default synchronous=FULL)",
+        "lg_shape_normal": "LangGraph, one thread of N turns (SqliteSaver, synchronous=NORMAL)",
+        "lg_rooms": "LangGraph, threads of 20 turns (SqliteSaver, default synchronous=FULL)",
+        "autogen": "AutoGen RoundRobinGroupChat + ReplayChatCompletionClient (in memory, not durable)",
+    }
+    headers = (["system"] + [f"ms/turn N={n}" for n in sizes]
+               + [f"CPU ms/turn N={sizes[-1]}", f"ms/step N={sizes[-1]}", f"steps N={sizes[-1]}"])
+    rows = []
+    for key, label in labels.items():
+        row = [label] + [ms_turn(results[key][n], n) for n in sizes]
+        last = results[key][sizes[-1]]
+        steps_key = "steps" if key.startswith("convene") else "checkpoints" if key.startswith("lg") else "turns"
+        row += [last["cpu_seconds"] / sizes[-1] * 1000, ms_step(last, steps_key), last.get(steps_key, "")]
+        rows.append(row)
+    print(C.table(headers, rows, title=f"Durable step cost per participant turn (median of {repeat}; {C.machine()}; "
+                                         f"{F.langgraph_version()}; {F.autogen_version()})"))
+    conv = results["convene"]
+    print()
+    print(C.table(["N", "rooms", "steps", "step p50 ms", "step p99 ms"],
+                  [[n, conv[n]["rooms"], conv[n]["steps"], conv[n]["step_p50_ms"], conv[n]["step_p99_ms"]] for n in sizes],
+                  title="Convene (synchronous=NORMAL): per-step distribution"))
+    # Like for like: the same SQLite durability on both sides.
+    pairs = {"synchronous=NORMAL": ("convene", ("lg_shape_normal",)), "synchronous=FULL": ("convene_full", ("lg_shape", "lg_rooms"))}
+    verdicts = {}
+    for mode, (ours, theirs) in pairs.items():
+        verdicts[mode] = {str(n): [ms_turn(results[ours][n], n), min(ms_turn(results[k][n], n) for k in theirs)] for n in sizes}
+    met = all(a <= b for v in verdicts.values() for a, b in v.values())
+    print()
+    for mode, v in verdicts.items():
+        print(f"{mode}: " + "; ".join(f"N={n}: Convene {a:.2f} vs LangGraph {b:.2f} ms/turn (x{a / b:.1f})" for n, (a, b) in v.items()))
+    print(f"Target: Convene ms/turn <= LangGraph's at the same durability: {'met' if met else 'NOT met'}. "
+          f"Before: {load_before}; after: {C.load_average()}")
+    C.write_json(args.json, "step_cost", {
+        "realtime": args.realtime, "repeat": repeat, "sizes": list(sizes), "labels": labels,
+        "results": {k: {str(n): v for n, v in r.items()} for k, r in results.items()},
+        "ms_per_turn": {k: {str(n): ms_turn(results[k][n], n) for n in sizes} for k in results},
+        "like_for_like": verdicts, "target_met": met, "load_before": load_before, "load_after": C.load_average(),
+    })
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
