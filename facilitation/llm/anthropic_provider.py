@@ -1,36 +1,14 @@
 """Claude through the official ``anthropic`` SDK, with prompt caching on the system prefix."""
 import time
-from email.utils import parsedate_to_datetime
 
 import anthropic
 
 from facilitation.llm.base import LLMRequest, LLMResponse, Provider, TerminalLLMError, TransientLLMError
+from facilitation.llm.http_errors import status_error
 
 DEFAULT_MODEL = "claude-sonnet-5"
 
 # Statuses worth another try elsewhere: timeouts, conflicts, rate limits and anything 5xx (529 is overload).
-TRANSIENT_STATUSES = {408, 409, 429}
-
-
-def retry_after_seconds(headers) -> float | None:
-    """Seconds a ``retry-after`` (or ``retry-after-ms``) header asks us to wait, if any."""
-    if headers is None:
-        return None
-    millis = headers.get("retry-after-ms")
-    value = headers.get("retry-after")
-    try:
-        if millis:
-            return float(millis) / 1000
-        if value:
-            return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time()) if value else None
-    except (TypeError, ValueError):
-        return None
-
-
 class AnthropicProvider(Provider):
     name = "anthropic"
 
@@ -91,10 +69,6 @@ class AnthropicProvider(Provider):
         if isinstance(exc, anthropic.APIStatusError):
             status = exc.status_code
             message = f"Anthropic {status}: {getattr(exc, 'api_message', None) or exc.message}"
-            if status in TRANSIENT_STATUSES or status >= 500:
-                return TransientLLMError(
-                    message, provider=self.name, status=status, retry_after=retry_after_seconds(exc.response.headers)
-                )
-            return TerminalLLMError(message, provider=self.name, status=status)
+            return status_error(self.name, status, message, exc.response.headers)
         # Missing credentials, or a response the SDK could not read: another attempt would fare the same.
         return TerminalLLMError(f"Anthropic error: {exc}", provider=self.name)

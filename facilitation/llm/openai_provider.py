@@ -3,8 +3,8 @@ import time
 
 import openai
 
-from facilitation.llm.anthropic_provider import TRANSIENT_STATUSES, retry_after_seconds  # shared HTTP semantics
 from facilitation.llm.base import LLMRequest, LLMResponse, Provider, TerminalLLMError, TransientLLMError
+from facilitation.llm.http_errors import status_error
 
 DEFAULT_MODEL = "gpt-4o-mini"
 # Local servers ignore the key, but the SDK insists on having one.
@@ -71,9 +71,5 @@ class OpenAIProvider(Provider):
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
             message = f"OpenAI-compatible endpoint {status}: {exc.message}"
-            if status in TRANSIENT_STATUSES or status >= 500:
-                return TransientLLMError(
-                    message, provider=self.name, status=status, retry_after=retry_after_seconds(exc.response.headers)
-                )
-            return TerminalLLMError(message, provider=self.name, status=status)
+            return status_error(self.name, status, message, exc.response.headers)
         return TerminalLLMError(f"OpenAI-compatible endpoint error: {exc}", provider=self.name)

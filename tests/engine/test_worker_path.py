@@ -86,13 +86,18 @@ def test_discussion_concludes_through_the_worker_on_the_anthropic_client(stack_f
         assert all(d.data["fallback"] is None for d in decisions)
 
 
-def test_killed_worker_mid_turn_loses_and_doubles_nothing(stack_factory, tmp_path):
+def slow_scripted_env(tmp_path, turn_seconds: float, timeout: int) -> dict:
+    """Worker settings for a scripted model whose turns take a while, with short leases and a quick sweeper."""
     script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"purpose": "contribution", "delay": turn_seconds, "text": "Round {round}. Q: and then?"}]))
+    return {"LLM_PROVIDER": "scripted", "CONVENE_SCRIPT_FILE": str(script), "CONVENE_PARTICIPANT_TIMEOUT": str(timeout),
+            "CONVENE_FACILITATOR_TIMEOUT": str(timeout), "CONVENE_LEASE_MARGIN": "1", "CONVENE_SWEEP_INTERVAL": "1",
+            "CONVENE_SWEEP_STALE_SECONDS": "2"}
+
+
+def test_killed_worker_mid_turn_loses_and_doubles_nothing(stack_factory, tmp_path):
     # Every participant turn takes a while, so the worker can be killed in the middle of one.
-    script.write_text(json.dumps([{"purpose": "contribution", "delay": 2.0, "text": "Turn in round {round}. Q: and then?"}]))
-    env = {"LLM_PROVIDER": "scripted", "CONVENE_SCRIPT_FILE": str(script), "CONVENE_PARTICIPANT_TIMEOUT": "6",
-           "CONVENE_FACILITATOR_TIMEOUT": "6", "CONVENE_LEASE_MARGIN": "1", "CONVENE_SWEEP_INTERVAL": "1",
-           "CONVENE_SWEEP_STALE_SECONDS": "2"}
+    env = slow_scripted_env(tmp_path, turn_seconds=2.0, timeout=6)
     first = stack_factory(extra_env=env, supervise=False)
     owner = make_user()
     room = make_discussion(owner, max_rounds=4)
@@ -116,11 +121,7 @@ def test_killed_worker_mid_turn_loses_and_doubles_nothing(stack_factory, tmp_pat
 
 
 def test_redis_restart_mid_discussion_loses_nothing(stack_factory, tmp_path):
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps([{"purpose": "contribution", "delay": 1.0, "text": "Round {round}. CONCERN: latency"}]))
-    env = {"LLM_PROVIDER": "scripted", "CONVENE_SCRIPT_FILE": str(script), "CONVENE_PARTICIPANT_TIMEOUT": "5",
-           "CONVENE_FACILITATOR_TIMEOUT": "5", "CONVENE_LEASE_MARGIN": "1", "CONVENE_SWEEP_INTERVAL": "1",
-           "CONVENE_SWEEP_STALE_SECONDS": "2"}
+    env = slow_scripted_env(tmp_path, turn_seconds=1.0, timeout=5)
     runtime = stack_factory(beat=True, extra_env=env)
     owner = make_user()
     room = make_discussion(owner, max_rounds=4)

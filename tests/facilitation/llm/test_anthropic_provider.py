@@ -3,7 +3,8 @@ import time
 
 import pytest
 
-from facilitation.llm.anthropic_provider import AnthropicProvider, retry_after_seconds
+from facilitation.llm.anthropic_provider import AnthropicProvider
+from facilitation.llm.http_errors import retry_after_seconds
 from facilitation.llm.base import LLMRequest, TerminalLLMError, TransientLLMError
 from tests.fakes.anthropic_server import FakeAnthropicServer
 
