@@ -135,6 +135,7 @@ def run_step(room_id: int, step_seq: int) -> StepResult:
             return _run_decision(ctx, claim, step, facilitator_timeout, abandon)
         return _run_synthesis(ctx, claim, step, facilitator_timeout, abandon)
     except Abandoned:
+        commit.release_claim(claim)
         log.info("room %s step %s abandoned", room_id, step_seq)
         return StepResult("abandoned", step=step.kind)
 

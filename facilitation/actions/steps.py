@@ -75,8 +75,9 @@ def release_claim(claim: Claim) -> None:
 
 
 def still_ours(claim: Claim) -> bool:
+    """The lease holds: no stop or forced conclusion took the step away (a pause lets it finish)."""
     return Room.objects.filter(pk=claim.room_id, step_seq=claim.step_seq, lease_token=claim.token,
-                               status=Room.Status.ACTIVE).exists()
+                               status__in=(Room.Status.ACTIVE, Room.Status.PAUSED)).exists()
 
 
 def _locked_if_ours(claim: Claim) -> Room | None:

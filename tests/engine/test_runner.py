@@ -280,3 +280,37 @@ def test_usd_budget_uses_the_price_table_and_records_cost(model, settings):
     assert calls and all(c.cost_usd > 0 for c in calls)
     assert float(room.cost_usd) == pytest.approx(float(sum(c.cost_usd for c in calls)))
     assert float(room.cost_usd) <= 2.0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_pause_during_a_call_lets_the_step_commit_and_resume_goes_on(model):
+    owner = make_user()
+    room = make_discussion(owner, max_rounds=2)
+    model([{"purpose": "contribution", "round": 0, "delay": 1.2}])
+    start(room)
+    room.refresh_from_db()
+    with inline():
+        runner.run_step(room.pk, room.step_seq)  # the opening
+    room.refresh_from_db()
+    result = {}
+
+    def turn():
+        from django.db import connection
+
+        with inline():
+            result["r"] = runner.run_step(room.pk, room.step_seq)
+        connection.close()
+
+    thread = threading.Thread(target=turn)
+    thread.start()
+    time.sleep(0.3)
+    with inline():
+        lifecycle.do_pause_discussion(room)
+    thread.join(5)
+    assert result["r"].outcome == "committed"
+    room.refresh_from_db()
+    assert room.status == "paused" and room.round == 1
+    with inline():
+        lifecycle.do_resume_discussion(room)
+    room = runner.drive_inline(room.pk)
+    assert room.status == "concluded" and room.round == 2

@@ -1,0 +1,119 @@
+// Shared helpers for every page: the REST client (envelope {success, data, error, meta}),
+// small DOM builders and a toast. No framework; plain browser JavaScript.
+(function () {
+  "use strict";
+
+  function csrfToken() {
+    const meta = document.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.getAttribute("content") : "";
+  }
+
+  class ApiError extends Error {
+    constructor(status, error) {
+      super((error && error.message) || `Request failed (${status})`);
+      this.status = status;
+      this.code = (error && error.code) || "error";
+      this.details = (error && error.details) || {};
+    }
+  }
+
+  // Calls /api/<path>; resolves to {data, meta} or throws ApiError.
+  async function request(method, path, body) {
+    const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
+    if (method !== "GET" && method !== "HEAD") init.headers["X-CSRFToken"] = csrfToken();
+    if (body !== undefined) {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    let response;
+    try {
+      response = await fetch(`/api/${path.replace(/^\//, "")}`, init);
+    } catch (err) {
+      throw new ApiError(0, { code: "network", message: "The server could not be reached." });
+    }
+    if (response.status === 204) return { data: null, meta: {} };
+    let payload = null;
+    try {
+      payload = await response.json();
+    } catch (err) {
+      payload = null;
+    }
+    if (!response.ok || !payload || payload.success === false) {
+      throw new ApiError(response.status, payload && payload.error ? payload.error : { message: `Request failed (${response.status})` });
+    }
+    return { data: payload.data, meta: payload.meta || {} };
+  }
+
+  // Every page of a paginated list (follows meta.next / page numbers until done).
+  async function listAll(path, { maxPages = 20 } = {}) {
+    const items = [];
+    let page = 1;
+    for (; page <= maxPages; page += 1) {
+      const sep = path.includes("?") ? "&" : "?";
+      const { data, meta } = await request("GET", `${path}${sep}page=${page}&pageSize=100`);
+      const rows = Array.isArray(data) ? data : (data && (data.results || data.items)) || [];
+      items.push(...rows);
+      const total = meta.count ?? meta.total;
+      const hasNext = meta.next ? true : (meta.hasNext ?? (meta.totalPages ? page < meta.totalPages : (total !== undefined && items.length < total)));
+      if (!hasNext || rows.length === 0) break;
+    }
+    return items;
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else if (key === "html") node.innerHTML = value;
+      else if (key === "dataset") Object.assign(node.dataset, value);
+      else if (key.startsWith("on") && typeof value === "function") node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  function escapeHtml(text) {
+    return String(text ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  }
+
+  let toastTimer = null;
+  function toast(message, kind) {
+    const node = document.getElementById("toast");
+    if (!node) return;
+    node.textContent = message;
+    node.dataset.kind = kind || "info";
+    node.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { node.hidden = true; }, 4000);
+  }
+
+  function pageData() {
+    const node = document.getElementById("page-data");
+    return node ? JSON.parse(node.textContent) : {};
+  }
+
+  const STATUS_LABELS = { draft: "Draft", active: "Active", paused: "Paused", concluded: "Concluded", stopped: "Stopped", failed: "Failed" };
+  const ROLE_LABELS = { participant: "Participant", observer: "Observer", devil_advocate: "Devil's advocate", facilitator: "Facilitator", system: "System" };
+
+  function statusBadge(status) {
+    return el("span", { class: `badge status status-${status}`, "data-status": status }, STATUS_LABELS[status] || status);
+  }
+
+  function roleBadge(role) {
+    return el("span", { class: `badge role role-${role}`, "data-role": role }, ROLE_LABELS[role] || role);
+  }
+
+  function fieldErrors(error) {
+    // Flattens {field: [messages]} into "field: message" lines.
+    const details = (error && error.details) || {};
+    return Object.entries(details).map(([field, msgs]) => `${field}: ${Array.isArray(msgs) ? msgs.join(" ") : msgs}`);
+  }
+
+  window.Convene = { request, listAll, ApiError, el, escapeHtml, toast, pageData, statusBadge, roleBadge, fieldErrors, STATUS_LABELS, ROLE_LABELS };
+})();

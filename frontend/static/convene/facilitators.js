@@ -1,0 +1,170 @@
+// The facilitators panel: built-in presets (badged, not deletable), your own facilitators
+// (deletable), and a create form that starts from a preset (one click fills name,
+// description, model and persona) or from scratch.
+(function () {
+  "use strict";
+  const { request, listAll, el, toast, pageData, fieldErrors } = window.Convene;
+  const page = pageData();
+  const $ = (sel) => document.querySelector(sel);
+  const GENERIC_PERSONA_KEY = "generic-facilitator";
+
+  let facilitators = [];
+  let personas = new Map(); // id -> persona
+
+  function modelForTier(tier) {
+    return (page.modelTiers && page.modelTiers[tier]) || "";
+  }
+
+  function personaOf(agent) {
+    return agent.personaId != null ? personas.get(agent.personaId) : null;
+  }
+
+  function builtinCard(agent) {
+    const persona = personaOf(agent) || {};
+    const best = persona.bestFor && persona.bestFor.length ? persona.bestFor.join(", ") : null;
+    return el("li", { class: "card fcard", "data-agent-id": agent.id, "data-builtin": "true" },
+      el("header", { class: "card-head" }, el("h3", {}, agent.name), el("span", { class: "badge builtin" }, "Built-in")),
+      el("p", {}, agent.description || persona.description || ""),
+      persona.philosophy ? el("p", { class: "muted small" }, persona.philosophy) : null,
+      el("dl", { class: "facts" },
+        best ? [el("dt", {}, "Best for"), el("dd", {}, best)] : null,
+        persona.modelTier ? [el("dt", {}, "Model"), el("dd", {}, agent.model || modelForTier(persona.modelTier) || persona.modelTier)] : null),
+      el("div", { class: "inline" },
+        el("button", { type: "button", class: "btn btn-small", "data-template": agent.id, "aria-label": `Use ${agent.name} as a template` }, "Use as template")));
+  }
+
+  function customCard(agent) {
+    const persona = personaOf(agent);
+    return el("li", { class: "card fcard", "data-agent-id": agent.id, "data-builtin": "false" },
+      el("header", { class: "card-head" }, el("h3", {}, agent.name), el("span", { class: "badge custom" }, "Yours")),
+      el("p", {}, agent.description || ""),
+      el("dl", { class: "facts" },
+        el("dt", {}, "Model"), el("dd", {}, agent.model || "default"),
+        persona ? [el("dt", {}, "Persona"), el("dd", {}, persona.name)] : null),
+      el("div", { class: "inline" },
+        el("button", { type: "button", class: "btn btn-small btn-danger", "data-delete": agent.id, "aria-label": `Delete ${agent.name}` }, "Delete")));
+  }
+
+  function render() {
+    const builtins = facilitators.filter((a) => a.isBuiltin);
+    const custom = facilitators.filter((a) => !a.isBuiltin);
+    $("#builtin-list").replaceChildren(...(builtins.length ? builtins.map(builtinCard) : [el("li", { class: "muted" }, "No built-in presets are installed (run manage.py seed_presets).")]));
+    $("#custom-list").replaceChildren(...(custom.length ? custom.map(customCard) : [el("li", { class: "muted" }, "You have not created a facilitator yet.")]));
+    const select = $("#template");
+    const current = select.value;
+    select.replaceChildren(el("option", { value: "" }, "Scratch (write your own persona)"),
+      el("optgroup", { label: "Presets" }, builtins.map((a) => el("option", { value: a.id }, a.name))));
+    select.value = current;
+    const models = new Set(Object.values(page.modelTiers || {}));
+    $("#model-options").replaceChildren(...[...models].map((m) => el("option", { value: m })));
+  }
+
+  async function load() {
+    try {
+      const [agents, personaRows] = await Promise.all([listAll("agents"), listAll("personas")]);
+      personas = new Map(personaRows.map((p) => [p.id, p]));
+      facilitators = agents.filter((a) => a.isFacilitator);
+      render();
+    } catch (err) {
+      $("#builtin-list").replaceChildren(el("li", { class: "error" }, `Could not load facilitators: ${err.message}`));
+      $("#custom-list").replaceChildren();
+    }
+  }
+
+  function openForm(open) {
+    const form = $("#create-form");
+    form.hidden = !open;
+    $("#create-toggle").setAttribute("aria-expanded", String(open));
+    if (open) $("#template").focus(); else $("#create-toggle").focus();
+  }
+
+  function applyTemplate(agentId) {
+    const agent = facilitators.find((a) => String(a.id) === String(agentId));
+    $("#create-error").hidden = true;
+    if (!agent) {
+      for (const id of ["#f-name", "#f-description", "#f-model", "#f-persona"]) $(id).value = "";
+      return;
+    }
+    const persona = personaOf(agent) || {};
+    $("#f-name").value = `My ${agent.name.replace(/^The /, "")}`;
+    $("#f-description").value = agent.description || persona.description || "";
+    $("#f-model").value = agent.model || modelForTier(persona.modelTier);
+    $("#f-persona").value = persona.prompt || "";
+  }
+
+  async function save(event) {
+    event.preventDefault();
+    const error = $("#create-error");
+    error.hidden = true;
+    const name = $("#f-name").value.trim();
+    const description = $("#f-description").value.trim();
+    const model = $("#f-model").value.trim();
+    const prompt = $("#f-persona").value;
+    if (!name) { error.textContent = "Give the facilitator a name."; error.hidden = false; $("#f-name").focus(); return; }
+    const template = facilitators.find((a) => String(a.id) === $("#template").value);
+    const base = template ? personaOf(template) : null;
+    const button = $("#create-save");
+    button.disabled = true;
+    try {
+      let personaId = null;
+      if (prompt.trim()) {
+        // The persona is the moderator prompt: a new persona row holds the (edited) text.
+        const { data: persona } = await request("POST", "personas", {
+          name, description, prompt, isFacilitator: true,
+          philosophy: base ? base.philosophy : "", bestFor: base ? base.bestFor : [], modelTier: base ? base.modelTier : "",
+          style: base ? base.style : "",
+        });
+        personaId = persona.id;
+      } else {
+        const generic = [...personas.values()].find((p) => p.key === GENERIC_PERSONA_KEY);
+        personaId = generic ? generic.id : null;
+      }
+      const body = { name, description, model, isFacilitator: true };
+      if (personaId != null) body.personaId = personaId;
+      if (template && template.roleId != null) body.roleId = template.roleId;
+      const { data } = await request("POST", "agents", body);
+      toast(`Facilitator "${data.name}" created`);
+      $("#create-form").reset();
+      openForm(false);
+      await load();
+    } catch (err) {
+      error.textContent = [err.message, ...fieldErrors(err)].join(" ");
+      error.hidden = false;
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  async function remove(agentId) {
+    const agent = facilitators.find((a) => String(a.id) === String(agentId));
+    if (!agent || !window.confirm(`Delete the facilitator "${agent.name}"?`)) return;
+    try {
+      await request("DELETE", `agents/${agent.id}`);
+      toast(`Deleted "${agent.name}"`);
+      await load();
+      $("#create-toggle").focus();
+    } catch (err) {
+      toast(`Could not delete: ${err.message}`, "error");
+    }
+  }
+
+  $("#create-toggle").addEventListener("click", () => openForm($("#create-form").hidden));
+  $("#create-cancel").addEventListener("click", () => openForm(false));
+  $("#template").addEventListener("change", (e) => applyTemplate(e.target.value));
+  $("#create-form").addEventListener("submit", save);
+  $("#create-form").addEventListener("keydown", (e) => { if (e.key === "Escape") openForm(false); });
+  document.addEventListener("click", (e) => {
+    const use = e.target.closest("[data-template]");
+    if (use) {
+      openForm(true);
+      $("#template").value = use.dataset.template;
+      applyTemplate(use.dataset.template);
+      $("#f-name").focus();
+      $("#f-name").select();
+      return;
+    }
+    const del = e.target.closest("[data-delete]");
+    if (del) remove(del.dataset.delete);
+  });
+  load();
+})();

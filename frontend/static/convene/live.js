@@ -1,0 +1,140 @@
+// The live connection to one discussion: Socket.IO join/replay with exactly-once, in-order delivery.
+//
+// The client keeps the seq of the last event it applied (lastSeq).
+// - On every (re)connect it emits discussion:join {discussionId, lastSeq}; the server enters
+//   the socket room first and then reads what came after lastSeq, so nothing falls between.
+// - Live events that arrive before the join's answer are held and merged with `missed`.
+// - An event with seq <= lastSeq is a duplicate and is dropped.
+// - An event that skips ahead (seq > lastSeq + 1) is held; if the gap is not filled
+//   shortly, the client joins again to fetch what is missing.
+(function () {
+  "use strict";
+
+  const EVENT_TYPES = ["discussion:turn", "discussion:moderator", "discussion:concluded", "discussion:status"];
+  const GAP_WAIT_MS = 800;
+  const ACK_TIMEOUT_MS = 10000;
+
+  class LiveDiscussion {
+    constructor(discussionId, handlers) {
+      this.discussionId = discussionId;
+      this.handlers = handlers || {};
+      this.lastSeq = 0;
+      this.joined = false;
+      this.joining = false;
+      this.held = new Map();
+      this.gapTimer = null;
+      this.applied = []; // seqs in the order they were applied (inspected by tests)
+      this.socket = null;
+    }
+
+    connect() {
+      // Same origin: the session cookie authenticates. Websocket first, polling as fallback.
+      this.socket = window.io({ path: "/socket.io/", transports: ["websocket", "polling"], reconnectionDelayMax: 4000 });
+      this.socket.on("connect", () => {
+        this._state("online");
+        this.join();
+      });
+      this.socket.on("disconnect", (reason) => {
+        this.joined = false;
+        this.joining = false;
+        this._state("offline", reason);
+      });
+      this.socket.on("connect_error", (err) => {
+        this._state("offline", err && err.message);
+        if (err && err.message === "unauthenticated" && this.handlers.onRefused) {
+          this.handlers.onRefused({ code: "unauthenticated", error: "Your session has ended. Sign in again." });
+        }
+      });
+      this.socket.io.on("reconnect_attempt", () => this._state("reconnecting"));
+      for (const type of EVENT_TYPES) {
+        this.socket.on(type, (payload) => this.receive({ type, ...payload }));
+      }
+      return this;
+    }
+
+    _state(state, detail) {
+      if (this.handlers.onConnection) this.handlers.onConnection(state, detail);
+    }
+
+    join() {
+      if (!this.socket || !this.socket.connected || this.joining) return;
+      this.joining = true;
+      this.joined = false;
+      const sentFor = this.socket.id;
+      this.socket.timeout(ACK_TIMEOUT_MS).emit("discussion:join", { discussionId: this.discussionId, lastSeq: this.lastSeq }, (err, ack) => {
+        this.joining = false;
+        if (!this.socket.connected || this.socket.id !== sentFor) return; // a newer connection joins again
+        if (err || !ack) {
+          this._state("error", "join timed out");
+          setTimeout(() => this.join(), 1000);
+          return;
+        }
+        if (!ack.ok) {
+          if (this.handlers.onRefused) this.handlers.onRefused(ack);
+          return;
+        }
+        // The status in the answer was read before `missed`: apply it first, then the events.
+        if (this.handlers.onJoined) this.handlers.onJoined(ack);
+        for (const event of ack.missed || []) this._accept(event, true);
+        if (typeof ack.seq === "number" && !ack.more) this.lastSeq = Math.max(this.lastSeq, ack.seq);
+        this.joined = true;
+        if (ack.more) {
+          this.join();
+          return;
+        }
+        this._drain();
+      });
+    }
+
+    // A live event from the server.
+    receive(event) {
+      if (typeof event.seq !== "number" || event.discussionId !== this.discussionId) return;
+      if (event.seq <= this.lastSeq) return; // already applied
+      this.held.set(event.seq, event);
+      if (this.joined) this._drain();
+    }
+
+    // Apply held events in order while they are contiguous; resync when a gap persists.
+    _drain() {
+      for (const seq of [...this.held.keys()]) {
+        if (seq <= this.lastSeq) this.held.delete(seq);
+      }
+      while (this.held.has(this.lastSeq + 1)) {
+        const event = this.held.get(this.lastSeq + 1);
+        this.held.delete(event.seq);
+        this._accept(event, false);
+      }
+      clearTimeout(this.gapTimer);
+      this.gapTimer = null;
+      if (this.held.size > 0) {
+        this.gapTimer = setTimeout(() => {
+          this.gapTimer = null;
+          if (this.held.size > 0 && this.joined) this.join();
+        }, GAP_WAIT_MS);
+      }
+    }
+
+    _accept(event, replayed) {
+      if (event.seq <= this.lastSeq) return;
+      this.lastSeq = event.seq;
+      this.held.delete(event.seq);
+      this.applied.push(event.seq);
+      if (this.handlers.onEvent) this.handlers.onEvent(event, replayed);
+    }
+
+    // Controls: pause | resume | stop | conclude. Resolves to the server's acknowledgement.
+    control(verb) {
+      return new Promise((resolve) => {
+        if (!this.socket || !this.socket.connected) {
+          resolve({ ok: false, error: "Not connected.", code: "offline" });
+          return;
+        }
+        this.socket.timeout(ACK_TIMEOUT_MS).emit(`discussion:${verb}`, { discussionId: this.discussionId }, (err, ack) => {
+          resolve(err ? { ok: false, error: "The server did not answer.", code: "timeout" } : ack);
+        });
+      });
+    }
+  }
+
+  window.ConveneLive = { LiveDiscussion, EVENT_TYPES };
+})();

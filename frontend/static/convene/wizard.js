@@ -1,0 +1,353 @@
+// The three-step creation wizard: topic & format; facilitator & participants; rounds, estimate, start.
+(function () {
+  "use strict";
+  const { request, listAll, el, toast, pageData, fieldErrors } = window.Convene;
+  const page = pageData();
+  const $ = (sel) => document.querySelector(sel);
+  const form = $("#wizard");
+
+  const ROLE_OPTIONS = [["participant", "Participant"], ["devil_advocate", "Devil's advocate"], ["observer", "Observer"]];
+  const OFFLINE_PROVIDERS = new Set(["rehearsal", "scripted"]);
+  // Rough per-call sizes (tokens) and durations (seconds) for the estimate.
+  const CALLS = {
+    opening: { input: 1400, output: 200, seconds: 5 },
+    evaluation: { input: 2200, output: 220, seconds: 5 },
+    participant: { input: 2000, output: 450, seconds: 12 },
+    synthesis: { input: 3200, output: 700, seconds: 15 },
+  };
+  const OFFLINE_SECONDS = 0.5;
+
+  let step = 1;
+  let agents = [];
+
+  // --- steps -------------------------------------------------------------------------
+  function showStep(n) {
+    step = n;
+    for (const fs of form.querySelectorAll("fieldset.step")) fs.hidden = Number(fs.dataset.step) !== n;
+    for (const li of form.querySelectorAll(".steps li")) {
+      const k = Number(li.dataset.step);
+      if (k === n) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
+      li.classList.toggle("done", k < n);
+    }
+    $("#wizard-back").hidden = n === 1;
+    $("#wizard-next").hidden = n === 3;
+    $("#wizard-start").hidden = n !== 3;
+    $("#wizard-draft").hidden = n !== 3;
+    $("#wizard-error").hidden = true;
+    if (n === 3) { renderEstimate(); renderReview(); }
+    const legend = form.querySelector(`fieldset.step[data-step="${n}"] legend`);
+    if (legend) { legend.tabIndex = -1; legend.focus(); }
+  }
+
+  function fieldError(id, message) {
+    const node = $(`#${id}`);
+    node.textContent = message || "";
+    node.hidden = !message;
+    return !message;
+  }
+
+  function validate(n) {
+    if (n === 1) {
+      const ok = fieldError("topic-error", $("#topic").value.trim() ? "" : "Write the topic the room should discuss.");
+      if (!ok) $("#topic").focus();
+      $("#topic").setAttribute("aria-invalid", String(!ok));
+      return ok;
+    }
+    if (n === 2) {
+      let ok = fieldError("moderator-error", $("#moderator").value ? "" : "Choose a facilitator.");
+      const chosen = participants();
+      let msg = "";
+      if (!chosen.length) msg = "Add at least one participant.";
+      else if (!chosen.some((p) => p.role !== "observer")) msg = "At least one must speak: a participant or a devil's advocate. Observers never speak.";
+      else if (chosen.some((p) => String(p.agentId) === $("#moderator").value)) msg = "The facilitator cannot also be a participant.";
+      ok = fieldError("participants-error", msg) && ok;
+      return ok;
+    }
+    if (n === 3) return validRounds() !== false;
+    return true;
+  }
+
+  function validRounds() {
+    if (roundsMode() === "auto") return fieldError("rounds-error", "") && null;
+    const value = Number($("#max-rounds").value);
+    const limit = page.maxRoundsLimit || 20;
+    const ok = Number.isInteger(value) && value >= 1 && value <= limit;
+    fieldError("rounds-error", ok ? "" : `Choose a whole number from 1 to ${limit}.`);
+    $("#max-rounds").setAttribute("aria-invalid", String(!ok));
+    return ok ? value : false;
+  }
+
+  function roundsMode() {
+    return form.querySelector('input[name="rounds-mode"]:checked').value;
+  }
+
+  function effectiveRounds() {
+    const fixed = validRounds();
+    return typeof fixed === "number" ? fixed : page.defaultMaxRounds || 5;
+  }
+
+  // --- agents --------------------------------------------------------------------------
+  function agentById(id) {
+    return agents.find((a) => String(a.id) === String(id));
+  }
+
+  function fillModerators(selectId) {
+    const select = $("#moderator");
+    const previous = selectId ?? select.value;
+    const facilitators = agents.filter((a) => a.isFacilitator);
+    const builtins = facilitators.filter((a) => a.isBuiltin);
+    const custom = facilitators.filter((a) => !a.isBuiltin);
+    select.replaceChildren(el("option", { value: "" }, "Choose a facilitator…"));
+    const option = (a) => el("option", { value: a.id }, a.name);
+    if (builtins.length) select.append(el("optgroup", { label: "Built-in presets" }, builtins.map(option)));
+    if (custom.length) select.append(el("optgroup", { label: "Your facilitators" }, custom.map(option)));
+    if (previous && agentById(previous)) select.value = String(previous);
+    describeModerator();
+  }
+
+  function describeModerator() {
+    const agent = agentById($("#moderator").value);
+    $("#moderator-help").textContent = agent ? (agent.description || "") : "Built-in presets are moderation styles; you can also create your own.";
+    syncParticipantRows();
+  }
+
+  function participantRow(agent) {
+    const boxId = `p-${agent.id}`;
+    const roleId = `r-${agent.id}`;
+    const row = el("div", { class: "prow", "data-agent-id": agent.id },
+      el("input", { type: "checkbox", id: boxId, value: agent.id, class: "p-check" }),
+      el("label", { for: boxId, class: "p-label" }, el("span", { class: "name" }, agent.name),
+        el("span", { class: "muted small" }, agent.description || (agent.role && agent.role.name) || "")),
+      el("label", { for: roleId, class: "visually-hidden" }, `Role of ${agent.name}`),
+      el("select", { id: roleId, class: "p-role", disabled: true }, ROLE_OPTIONS.map(([v, label]) => el("option", { value: v }, label))),
+      el("span", { class: "p-note muted small", hidden: true }, "Chosen as facilitator"));
+    row.querySelector(".p-check").addEventListener("change", () => {
+      syncParticipantRows();
+      fieldError("participants-error", "");
+      if (step === 3) renderEstimate();
+    });
+    row.querySelector(".p-role").addEventListener("change", () => { if (step === 3) renderEstimate(); });
+    return row;
+  }
+
+  function fillParticipants() {
+    const box = $("#participants");
+    const others = agents.filter((a) => !a.isFacilitator);
+    const facilitators = agents.filter((a) => a.isFacilitator);
+    box.replaceChildren();
+    if (!others.length) box.append(el("p", { class: "muted" }, "No assistants yet."));
+    box.append(...others.map(participantRow));
+    if (facilitators.length) {
+      box.append(el("details", { class: "more-agents" }, el("summary", {}, `Facilitators as participants (${facilitators.length})`),
+        ...facilitators.map(participantRow)));
+    }
+    syncParticipantRows();
+  }
+
+  // The facilitator cannot also be a participant: its row is disabled and unticked.
+  function syncParticipantRows() {
+    const moderatorId = $("#moderator").value;
+    for (const row of form.querySelectorAll(".prow")) {
+      const check = row.querySelector(".p-check");
+      const isModerator = moderatorId && row.dataset.agentId === moderatorId;
+      if (isModerator) check.checked = false;
+      check.disabled = Boolean(isModerator);
+      row.classList.toggle("is-moderator", Boolean(isModerator));
+      row.querySelector(".p-note").hidden = !isModerator;
+      row.querySelector(".p-role").disabled = !check.checked;
+      row.classList.toggle("selected", check.checked);
+    }
+  }
+
+  function participants() {
+    return [...form.querySelectorAll(".prow")]
+      .filter((row) => row.querySelector(".p-check").checked)
+      .map((row) => ({ agentId: Number(row.dataset.agentId), role: row.querySelector(".p-role").value }));
+  }
+
+  async function loadAgents(selectId) {
+    try {
+      agents = await listAll("agents");
+      fillModerators(selectId);
+      fillParticipants();
+    } catch (err) {
+      $("#participants").replaceChildren(el("p", { class: "error" }, `Could not load assistants: ${err.message}`));
+    }
+  }
+
+  // --- the inline "New facilitator" ------------------------------------------------------
+  function toggleNewFacilitator(open) {
+    const box = $("#new-facilitator");
+    box.hidden = !open;
+    $("#new-facilitator-toggle").setAttribute("aria-expanded", String(open));
+    if (open) $("#nf-name").focus(); else $("#new-facilitator-toggle").focus();
+  }
+
+  async function createFacilitator() {
+    const name = $("#nf-name").value.trim();
+    const description = $("#nf-description").value.trim();
+    if (!name) { fieldError("nf-error", "Give the facilitator a name."); $("#nf-name").focus(); return; }
+    fieldError("nf-error", "");
+    try {
+      // A facilitator made here gets the generic facilitation persona (its moderator prompt).
+      const body = { name, description, isFacilitator: true };
+      try {
+        const generic = (await listAll("personas")).find((p) => p.key === "generic-facilitator");
+        if (generic) body.personaId = generic.id;
+      } catch (err) { /* without it the engine uses its own generic prompt */ }
+      const { data } = await request("POST", "agents", body);
+      toast(`Facilitator "${data.name}" created`);
+      $("#nf-name").value = "";
+      $("#nf-description").value = "";
+      toggleNewFacilitator(false);
+      await loadAgents(data.id);
+      $("#moderator").value = String(data.id);
+      describeModerator();
+    } catch (err) {
+      fieldError("nf-error", [err.message, ...fieldErrors(err)].join(" "));
+    }
+  }
+
+  // --- estimate and review ---------------------------------------------------------------
+  function priceOf(model) {
+    const prices = page.prices || {};
+    if (prices[model]) return prices[model];
+    const key = Object.keys(prices).find((k) => model && model.startsWith(k));
+    return key ? prices[key] : null;
+  }
+
+  function modelOf(agent) {
+    const provider = (agent && agent.provider) || page.defaultProvider || "rehearsal";
+    if (OFFLINE_PROVIDERS.has(provider)) return { provider, model: provider, offline: true };
+    let model = (agent && agent.model) || page.defaultModel || "";
+    if (page.modelTiers && page.modelTiers[model]) model = page.modelTiers[model];
+    return { provider, model, offline: false };
+  }
+
+  function callCost(kind, agent) {
+    const size = CALLS[kind];
+    const m = modelOf(agent);
+    const price = m.offline ? { input: 0, output: 0 } : priceOf(m.model);
+    const usd = price ? (size.input * price.input + size.output * price.output) / 1e6 : null;
+    return { tokens: size.input + size.output, usd, seconds: m.offline ? OFFLINE_SECONDS : size.seconds, offline: m.offline, model: m.model };
+  }
+
+  function estimate() {
+    const rounds = effectiveRounds();
+    const moderator = agentById($("#moderator").value);
+    const speakers = participants().filter((p) => p.role !== "observer").map((p) => agentById(p.agentId)).filter(Boolean);
+    if (!speakers.length) return null;
+    const calls = [callCost("opening", moderator), callCost("synthesis", moderator)];
+    for (let r = 0; r < rounds; r += 1) {
+      calls.push(callCost("participant", speakers[r % speakers.length]));
+      calls.push(callCost("evaluation", moderator));
+    }
+    const tokens = calls.reduce((s, c) => s + c.tokens, 0);
+    const unknown = calls.some((c) => c.usd === null);
+    const usd = calls.reduce((s, c) => s + (c.usd || 0), 0);
+    const seconds = calls.reduce((s, c) => s + c.seconds, 0);
+    const offline = calls.every((c) => c.offline);
+    const models = [...new Set(calls.map((c) => c.model || "default"))];
+    return { rounds, calls: calls.length, tokens, usd, unknown, seconds, offline, models };
+  }
+
+  function duration(seconds) {
+    if (seconds < 60) return `about ${Math.max(1, Math.round(seconds))} s`;
+    return `about ${Math.round(seconds / 60)} min`;
+  }
+
+  function renderEstimate() {
+    const box = $("#estimate");
+    const e = estimate();
+    if (!e) { box.replaceChildren(el("dt", {}, "Estimate"), el("dd", {}, "Add a speaking participant first.")); return; }
+    const cost = e.offline ? "$0 (offline rehearsal)" : `≈ $${e.usd.toFixed(e.usd < 0.1 ? 3 : 2)}${e.unknown ? " + unpriced models" : ""}`;
+    box.replaceChildren(
+      el("dt", {}, "Rounds"), el("dd", {}, roundsMode() === "auto" ? `up to ${e.rounds} (Auto)` : `${e.rounds} (Fixed)`),
+      el("dt", {}, "Model calls"), el("dd", {}, `up to ${e.calls}`),
+      el("dt", {}, "Tokens"), el("dd", {}, `≈ ${e.tokens.toLocaleString()}`),
+      el("dt", {}, "Cost"), el("dd", { id: "estimate-cost" }, cost),
+      el("dt", {}, "Time"), el("dd", { id: "estimate-time" }, duration(e.seconds)),
+      el("dt", {}, "Models"), el("dd", {}, e.models.join(", ")));
+  }
+
+  function renderReview() {
+    const moderator = agentById($("#moderator").value);
+    const people = participants().map((p) => {
+      const a = agentById(p.agentId);
+      return `${a ? a.name : p.agentId} (${ROLE_OPTIONS.find(([v]) => v === p.role)[1]})`;
+    });
+    $("#review").replaceChildren(
+      el("dt", {}, "Topic"), el("dd", {}, $("#topic").value.trim()),
+      el("dt", {}, "Format"), el("dd", {}, form.querySelector('input[name="format"]:checked').value),
+      el("dt", {}, "Facilitator"), el("dd", {}, moderator ? moderator.name : "—"),
+      el("dt", {}, "Participants"), el("dd", {}, people.join(", ") || "—"));
+  }
+
+  // --- submit ----------------------------------------------------------------------------
+  function payload() {
+    const topic = $("#topic").value.trim();
+    const name = $("#name").value.trim() || (topic.length > 80 ? `${topic.slice(0, 77)}…` : topic);
+    const body = {
+      name, topic,
+      format: form.querySelector('input[name="format"]:checked').value,
+      moderatorId: Number($("#moderator").value),
+      participants: participants(),
+    };
+    const fixed = validRounds();
+    if (typeof fixed === "number") body.maxRounds = fixed; // Auto omits it: the server default applies
+    return body;
+  }
+
+  async function submit(start) {
+    for (const n of [1, 2, 3]) {
+      if (!validate(n)) { showStep(n); return; }
+    }
+    const buttons = [$("#wizard-start"), $("#wizard-draft")];
+    buttons.forEach((b) => { b.disabled = true; });
+    const error = $("#wizard-error");
+    error.hidden = true;
+    try {
+      const { data } = await request("POST", "discussions", payload());
+      if (start) await request("POST", `discussions/${data.id}/start`);
+      window.location.assign(`/discussions/${data.id}/`);
+    } catch (err) {
+      error.textContent = [err.message, ...fieldErrors(err)].join(" ");
+      error.hidden = false;
+      buttons.forEach((b) => { b.disabled = false; });
+    }
+  }
+
+  // --- wiring ----------------------------------------------------------------------------
+  $("#default-rounds").textContent = page.defaultMaxRounds || 5;
+  $("#wizard-next").addEventListener("click", () => { if (validate(step)) showStep(step + 1); });
+  $("#wizard-back").addEventListener("click", () => showStep(step - 1));
+  $("#wizard-start").addEventListener("click", () => submit(true));
+  $("#wizard-draft").addEventListener("click", () => submit(false));
+  $("#moderator").addEventListener("change", () => { fieldError("moderator-error", ""); describeModerator(); });
+  $("#topic").addEventListener("input", () => { fieldError("topic-error", ""); $("#topic").removeAttribute("aria-invalid"); });
+  $("#new-facilitator-toggle").addEventListener("click", () => toggleNewFacilitator($("#new-facilitator").hidden));
+  $("#nf-cancel").addEventListener("click", () => toggleNewFacilitator(false));
+  $("#nf-create").addEventListener("click", createFacilitator);
+  $("#new-facilitator").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && e.target.tagName === "INPUT") { e.preventDefault(); createFacilitator(); }
+    if (e.key === "Escape") toggleNewFacilitator(false);
+  });
+  for (const radio of form.querySelectorAll('input[name="rounds-mode"]')) {
+    radio.addEventListener("change", () => {
+      $("#max-rounds").disabled = roundsMode() === "auto";
+      renderEstimate();
+    });
+  }
+  $("#max-rounds").addEventListener("input", renderEstimate);
+  form.addEventListener("submit", (e) => e.preventDefault());
+  form.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && e.target.tagName === "INPUT" && e.target.type !== "checkbox" && e.target.closest("fieldset.step")) {
+      e.preventDefault();
+      if (step < 3) $("#wizard-next").click();
+    }
+  });
+
+  showStep(1);
+  $("#topic").focus();
+  loadAgents();
+})();
