@@ -57,36 +57,6 @@ def _start_stack(web: bool, extra_env: dict | None = None, beat: bool = False, s
 
 
 @pytest.fixture
-def live_worker(transactional_db, settings):
-    """Bundled Redis and a real Celery worker (threads pool) on the test database.
-
-    Events and steps go through the real broker; ``settings`` point this process at it.
-    """
-    from facilitation.runtime import point_at_redis
-
-    previous = settings.REDIS_URL
-    runtime = _start_stack(web=False)
-    point_at_redis(runtime.redis_url)
-    yield runtime
-    runtime.stop()
-    point_at_redis(previous)
-
-
-@pytest.fixture
-def live_stack(transactional_db, settings):
-    """Bundled Redis, a Celery worker and daphne serving config.asgi, on the test database."""
-    from facilitation.runtime import point_at_redis
-
-    previous = settings.REDIS_URL
-    runtime = _start_stack(web=True)
-    settings.REALTIME_BACKEND = "redis"
-    point_at_redis(runtime.redis_url)
-    yield runtime
-    runtime.stop()
-    point_at_redis(previous)
-
-
-@pytest.fixture
 def stack_factory(transactional_db, settings):
     """Start runtimes (Redis + worker [+ beat] [+ web]) with extra environment; all stop at teardown.
 
@@ -112,3 +82,19 @@ def stack_factory(transactional_db, settings):
     for runtime in reversed(started):
         runtime.stop()
     point_at_redis(previous)
+
+
+@pytest.fixture
+def live_worker(stack_factory):
+    """Bundled Redis and a real Celery worker (threads pool) on the test database.
+
+    Steps and events go through the real broker; this process enqueues and emits there.
+    """
+    return stack_factory()
+
+
+@pytest.fixture
+def live_stack(stack_factory, settings):
+    """Bundled Redis, a Celery worker and daphne serving config.asgi, on the test database."""
+    settings.REALTIME_BACKEND = "redis"
+    return stack_factory(web=True)

@@ -6,10 +6,11 @@ Screenshots go to ``test-artifacts/screenshots/``.
 """
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.waiting import wait_for
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -38,16 +39,6 @@ def screenshots_dir() -> Path:
     path = Path(settings.BASE_DIR) / "test-artifacts" / "screenshots"
     path.mkdir(parents=True, exist_ok=True)
     return path
-
-
-def wait_for(predicate, timeout=30.0, interval=0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout} s")
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,8 @@ import re
 import pytest
 
 from rooms.models import Agent, Observation, Room, RoomEvent
-from tests.browser.conftest import screenshots_dir, sign_in_as, wait_for
+from tests.browser.conftest import screenshots_dir, sign_in_as
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]
 

@@ -42,6 +42,22 @@ def model(monkeypatch):
     return use
 
 
+def step_in_thread(room):
+    """Run the room's current step in another thread (as a worker would); its result lands in ``result["r"]``."""
+    result = {}
+
+    def turn():
+        from django.db import connection
+
+        with inline():
+            result["r"] = runner.run_step(room.pk, room.step_seq)
+        connection.close()
+
+    thread = threading.Thread(target=turn)
+    thread.start()
+    return thread, result
+
+
 def start(room):
     with inline():
         return lifecycle.do_start_discussion(room)
@@ -175,16 +191,7 @@ def test_stop_abandons_the_call_in_flight_within_two_seconds(model):
     with inline():
         runner.run_step(room.pk, room.step_seq)  # the opening
     room.refresh_from_db()
-    result = {}
-
-    def turn():
-        from django.db import connection
-
-        result["r"] = runner.run_step(room.pk, room.step_seq)
-        connection.close()
-
-    thread = threading.Thread(target=turn)
-    thread.start()
+    thread, result = step_in_thread(room)
     time.sleep(0.5)
     stopped_at = time.monotonic()
     lifecycle.do_stop_discussion(room)
@@ -292,17 +299,7 @@ def test_pause_during_a_call_lets_the_step_commit_and_resume_goes_on(model):
     with inline():
         runner.run_step(room.pk, room.step_seq)  # the opening
     room.refresh_from_db()
-    result = {}
-
-    def turn():
-        from django.db import connection
-
-        with inline():
-            result["r"] = runner.run_step(room.pk, room.step_seq)
-        connection.close()
-
-    thread = threading.Thread(target=turn)
-    thread.start()
+    thread, result = step_in_thread(room)
     time.sleep(0.3)
     with inline():
         lifecycle.do_pause_discussion(room)

@@ -10,18 +10,9 @@ import pytest
 from facilitation.actions.lifecycle import do_start_discussion
 from rooms.models import Invocation, Observation, Room
 from tests.factories import make_discussion, make_user
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.worker
-
-
-def wait_for(predicate, timeout=60.0, interval=0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout} s")
 
 
 def finished(room_id):
@@ -40,7 +31,7 @@ def test_discussion_concludes_through_the_worker_on_rehearsal(live_worker):
     owner = make_user()
     room = make_discussion(owner, max_rounds=3)
     do_start_discussion(room)
-    room = wait_for(lambda: finished(room.pk))
+    room = wait_for(lambda: finished(room.pk), timeout=60)
     assert room.status == "concluded" and room.conclusion.startswith("[Offline rehearsal")
     assert_clean_transcript(room)
     assert set(Observation.objects.filter(room=room).values_list("provider", flat=True)) == {"rehearsal"}
@@ -73,7 +64,7 @@ def test_discussion_concludes_through_the_worker_on_the_anthropic_client(stack_f
         owner = make_user()
         room = make_discussion(owner, max_rounds=2)
         do_start_discussion(room)
-        room = wait_for(lambda: finished(room.pk))
+        room = wait_for(lambda: finished(room.pk), timeout=60)
         assert room.status == "concluded"
         assert "cache the catalogue" in room.conclusion
         assert_clean_transcript(room)

@@ -5,15 +5,7 @@ import time
 
 import pytest
 
-
-def wait_for(predicate, timeout=30.0, interval=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout} s")
+from tests.waiting import wait_for
 
 
 def session_cookie(user) -> str:
@@ -104,3 +96,15 @@ def socket_stack(stack_factory, settings, tmp_path):
 def slow_socket_stack(stack_factory, settings, tmp_path):
     """As ``socket_stack``, with 1.5 s participant turns: long enough to pause in the middle of one."""
     return _stack(stack_factory, settings, tmp_path, delay=1.5)
+
+
+def run_async(coroutine):
+    """Run a coroutine to completion in a thread of its own.
+
+    ``asyncio.run`` refuses to start where an event loop already runs (Playwright's
+    sync API keeps one in the main thread once a browser test has run).
+    """
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

@@ -11,7 +11,8 @@ import socketio
 from facilitation.actions.lifecycle import do_start_discussion
 from rooms.models import Room, RoomEvent, RoomMember
 from tests.factories import make_discussion, make_user
-from tests.realtime.conftest import Recorder, api_token, session_cookie, until, wait_for
+from tests.realtime.conftest import Recorder, api_token, run_async, session_cookie, until
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.worker
 
@@ -41,7 +42,7 @@ def test_connect_needs_a_session_or_a_token(socket_stack):
         await by_session.close()
         await by_token.close()
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_a_signed_out_session_no_longer_connects(socket_stack):
@@ -55,7 +56,7 @@ def test_a_signed_out_session_no_longer_connects(socket_stack):
         with pytest.raises(socketio.exceptions.ConnectionError):
             await Recorder(socket_stack.base_url, cookie=cookie).connect()
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_join_is_refused_without_access_and_nothing_arrives(socket_stack):
@@ -84,7 +85,7 @@ def test_join_is_refused_without_access_and_nothing_arrives(socket_stack):
         await watcher.close()
         return watcher.events
 
-    seen = asyncio.run(scenario())
+    seen = run_async(scenario())
     room.refresh_from_db()
     assert room.status == "concluded"
     assert [e["seq"] for e in seen] == stored(room.pk, after=1)
@@ -105,7 +106,7 @@ def test_a_viewer_can_watch_but_not_control(socket_stack):
         await client.close()
         return answers
 
-    answers = asyncio.run(scenario())
+    answers = run_async(scenario())
     assert all(a["ok"] is False and a["code"] == "forbidden" for a in answers)
     final = wait_for(lambda: terminal(room.pk))
     assert final.status == "concluded", "a viewer's control request changed the discussion"
@@ -143,7 +144,7 @@ def test_the_owner_controls_through_the_socket(slow_socket_stack):
         await client.close()
         return [e["status"] for e in client.events if e["type"] == "discussion:status"]
 
-    statuses = asyncio.run(scenario())
+    statuses = run_async(scenario())
     assert statuses[0] == "active" and "paused" in statuses and statuses[-1] == "stopped"
     assert statuses.index("paused") < statuses.index("stopped")
     room.refresh_from_db()
@@ -185,7 +186,7 @@ def test_reconnect_replays_what_was_missed_once_and_in_order(socket_stack):
         await second.close()
         return applied, rejoined
 
-    applied, rejoined = asyncio.run(scenario())
+    applied, rejoined = run_async(scenario())
     wait_for(lambda: terminal(room.pk))
     seqs = [e["seq"] for e in applied]
     assert seqs == stored(room.pk), "an event was lost, doubled or reordered across the reconnect"
@@ -213,7 +214,7 @@ def test_join_answers_state_and_a_bounded_replay(socket_stack):
         await client.close()
         return full, tail, none, bad, left
 
-    full, tail, none, bad, left = asyncio.run(scenario())
+    full, tail, none, bad, left = run_async(scenario())
     room.refresh_from_db()
     assert full["ok"] and full["status"] == "concluded" and full["round"] == room.round and full["maxRounds"] == 2
     assert [e["seq"] for e in full["missed"]] == all_seqs and full["seq"] == room.seq
@@ -246,7 +247,7 @@ def test_worker_events_arrive_after_commit_through_redis(socket_stack):
         await client.close()
         return client.events
 
-    events = asyncio.run(scenario())
+    events = run_async(scenario())
     turns = [e for e in events if e["type"] == "discussion:turn"]
     assert len(turns) == 3 and checks and all(visible for _, visible in checks)
     for e in turns:
