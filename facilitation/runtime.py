@@ -61,13 +61,13 @@ class Runtime:
         py = sys.executable
         concurrency = str(settings.CONVENE["WORKER_CONCURRENCY"])
         def worker(index: int) -> list[str]:
-            return [py, "-m", "celery", "-A", "config", "worker", "-P", "threads", "-c", concurrency,
+            return [py, "-m", "celery", "--quiet", "-A", "config", "worker", "-P", "threads", "-c", concurrency,
                     "-Q", "turns,default,bridge", "--loglevel", "WARNING", "-n", f"convene-{os.getpid()}-{index}@%h",
                     "--without-gossip", "--without-mingle"]
 
         commands = {
             **{("worker" if i == 0 else f"worker{i + 1}"): worker(i) for i in range(max(1, settings.CONVENE["WORKER_PROCESSES"]))},
-            "beat": [py, "-m", "celery", "-A", "config", "beat", "--loglevel", "WARNING",
+            "beat": [py, "-m", "celery", "--quiet", "-A", "config", "beat", "--loglevel", "WARNING",
                      "--schedule", str(Path(settings.STATIC_ROOT).parent / f"celerybeat-{os.getpid()}")],
             "web": [py, "-m", "daphne", "-b", self.host, "-p", str(self.port), "config.asgi:application"],
         }
