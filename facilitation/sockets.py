@@ -17,6 +17,8 @@ from http.cookies import SimpleCookie
 from channels.db import database_sync_to_async as db
 from django.conf import settings
 
+from rooms.realtime import access_channel, user_room
+
 log = logging.getLogger("convene.sockets")
 
 REPLAY_PAGE = 500
@@ -166,6 +168,51 @@ def run_control(user_id, discussion_id, verb: str) -> dict:
     return {"ok": True, "status": room.status, "round": room.round, "maxRounds": room.max_rounds}
 
 
+# --- revocations ------------------------------------------------------------------------
+
+_listening: set[int] = set()
+
+
+def _start_access_listener(sio) -> None:
+    """Once per server: follow revocations and take the connections concerned out of the room."""
+    if id(sio) in _listening or settings.REALTIME_BACKEND != "redis":
+        return
+    _listening.add(id(sio))
+    sio.start_background_task(_follow_revocations, sio)
+
+
+async def _follow_revocations(sio) -> None:
+    import asyncio
+    import json
+
+    import redis.asyncio as aioredis
+
+    while True:
+        try:
+            client = aioredis.Redis.from_url(settings.REDIS_URL)
+            async with client.pubsub() as pubsub:
+                await pubsub.subscribe(access_channel())
+                async for message in pubsub.listen():
+                    if message.get("type") == "message":
+                        await _apply_revocation(sio, json.loads(message["data"]))
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # Redis went away: follow again once it is back
+            log.warning("revocation listener lost Redis; retrying", exc_info=True)
+            await asyncio.sleep(1.0)
+
+
+async def _apply_revocation(sio, data: dict) -> None:
+    room = socket_room(data.get("discussionId"))
+    user_id = data.get("userId")
+    holders = user_room(user_id) if user_id else room
+    sids = [sid for sid, _ in sio.manager.get_participants("/", holders)]
+    for sid in sids:
+        if user_id is None or room in sio.rooms(sid):
+            await sio.leave_room(sid, room)
+            await sio.emit("discussion:revoked", {"discussionId": data.get("discussionId")}, to=sid)
+
+
 # --- registration --------------------------------------------------------------------
 
 def register(sio) -> None:
@@ -178,6 +225,8 @@ def register(sio) -> None:
         if user is None:
             raise socketio.exceptions.ConnectionRefusedError("unauthenticated", {"code": "unauthenticated", "message": "Sign in or pass a valid token."})
         await sio.save_session(sid, {"user_id": user.pk, "username": user.get_username(), "auth": how})
+        await sio.enter_room(sid, user_room(user.pk))
+        _start_access_listener(sio)
 
     async def _user_id(sid):
         try:

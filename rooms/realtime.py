@@ -51,3 +51,36 @@ def push(event_type: str, payload: dict, room_id: int) -> None:
         _redis_manager().emit(event_type, payload, room=room_name(room_id))
     except Exception:  # the event is stored; a reconnecting client replays it
         log.warning("could not push %s for room %s", event_type, room_id, exc_info=True)
+
+
+# --- access changes ------------------------------------------------------------------
+# Socket rooms know nothing of permissions: when someone loses access to a room, every
+# web process must take that person's connections out of it. Revocations travel on a
+# channel of their own; ``facilitation.sockets`` listens to it.
+ACCESS_CHANNEL_SUFFIX = "-access"
+
+
+def access_channel() -> str:
+    return settings.SOCKETIO_CHANNEL + ACCESS_CHANNEL_SUFFIX
+
+
+def user_room(user_id: int) -> str:
+    return f"user:{user_id}"
+
+
+def revoke(room_id: int, user_id: int | None = None) -> None:
+    """Take a user's live connections (or everybody's, for a deleted room) out of the room."""
+    if settings.REALTIME_BACKEND == "memory":
+        sent.append(("access:revoke", {"discussionId": room_id, "userId": user_id}, room_name(room_id)))
+        return
+    if settings.REALTIME_BACKEND != "redis":
+        return
+    import json
+
+    import redis
+
+    try:
+        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+        client.publish(access_channel(), json.dumps({"discussionId": room_id, "userId": user_id}))
+    except Exception:
+        log.warning("could not publish the revocation for room %s", room_id, exc_info=True)

@@ -3,6 +3,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from rooms import realtime
 from rooms.errors import StateConflict, ValidationFailed
 from rooms.events import record_event
 from rooms.models import Agent, Room, RoomMember, Seat
@@ -152,8 +153,10 @@ def do_change_moderator(room: Room, user, moderator_id) -> Room:
 
 
 def do_delete_room(room: Room) -> None:
+    room_id = room.pk
     with transaction.atomic():
         room.delete()
+        transaction.on_commit(lambda: realtime.revoke(room_id))
 
 
 def do_share_room(room: Room, *, username, access) -> RoomMember:
@@ -171,5 +174,11 @@ def do_share_room(room: Room, *, username, access) -> RoomMember:
 
 def do_unshare_room(room: Room, *, username) -> bool:
     with transaction.atomic():
-        deleted, _ = RoomMember.objects.filter(room=room, user__username=username).delete()
-    return bool(deleted)
+        member = RoomMember.objects.filter(room=room, user__username=username).first()
+        if member is None:
+            return False
+        user_id = member.user_id
+        member.delete()
+        # Live connections of that person stop receiving the room at once.
+        transaction.on_commit(lambda: realtime.revoke(room.pk, user_id))
+    return True

@@ -27,7 +27,7 @@ def api_token(user) -> str:
 class Recorder:
     """An AsyncClient that records every discussion event it receives, in arrival order."""
 
-    TYPES = ("discussion:turn", "discussion:moderator", "discussion:concluded", "discussion:status")
+    TYPES = ("discussion:turn", "discussion:moderator", "discussion:concluded", "discussion:status", "discussion:revoked")
 
     def __init__(self, base_url: str, *, cookie: str | None = None, token: str | None = None):
         import socketio

@@ -259,3 +259,34 @@ def test_worker_events_arrive_after_commit_through_redis(socket_stack):
     assert set(moderator["decision"]) >= {"decision", "nextParticipantId", "question", "reasoning", "fallback"}
     concluded = events[-2] if events[-1]["type"] == "discussion:status" else events[-1]
     assert concluded["type"] == "discussion:concluded" and concluded["status"] == "concluded" and concluded["conclusion"]
+
+
+def test_losing_access_stops_the_live_events_at_once(socket_stack):
+    from rooms.actions.rooms import do_unshare_room
+
+    owner, viewer = make_user("owner"), make_user("viewer")
+    room = make_discussion(owner, max_rounds=4)
+    RoomMember.objects.create(room=room, user=viewer, access="viewer")
+    cookie, owner_token = session_cookie(viewer), api_token(owner)
+
+    async def scenario():
+        former = await Recorder(socket_stack.base_url, cookie=cookie).connect()
+        watcher = await Recorder(socket_stack.base_url, token=owner_token).connect()
+        assert (await former.call("discussion:join", {"discussionId": room.pk}))["ok"] is True
+        assert (await watcher.call("discussion:join", {"discussionId": room.pk}))["ok"] is True
+        await asyncio.to_thread(do_start_discussion, room.pk)
+        await until(lambda: any(e["type"] == "discussion:turn" for e in former.events))
+        await asyncio.to_thread(do_unshare_room, room, username="viewer")
+        await until(lambda: any(e["type"] == "discussion:revoked" for e in former.events))
+        cut = len(former.events)
+        await until(lambda: any(e["type"] == "discussion:concluded" for e in watcher.events))
+        await asyncio.sleep(0.3)
+        after = former.events[cut:]
+        rejoin = await former.call("discussion:join", {"discussionId": room.pk})
+        await former.close()
+        await watcher.close()
+        return after, rejoin
+
+    after, rejoin = run_async(scenario())
+    assert after == [], "a person without access still received events"
+    assert rejoin["ok"] is False

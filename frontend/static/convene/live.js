@@ -49,6 +49,12 @@
       for (const type of EVENT_TYPES) {
         this.socket.on(type, (payload) => this.receive({ type, ...payload }));
       }
+      // The owner took this person's access away: the server already stopped the events.
+      this.socket.on("discussion:revoked", (payload) => {
+        if (payload && payload.discussionId === this.discussionId && this.handlers.onRefused) {
+          this.handlers.onRefused({ code: "revoked", error: "You no longer have access to this discussion." });
+        }
+      });
       return this;
     }
 
