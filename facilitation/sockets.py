@@ -170,15 +170,16 @@ def run_control(user_id, discussion_id, verb: str) -> dict:
 
 # --- revocations ------------------------------------------------------------------------
 
-_listening: set[int] = set()
+# The listener task per server. Holding it here matters: the event loop keeps only a weak
+# reference to a task, and a collected listener would silently stop the revocations.
+_listeners: dict[int, object] = {}
 
 
 def _start_access_listener(sio) -> None:
     """Once per server: follow revocations and take the connections concerned out of the room."""
-    if id(sio) in _listening or settings.REALTIME_BACKEND != "redis":
+    if id(sio) in _listeners or settings.REALTIME_BACKEND != "redis":
         return
-    _listening.add(id(sio))
-    sio.start_background_task(_follow_revocations, sio)
+    _listeners[id(sio)] = sio.start_background_task(_follow_revocations, sio)
 
 
 async def _follow_revocations(sio) -> None:

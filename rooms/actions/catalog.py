@@ -101,33 +101,41 @@ def _delete(row, what: str) -> None:
                             code="in_use") from exc
 
 
-# --- roles -------------------------------------------------------------------------
+# --- roles and personas: rows named by a unique key ---------------------------------
+
+def _create_keyed(model, user, fields: dict, *, required: tuple[str, ...], allowed: tuple[str, ...], what: str):
+    errors: dict = {}
+    _require_text(fields, required, errors, creating=True)
+    _check_key(model, fields, errors)
+    if errors:
+        raise ValidationFailed(f"The {what} is not valid.", errors)
+    row = model(created_by=user, is_builtin=False)
+    _apply(row, fields, allowed)
+    if not fields.get("key"):
+        row.key = _fresh_key(model, row.name, what)
+    _save(row)
+    return row
+
+
+def _update_keyed(row, fields: dict, *, required: tuple[str, ...], allowed: tuple[str, ...], what: str):
+    _require_custom(row, what)
+    errors: dict = {}
+    _require_text(fields, (*required, "key"), errors, creating=False)
+    if "key" not in errors:
+        _check_key(type(row), fields, errors, exclude_pk=row.pk)
+    if errors:
+        raise ValidationFailed(f"The {what} is not valid.", errors)
+    _apply(row, fields, allowed)
+    _save(row)
+    return row
+
 
 def do_create_role(user, **fields) -> Role:
-    errors: dict = {}
-    _require_text(fields, ("name",), errors, creating=True)
-    _check_key(Role, fields, errors)
-    if errors:
-        raise ValidationFailed("The role is not valid.", errors)
-    role = Role(created_by=user, is_builtin=False)
-    _apply(role, fields, ROLE_FIELDS)
-    if not fields.get("key"):
-        role.key = _fresh_key(Role, role.name, "role")
-    _save(role)
-    return role
+    return _create_keyed(Role, user, fields, required=("name",), allowed=ROLE_FIELDS, what="role")
 
 
 def do_update_role(role: Role, **fields) -> Role:
-    _require_custom(role, "role")
-    errors: dict = {}
-    _require_text(fields, ("name", "key"), errors, creating=False)
-    if "key" not in errors:
-        _check_key(Role, fields, errors, exclude_pk=role.pk)
-    if errors:
-        raise ValidationFailed("The role is not valid.", errors)
-    _apply(role, fields, ROLE_FIELDS)
-    _save(role)
-    return role
+    return _update_keyed(role, fields, required=("name",), allowed=ROLE_FIELDS, what="role")
 
 
 def do_delete_role(role: Role) -> None:
@@ -135,33 +143,12 @@ def do_delete_role(role: Role) -> None:
     _delete(role, "role")
 
 
-# --- personas ----------------------------------------------------------------------
-
 def do_create_persona(user, **fields) -> Persona:
-    errors: dict = {}
-    _require_text(fields, ("name", "prompt"), errors, creating=True)
-    _check_key(Persona, fields, errors)
-    if errors:
-        raise ValidationFailed("The persona is not valid.", errors)
-    persona = Persona(created_by=user, is_builtin=False)
-    _apply(persona, fields, PERSONA_FIELDS)
-    if not fields.get("key"):
-        persona.key = _fresh_key(Persona, persona.name, "persona")
-    _save(persona)
-    return persona
+    return _create_keyed(Persona, user, fields, required=("name", "prompt"), allowed=PERSONA_FIELDS, what="persona")
 
 
 def do_update_persona(persona: Persona, **fields) -> Persona:
-    _require_custom(persona, "persona")
-    errors: dict = {}
-    _require_text(fields, ("name", "prompt", "key"), errors, creating=False)
-    if "key" not in errors:
-        _check_key(Persona, fields, errors, exclude_pk=persona.pk)
-    if errors:
-        raise ValidationFailed("The persona is not valid.", errors)
-    _apply(persona, fields, PERSONA_FIELDS)
-    _save(persona)
-    return persona
+    return _update_keyed(persona, fields, required=("name", "prompt"), allowed=PERSONA_FIELDS, what="persona")
 
 
 def do_delete_persona(persona: Persona) -> None:
