@@ -63,6 +63,15 @@ def start(room):
         return lifecycle.do_start_discussion(room)
 
 
+def start_and_open(room):
+    """Start the room and commit its opening decision; ``room`` is refreshed for the first turn."""
+    start(room)
+    room.refresh_from_db()
+    with inline():
+        assert runner.run_step(room.pk, room.step_seq).outcome == "committed"
+    room.refresh_from_db()
+
+
 @pytest.mark.django_db(transaction=True)
 def test_discussion_runs_to_conclusion_with_ordered_events(model, pushed):
     owner = make_user()
@@ -186,11 +195,7 @@ def test_stop_abandons_the_call_in_flight_within_two_seconds(model):
     owner = make_user()
     room = make_discussion(owner, max_rounds=3)
     model([{"purpose": "contribution", "delay": 30}])
-    start(room)
-    room.refresh_from_db()
-    with inline():
-        runner.run_step(room.pk, room.step_seq)  # the opening
-    room.refresh_from_db()
+    start_and_open(room)
     thread, result = step_in_thread(room)
     time.sleep(0.5)
     stopped_at = time.monotonic()
@@ -294,11 +299,7 @@ def test_pause_during_a_call_lets_the_step_commit_and_resume_goes_on(model):
     owner = make_user()
     room = make_discussion(owner, max_rounds=2)
     model([{"purpose": "contribution", "round": 0, "delay": 1.2}])
-    start(room)
-    room.refresh_from_db()
-    with inline():
-        runner.run_step(room.pk, room.step_seq)  # the opening
-    room.refresh_from_db()
+    start_and_open(room)
     thread, result = step_in_thread(room)
     time.sleep(0.3)
     with inline():
