@@ -17,7 +17,7 @@ from facilitation import budget
 from facilitation.actions import steps as commit
 from facilitation.context import RoomContext, load_context
 from facilitation.deliberation.markers import parse_markers
-from facilitation.engine import Concluded, Evaluation, Opening, ParticipantTurn, Synthesis, parse_decision
+from facilitation.engine import Concluded, Evaluation, Opening, ParticipantTurn, Synthesis, next_step, parse_decision
 from facilitation.engine.decision import fallback_decision
 from facilitation.llm import LLMRequest, LLMResponse, TerminalLLMError, TransientLLMError, provider_for
 from facilitation.prompts.builder import for_step
@@ -96,14 +96,10 @@ def _call_record(component: str, agent_id, request: LLMRequest, response: LLMRes
     return record
 
 
-def _room_budget_exceeded(ctx: RoomContext, request: LLMRequest, model: str) -> bool:
+def _budget_exceeded(holder, request: LLMRequest, model: str) -> bool:
+    """Would this call take the room or agent (anything with budget_* and *_used fields) over its budget?"""
     need_tokens, need_usd = budget.estimate(request, model)
-    return budget.exceeds(ctx.budget_tokens, ctx.budget_usd, ctx.tokens_used, ctx.cost_usd, need_tokens, need_usd)
-
-
-def _agent_budget_exceeded(agent, request: LLMRequest, model: str) -> bool:
-    need_tokens, need_usd = budget.estimate(request, model)
-    return budget.exceeds(agent.budget_tokens, agent.budget_usd, agent.tokens_used, agent.cost_usd, need_tokens, need_usd)
+    return budget.exceeds(holder.budget_tokens, holder.budget_usd, holder.tokens_used, holder.cost_usd, need_tokens, need_usd)
 
 
 def _backoff(attempt: int) -> float:
@@ -118,8 +114,6 @@ def run_step(room_id: int, step_seq: int) -> StepResult:
         return StepResult("not_claimable")
     claim, room = claimed
     ctx = load_context(room)
-    from facilitation.engine import next_step
-
     step = next_step(ctx.state, ctx.seats)
     if isinstance(step, Concluded):
         commit.release_claim(claim)
@@ -162,9 +156,9 @@ def _run_turn(ctx: RoomContext, claim, step: ParticipantTurn, timeout: float, ab
     provider = provider_for(agent.provider)
     request = for_step(ctx, step, timeout)
     model = request.model or provider.name
-    if _room_budget_exceeded(ctx, request, model):
+    if _budget_exceeded(ctx, request, model):
         return _run_synthesis(ctx, claim, Synthesis("budget"), _timeouts()[1], abandon)
-    if _agent_budget_exceeded(agent, request, model):
+    if _budget_exceeded(agent, request, model):
         ok = commit.commit_turn(claim, _speaker(ctx, step.seat_id), f"{agent.name} has used up its budget and passes this turn.",
                                 "error", [], None, provider.name)
         return StepResult("committed" if ok else "lost_lease", step=step.kind)
@@ -197,7 +191,7 @@ def _run_decision(ctx: RoomContext, claim, step, timeout: float, abandon) -> Ste
     request = for_step(ctx, step, timeout)
     speaking_ids = [s.id for s in ctx.speakers]
     rounds_left = step.rounds_left if not opening else ctx.max_rounds
-    if not opening and _room_budget_exceeded(ctx, request, request.model or provider.name):
+    if not opening and _budget_exceeded(ctx, request, request.model or provider.name):
         return _run_synthesis(ctx, claim, Synthesis("budget"), timeout, abandon)
     response, error = None, ""
     component = f"facilitator.{step.kind}"
@@ -233,7 +227,7 @@ def _run_synthesis(ctx: RoomContext, claim, step: Synthesis, timeout: float, aba
     provider = provider_for(fac.provider)
     request = for_step(ctx, step, timeout)
     response, error = None, ""
-    if step.reason == "budget" and _room_budget_exceeded(ctx, request, request.model or provider.name):
+    if step.reason == "budget" and _budget_exceeded(ctx, request, request.model or provider.name):
         error = "room budget exhausted: extractive synthesis without a model call"
     else:
         try:

@@ -99,6 +99,11 @@ def _parse_id(value) -> int | None:
     return None
 
 
+def _discussion_id(data) -> int | None:
+    """The ``discussionId`` of an event's payload, or None when missing or malformed."""
+    return _parse_id(data.get("discussionId")) if isinstance(data, dict) else None
+
+
 def _parse_seq(value) -> int:
     if isinstance(value, bool) or value is None:
         return 0
@@ -114,6 +119,7 @@ def _refusal(error: str, code: str, **extra) -> dict:
 
 
 NOT_VISIBLE = "Discussion not found, or you may not view it."
+MISSING_ID = {"ok": False, "error": "discussionId is required.", "code": "invalid"}
 
 
 def check_view(user_id, discussion_id) -> dict | None:
@@ -238,10 +244,9 @@ def register(sio) -> None:
 
     @sio.on("discussion:join")
     async def join(sid, data=None):
-        data = data if isinstance(data, dict) else {}
-        discussion_id = _parse_id(data.get("discussionId"))
+        discussion_id = _discussion_id(data)
         if discussion_id is None:
-            return _refusal("discussionId is required.", "invalid")
+            return MISSING_ID
         refusal = await db(check_view)(await _user_id(sid), discussion_id)
         if refusal:
             return refusal
@@ -254,19 +259,17 @@ def register(sio) -> None:
 
     @sio.on("discussion:leave")
     async def leave(sid, data=None):
-        data = data if isinstance(data, dict) else {}
-        discussion_id = _parse_id(data.get("discussionId"))
+        discussion_id = _discussion_id(data)
         if discussion_id is None:
-            return _refusal("discussionId is required.", "invalid")
+            return MISSING_ID
         await sio.leave_room(sid, socket_room(discussion_id))
         return {"ok": True}
 
     def _control(verb: str):
         async def handler(sid, data=None):
-            data = data if isinstance(data, dict) else {}
-            discussion_id = _parse_id(data.get("discussionId"))
+            discussion_id = _discussion_id(data)
             if discussion_id is None:
-                return _refusal("discussionId is required.", "invalid")
+                return MISSING_ID
             return await db(run_control)(await _user_id(sid), discussion_id, verb)
 
         handler.__name__ = f"discussion_{verb}"
