@@ -66,6 +66,22 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite:///{path}"
 
 
+class MemoryPublisher:
+    """Keeps what would have been pushed (``--realtime memory``)."""
+
+    def __init__(self):
+        self.sent = []
+
+    def emit(self, event_type, payload, room):
+        self.sent.append((event_type, payload, room))
+
+    def publish_access(self, message, kind, room):
+        self.sent.append((kind, message, room))
+
+    def close(self):
+        self.sent.clear()
+
+
 def setup_django(database_url: str, realtime: str | None = None) -> None:
     """Configure Django for this process on ``database_url`` and migrate it. Call once, before any model import."""
     os.environ["DATABASE_URL"] = database_url
@@ -75,7 +91,11 @@ def setup_django(database_url: str, realtime: str | None = None) -> None:
     django.setup()
     from django.conf import settings
 
-    if realtime:
+    if realtime == "memory":  # events kept in a list that nobody reads
+        from rooms import realtime as push
+
+        push.use(MemoryPublisher())
+    elif realtime:
         settings.REALTIME_BACKEND = realtime
     settings.CONVENE = {**settings.CONVENE, "FALLBACK_PROVIDERS": []}
     migrate()

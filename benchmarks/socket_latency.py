@@ -182,12 +182,11 @@ def setup_django(tmp: Path) -> None:
 
 def make_room():
     from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
-
+    from rooms.actions.tokens import do_create_token
     from rooms.models import Room
 
     user = get_user_model().objects.create_user("bench", password="bench-password-1")
-    token = Token.objects.create(user=user).key
+    token = do_create_token(user, name="benchmark")[1]
     room = Room.objects.create(name="Fan-out benchmark", topic="latency", owner=user)
     return token, room.pk
 

@@ -2,9 +2,9 @@
 and, for reference, AutoGen's RoundRobinGroupChat (in memory, not durable), doing the same turns.
 
 What one Convene participant turn costs here: the facilitator's decision step that picks the
-speaker, then the participant's turn step. Each step is the real ``facilitation.runner.run_step``:
+speaker, then the participant's turn step. Each step is the real ``facilitation.runs.runner.run_step``:
 claim the lease (conditional UPDATE), load the room, build the prompt, call the model in the
-helper thread (an instant model: ``facilitation.runner.provider_for`` is replaced by a provider
+helper thread (an instant model: ``facilitation.discussions.steps.provider_for`` is replaced by a provider
 that answers at once), commit the observation, the invocation and the room event with the lease
 check, and push the event on commit. A room holds at most 20 rounds, so N turns run as
 ceil(N / 20) rooms one after another; every room also costs its start, its opening decision and
@@ -32,8 +32,9 @@ import common as C
 def convene_run(cast, turns: int) -> dict:
     """Run ``turns`` participant turns through the engine, room after room. Setup (creating rooms) is not timed."""
     from facilitation.actions.lifecycle import do_start_discussion
-    from facilitation.runner import run_step
-    from facilitation.scheduling import inline
+    from facilitation.runs.runner import run_step
+    from facilitation.runs.leases import current
+    from facilitation.runs.scheduling import inline
 
     rooms = [cast.room(r) for r in C.rooms_for(turns)]
     steps = 0
@@ -43,7 +44,7 @@ def convene_run(cast, turns: int) -> dict:
     with inline():
         for room in rooms:
             room = do_start_discussion(room.pk)
-            seq = room.step_seq
+            seq = current(room.pk).step_seq
             while True:
                 t0 = time.perf_counter()
                 result = run_step(room.pk, seq)
@@ -81,7 +82,7 @@ def main(argv=None) -> int:
     load_before = C.load_average()
 
     C.setup_django(C.sqlite_url(tmp / "convene-0.sqlite3"), realtime=args.realtime)
-    from facilitation import runner
+    from facilitation.discussions import steps as discussion_steps
     from rooms import realtime
 
     redis = None
@@ -92,7 +93,7 @@ def main(argv=None) -> int:
         redis = EmbeddedRedis().start()
         point_at_redis(redis.url)
     provider = C.instant_provider()
-    runner.provider_for = lambda name="": provider
+    discussion_steps.provider_for = lambda name="": provider
 
     import frameworks as F
 
@@ -105,7 +106,6 @@ def main(argv=None) -> int:
         C.sqlite_synchronous(sync)
         C.switch_sqlite(tmp / f"convene-{db}.sqlite3")
         C.remove_sqlite(tmp / f"convene-{db - 1}.sqlite3")
-        realtime.sent.clear()
         return C.Cast(f"b{db}")
 
     try:

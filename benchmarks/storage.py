@@ -39,13 +39,14 @@ def make_rooms(cast, turns: int) -> list:
 
 def drive(rooms) -> None:
     from facilitation.actions.lifecycle import do_start_discussion
-    from facilitation.runner import run_step
-    from facilitation.scheduling import inline
+    from facilitation.runs.runner import run_step
+    from facilitation.runs.leases import current
+    from facilitation.runs.scheduling import inline
 
     with inline():
         for room in rooms:
             room = do_start_discussion(room.pk)
-            seq = room.step_seq
+            seq = current(room.pk).step_seq
             while True:
                 result = run_step(room.pk, seq)
                 if result.outcome != "committed":
@@ -99,10 +100,10 @@ def main(argv=None) -> int:
     C.setup_django(C.sqlite_url(tmp / "convene-0.sqlite3"), realtime="off")
     from django.db import connection
 
-    from facilitation import runner
+    from facilitation.discussions import steps as discussion_steps
 
     provider = C.instant_provider()
-    runner.provider_for = lambda name="": provider
+    discussion_steps.provider_for = lambda name="": provider
     import frameworks as F
 
     text_bytes = len(C.TURN_TEXT.encode())

@@ -12,10 +12,28 @@ VAR_DIR = BASE_DIR / "var"
 
 env = environ.Env()
 
-SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="convene-insecure-development-key-change-me")
+# Empty: see config.secret_key (a kept key on the embedded default, else refuse to start).
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver", "[::1]"])
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "testserver", "[::1]"]
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=LOOPBACK_HOSTS)
 PORT = env.int("PORT", default=8000)
+
+# HTTPS-only cookies, HSTS and the redirect to https. Default: on outside debug as soon as the
+# server answers to a name other than loopback (a local http server keeps working).
+SERVED_LOCALLY = all(h in LOOPBACK_HOSTS for h in ALLOWED_HOSTS)
+HTTPS = env.bool("CONVENE_HTTPS", default=not DEBUG and not SERVED_LOCALLY)
+HSTS_SECONDS = env.int("CONVENE_HSTS_SECONDS", default=31536000)
+# Behind a TLS-terminating proxy: trust its X-Forwarded-Proto header (only if it always sets it).
+BEHIND_TLS_PROXY = env.bool("CONVENE_BEHIND_TLS_PROXY", default=False)
+# Where the Django admin lives (not the default "admin/", which every scanner tries).
+ADMIN_PATH = env.str("CONVENE_ADMIN_PATH", default="staff/admin/").strip("/") + "/"
+# Set by the embedded runtime (serve, demo, tests) for the processes it starts.
+EMBEDDED = env.bool("CONVENE_EMBEDDED", default=False)
+# How long a new API token lives unless its creator says otherwise (at most 365).
+TOKEN_DAYS = env.int("CONVENE_TOKEN_DAYS", default=90)
+# A shared cache (rate limits across web processes), e.g. redis://host:6379/1; empty: per process.
+CACHE_URL = env.str("CONVENE_CACHE_URL", default="")
 
 DATABASE_URL = env.str("DATABASE_URL", default="")
 REDIS_URL = env.str("REDIS_URL", default="")
@@ -27,6 +45,10 @@ OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="")
 LLM_MODEL = env.str("LLM_MODEL", default="")
 LLM_PROVIDER = env.str("LLM_PROVIDER", default="")
 LLM_FALLBACK = env.list("LLM_FALLBACK", default=[])
+# Optional: an OpenAI-compatible embeddings endpoint that re-ranks workspace search results.
+EMBEDDINGS_BASE_URL = env.str("EMBEDDINGS_BASE_URL", default="")
+EMBEDDINGS_MODEL = env.str("EMBEDDINGS_MODEL", default="")
+EMBEDDINGS_API_KEY = env.str("EMBEDDINGS_API_KEY", default="")
 
 TELEGRAM_BOT_TOKEN = env.str("TELEGRAM_BOT_TOKEN", default="")
 TELEGRAM_WEBHOOK_SECRET = env.str("TELEGRAM_WEBHOOK_SECRET", default="")
@@ -34,7 +56,14 @@ TELEGRAM_API_BASE = env.str("TELEGRAM_API_BASE", default="https://api.telegram.o
 TEAMS_APP_ID = env.str("TEAMS_APP_ID", default="")
 TEAMS_APP_PASSWORD = env.str("TEAMS_APP_PASSWORD", default="")
 TEAMS_TENANT_ID = env.str("TEAMS_TENANT_ID", default="")
-TEAMS_API_BASE = env.str("TEAMS_API_BASE", default="")
+TEAMS_API_BASE = env.str("TEAMS_API_BASE", default="https://smba.trafficmanager.net/teams/")
+TEAMS_OPENID_METADATA_URL = env.str("TEAMS_OPENID_METADATA_URL", default="https://login.botframework.com/v1/.well-known/openidconfiguration")
+# Empty: https://login.microsoftonline.com/<TEAMS_TENANT_ID or botframework.com>/oauth2/v2.0/token
+TEAMS_TOKEN_URL = env.str("TEAMS_TOKEN_URL", default="")
+
+FACILITATION_MAX_TTL_HOURS = env.int("FACILITATION_MAX_TTL_HOURS", default=168)
+FACILITATION_MAX_CONCURRENT = env.int("CONVENE_FACILITATION_MAX_CONCURRENT", default=5)
+FACILITATION_DAILY_QUOTA = env.int("CONVENE_FACILITATION_DAILY_QUOTA", default=20)
 
 PARTICIPANT_TIMEOUT = env.float("CONVENE_PARTICIPANT_TIMEOUT", default=120.0)
 FACILITATOR_TIMEOUT = env.float("CONVENE_FACILITATOR_TIMEOUT", default=90.0)
@@ -43,6 +72,8 @@ WORKER_PROCESSES = env.int("CONVENE_WORKER_PROCESSES", default=1)
 # PostgreSQL only: a connection pool of at most this many connections per process (0: no pool).
 DB_POOL_MAX = env.int("CONVENE_DB_POOL_MAX", default=0)
 REHEARSAL_PACE = env.float("CONVENE_REHEARSAL_PACE", default=0.0)
+# Set by `make demo`: the sign-in page says the demo account's password was printed in its terminal.
+DEMO_ACCOUNT = env.str("CONVENE_DEMO_ACCOUNT", default="")
 LEASE_MARGIN = env.float("CONVENE_LEASE_MARGIN", default=30.0)
 SWEEP_INTERVAL = env.float("CONVENE_SWEEP_INTERVAL", default=10.0)
 SWEEP_STALE_SECONDS = env.float("CONVENE_SWEEP_STALE_SECONDS", default=15.0)

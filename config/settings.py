@@ -3,9 +3,10 @@ import os
 
 
 from config import env as E
+from config.secret_key import resolve as _secret_key
 
 BASE_DIR = E.BASE_DIR
-SECRET_KEY = E.SECRET_KEY
+SECRET_KEY = _secret_key(E.SECRET_KEY, debug=E.DEBUG, database_url=E.DATABASE_URL, var_dir=E.VAR_DIR)
 DEBUG = E.DEBUG
 ALLOWED_HOSTS = E.ALLOWED_HOSTS
 
@@ -17,7 +18,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "channels",
     "rooms",
@@ -28,6 +28,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.csp.ContentSecurityPolicyMiddleware",
     "facilitation.api.middleware.ApiEnvelopeMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -88,8 +89,53 @@ def _database() -> dict:
 DATABASES = {"default": _database()}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# --- Security ---------------------------------------------------------------------
+# HTTPS settings follow E.HTTPS (on outside debug for any non-loopback host; CONVENE_HTTPS).
+SECURE_SSL_REDIRECT = E.HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers probe over plain http
+SECURE_HSTS_SECONDS = E.HSTS_SECONDS if E.HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = E.HTTPS
+SESSION_COOKIE_SECURE = E.HTTPS
+CSRF_COOKIE_SECURE = E.HTTPS
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if E.BEHIND_TLS_PROXY else None
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+ADMIN_PATH = E.ADMIN_PATH
+# config.csp: every page gets this policy; the API's documentation pages a looser one
+# (Swagger UI and Redoc inject inline styles and scripts and use blob: workers).
+CONTENT_SECURITY_POLICY = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'", "data:"],
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'self'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
+CONTENT_SECURITY_POLICY_DOCS = {
+    **CONTENT_SECURITY_POLICY,
+    "script-src": ["'self'", "'unsafe-inline'"],
+    "style-src": ["'self'", "'unsafe-inline'"],
+    "worker-src": ["'self'", "blob:"],
+}
+CONTENT_SECURITY_POLICY_DOCS_PATHS = ("/api/docs", "/api/redoc")
+
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": E.CACHE_URL}
+          if E.CACHE_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "convene"}}
+
+AUTHENTICATION_BACKENDS = ["rooms.auth_backends.ThrottledModelBackend"]
+
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
 LANGUAGE_CODE = "en-us"
@@ -120,12 +166,17 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_TASK_ROUTES = {"facilitation.*": {"queue": "turns"}}
+CELERY_TASK_ROUTES = {"facilitation.*": {"queue": "turns"}, "bridge.*": {"queue": "bridge"}}
+# The only schedule is an interval: nothing worth persisting, so beat keeps it in memory
+# instead of writing a celerybeat-schedule file per process.
+CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 CELERY_BEAT_SCHEDULE = {
     "sweep-expired-leases": {
         "task": "facilitation.sweep_rooms", "schedule": E.SWEEP_INTERVAL,
         "kwargs": {"stale_seconds": E.SWEEP_STALE_SECONDS},
     },
+    "sweep-bridge": {"task": "bridge.sweep", "schedule": 15.0},
+    "sweep-facilitation-runs": {"task": "facilitation.sweep_runs", "schedule": 30.0},
 }
 
 # --- Realtime -----------------------------------------------------------------
@@ -133,6 +184,19 @@ CELERY_BEAT_SCHEDULE = {
 # list (tests); "off": store events only (they are replayed on join).
 REALTIME_BACKEND = "redis"
 SOCKETIO_CHANNEL = "convene-socketio"
+
+# --- Accounts, tokens and rate limits -----------------------------------------------
+# (attempts, window in seconds) for rooms.ratelimit; DRF throttle rates are in REST_FRAMEWORK.
+CONVENE_DEMO_ACCOUNT = E.DEMO_ACCOUNT
+
+CONVENE_RATE_LIMITS = {
+    "signin_pair": (5, 900),    # wrong passwords for one username from one address: then locked
+    "signin_user": (20, 900),   # wrong passwords for one username from anywhere
+    "signin_ip": (30, 900),     # wrong passwords from one address, any username
+    "bad_token_ip": (20, 60),   # unknown, expired or revoked API tokens from one address
+    "socket_writes_user": (120, 60),  # socket controls (pause, stop...) of one user
+    "facilitation_runs_user": (10, 3600),  # facilitation runs one user may start per hour
+}
 
 # --- Engine -------------------------------------------------------------------
 CONVENE = {
@@ -142,12 +206,22 @@ CONVENE = {
     "FACILITATOR_TIMEOUT": E.FACILITATOR_TIMEOUT,
     "LEASE_MARGIN": E.LEASE_MARGIN,
     "REHEARSAL_PACE": E.REHEARSAL_PACE,
-    "RECENT_TURNS_VERBATIM": 4,
+    # Prompts show at least this many latest turns verbatim; older ones are summarised in
+    # fixed chunks of SUMMARY_CHUNK turns (so a prompt stays append-only between chunks).
+    "RECENT_TURNS_VERBATIM": 2,
+    "SUMMARY_CHUNK": 3,
     "DEFAULT_PROVIDER": E.default_llm_provider(),
     "FALLBACK_PROVIDERS": E.LLM_FALLBACK,
     "DEFAULT_MODEL": E.LLM_MODEL,
     "WORKER_CONCURRENCY": E.WORKER_CONCURRENCY,
     "WORKER_PROCESSES": E.WORKER_PROCESSES,
+    "TOKEN_DAYS": E.TOKEN_DAYS,
+    "TOKEN_MAX_DAYS": 365,
+    # Facilitation runs (ephemeral by default): TTL bounds, live runs per owner, runs per owner per day.
+    "FACILITATION_MAX_TTL_HOURS": E.FACILITATION_MAX_TTL_HOURS,
+    "FACILITATION_DEFAULT_TTL_HOURS": 72,
+    "FACILITATION_MAX_CONCURRENT": E.FACILITATION_MAX_CONCURRENT,
+    "FACILITATION_DAILY_QUOTA": E.FACILITATION_DAILY_QUOTA,
 }
 
 LLM = {
@@ -171,6 +245,13 @@ LLM_PRICES = {
 MODEL_TIERS = {"opus": "claude-opus-5", "sonnet": "claude-sonnet-5", "haiku": "claude-haiku-4-5"}
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5"
 
+# Workspace search: semantic re-ranking when an embeddings endpoint is configured.
+EMBEDDINGS = {
+    "BASE_URL": E.EMBEDDINGS_BASE_URL,
+    "MODEL": E.EMBEDDINGS_MODEL,
+    "API_KEY": E.EMBEDDINGS_API_KEY,
+}
+
 BRIDGES = {
     "TELEGRAM_BOT_TOKEN": E.TELEGRAM_BOT_TOKEN,
     "TELEGRAM_WEBHOOK_SECRET": E.TELEGRAM_WEBHOOK_SECRET,
@@ -179,27 +260,54 @@ BRIDGES = {
     "TEAMS_APP_PASSWORD": E.TEAMS_APP_PASSWORD,
     "TEAMS_TENANT_ID": E.TEAMS_TENANT_ID,
     "TEAMS_API_BASE": E.TEAMS_API_BASE,
+    "TEAMS_OPENID_METADATA_URL": E.TEAMS_OPENID_METADATA_URL,
+    "TEAMS_TOKEN_URL": E.TEAMS_TOKEN_URL or
+        f"https://login.microsoftonline.com/{E.TEAMS_TENANT_ID or 'botframework.com'}/oauth2/v2.0/token",
+    # Outbound pacing, shared by every worker through Redis token buckets: (burst, per second).
+    # Telegram: about 1 message per second per chat, 20 per minute per group, 30 per second overall;
+    # Teams: about 7 per second and 60 per 30 seconds per conversation.
+    "RATE_LIMITS": {
+        "telegram_chat": (1, 1.0),
+        "telegram_group": (5, 0.25),
+        "telegram_global": (30, 30.0),
+        "teams_conversation": (7, 2.0),
+    },
+    # "redis": buckets shared by all workers; "memory": per process (unit tests).
+    "RATE_LIMIT_BACKEND": "redis",
+    "MAX_ATTEMPTS": 8,
 }
+# How rooms-level actions hand work to Celery tasks: "celery", or "memory" (collected; unit tests).
+TASK_DISPATCH = "celery"
 
 # --- REST ---------------------------------------------------------------------
 REST_FRAMEWORK = {
     # Token first: an anonymous call answers 401 with "WWW-Authenticate: Token".
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "facilitation.api.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["djangorestframework_camel_case.render.CamelCaseJSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["djangorestframework_camel_case.parser.CamelCaseJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["facilitation.api.parsers.JSONParser"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "facilitation.api.negotiation.JSONFirstNegotiation",
     "DEFAULT_METADATA_CLASS": None,
     "EXCEPTION_HANDLER": "facilitation.api.exceptions.api_exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "facilitation.api.throttles.UserWriteThrottle",
+        "facilitation.api.throttles.AddressWriteThrottle",
+    ],
     "DEFAULT_THROTTLE_RATES": {
         "discussions.create": "120/min",
         "discussions.lifecycle": "600/min",
+        "writes.user": "120/min",   # every POST/PUT/PATCH/DELETE of one user
+        "writes.ip": "600/min",     # ... and from one address
     },
 }
+# JSON bodies above this are refused (413) before they are read; text fields have their own
+# limits (rooms.limits), well below it.
+API_MAX_BODY_BYTES = 2 * 1024 * 1024
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Convene API",
     "DESCRIPTION": (
@@ -220,6 +328,10 @@ SPECTACULAR_SETTINGS = {
         "TurnKindEnum": "rooms.models.Observation.Kind",
         "TurnStatusEnum": "rooms.models.Observation.Status",
         "CallerAccessEnum": ["owner", "staff", "participant", "viewer"],
+        "TaskStatusEnum": "rooms.models.TaskAssignment.Status",
+        "AuthorKindEnum": "rooms.models.Observation.AuthorKind",
+        "ObservationTypeEnum": "rooms.models.Observation.EventType",
+        "TargetStatusEnum": ["active", "paused", "stopped", "concluded", "completed", "archived"],
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

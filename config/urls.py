@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
@@ -5,7 +6,8 @@ from config.health import healthz
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
-    path("admin/", admin.site.urls),
+    path(settings.ADMIN_PATH, admin.site.urls),  # CONVENE_ADMIN_PATH
     path("api/", include("facilitation.api.urls")),
+    path("bridge/", include("channels_bridge.urls")),
     path("", include("frontend.urls")),
 ]

@@ -1,13 +1,23 @@
-"""The room as the engine and the prompts see it: plain data loaded in one place."""
+"""The room as the engine and the prompts see it: plain data loaded in one place.
+
+Besides the seats and agents, the context carries the room state replayed from the
+record (``facilitation.deliberation.state``): airtime, votes, open questions and
+concerns, decisions, TODOs, mentions and the facilitator's own questions. Turns older
+than the last few are folded into fixed chunks of rolling summaries
+(``facilitation.deliberation.summaries``), so prompts stay append-only.
+"""
 from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from facilitation.engine import EngineState, SeatInfo
+from facilitation.deliberation.state import RoomState, SeatRef, replay
+from facilitation.deliberation.summaries import chunk_summary, split_turns
+from facilitation.engine import Blocker, EngineState, Facts, SeatInfo
+from facilitation.presets import get_preset
 from rooms.models import Narrative, Observation, Room, Seat
 
-DIGEST_LIMIT = 40
-POINTS_LIMIT = 200
+#: Contributions replayed into the room state (a discussion has at most 20; workspaces may have more).
+REPLAY_LIMIT = 400
 
 
 @dataclass
@@ -15,9 +25,14 @@ class AgentView:
     seat_id: int
     agent_id: int | None
     name: str
+    alias: str = ""
     persona_key: str = ""
+    persona_name: str = ""
     persona_prompt: str = ""
+    persona_style: str = ""
     role_prompt: str = ""
+    role_name: str = ""
+    expertise: list = field(default_factory=list)
     provider: str = ""
     model: str = ""
     budget_tokens: int | None = None
@@ -38,10 +53,13 @@ class RoomContext:
     seats: list[SeatInfo]
     facilitator: AgentView
     agents: dict[int, AgentView]
-    recent: list[dict] = field(default_factory=list)
-    digest: list[str] = field(default_factory=list)
+    room: RoomState | None = None
+    #: Every contribution in view, oldest first: {seq, round, seatId, speaker, role, content, status}.
+    turns: list[dict] = field(default_factory=list)
+    #: How many of ``turns`` are folded into ``summaries`` (the rest are shown verbatim).
+    summarized: int = 0
+    summaries: list[str] = field(default_factory=list)
     narratives: list[str] = field(default_factory=list)
-    points: list[dict] = field(default_factory=list)
     budget_tokens: int | None = None
     budget_usd: float | None = None
     tokens_used: int = 0
@@ -56,17 +74,48 @@ class RoomContext:
         return self.state.lastSeatId
 
     @property
-    def airtime(self) -> dict:
-        return self.state.airtime
+    def recent(self) -> list[dict]:
+        return self.turns[self.summarized:]
 
     def seat(self, seat_id: int) -> SeatInfo:
         return next(s for s in self.seats if s.id == seat_id)
 
+    @property
+    def preset(self) -> dict | None:
+        """The facilitator's built-in preset (selection policy, synthesis sections, fairness), if it is one."""
+        return get_preset(self.facilitator.persona_key) if self.facilitator.persona_key else None
+
+    @property
+    def strict_fairness(self) -> bool:
+        return bool(self.preset and self.preset.get("fairness") == "strict")
+
+    def speaker_names(self) -> dict:
+        """Lower-cased names and aliases of the speaking seats -> seat id (to salvage a decision)."""
+        names = {}
+        for seat in self.speakers:
+            names.setdefault(seat.name.lower(), seat.id)
+            alias = self.agents[seat.id].alias if seat.id in self.agents else ""
+            if alias:
+                names.setdefault(alias.lower(), seat.id)
+        return names
+
+    def guardrail_facts(self, rounds_left: int) -> Facts:
+        room = self.room or RoomState([])
+        blockers = [Blocker("reject", v.seat_id, v.speaker, v.text) for v in room.standing_rejects]
+        blockers += [Blocker("concern", c.seat_id, c.speaker, c.text, c.id) for c in room.open_concerns]
+        return Facts(
+            speaking_ids=tuple(s.id for s in self.speakers), names={s.id: s.name for s in self.seats},
+            turns={s.id: room.turns_of(s.id) for s in self.speakers}, words={s.id: room.words_of(s.id) for s in self.speakers},
+            last_id=self.last_seat_id, mentioned=tuple(room.mentions), blockers=tuple(blockers),
+            rounds_left=rounds_left, strict=self.strict_fairness,
+        )
+
 
 SEAT_FIELDS = (
-    "id", "role", "is_active", "agent_id", "agent__name", "agent__description", "agent__provider", "agent__model",
-    "agent__budget_tokens", "agent__budget_usd", "agent__tokens_used", "agent__cost_usd",
-    "agent__persona__key", "agent__persona__prompt", "agent__role__base_prompt",
+    "id", "role", "is_active", "agent_id", "agent__name", "agent__alias", "agent__description", "agent__provider",
+    "agent__model", "agent__budget_tokens", "agent__budget_usd", "agent__tokens_used", "agent__cost_usd", "agent__expertise",
+    "agent__persona__key", "agent__persona__name", "agent__persona__prompt", "agent__persona__style",
+    "agent__role__base_prompt", "agent__role__name",
     "user__username", "user__first_name", "user__last_name",
 )
 
@@ -80,26 +129,68 @@ def _seat_name(row: dict) -> str:
 def _agent_view(row: dict) -> AgentView:
     """An agent (or a person) in a seat, from one row of ``SEAT_FIELDS``."""
     if not row["agent_id"]:
-        return AgentView(seat_id=row["id"], agent_id=None, name=_seat_name(row))
+        return AgentView(seat_id=row["id"], agent_id=None, name=_seat_name(row), alias=row["user__username"] or "")
     usd = row["agent__budget_usd"]
     return AgentView(
-        seat_id=row["id"], agent_id=row["agent_id"], name=row["agent__name"],
-        persona_key=row["agent__persona__key"] or "",
+        seat_id=row["id"], agent_id=row["agent_id"], name=row["agent__name"], alias=row["agent__alias"] or "",
+        persona_key=row["agent__persona__key"] or "", persona_name=row["agent__persona__name"] or "",
         persona_prompt=row["agent__persona__prompt"] or row["agent__description"],
-        role_prompt=row["agent__role__base_prompt"] or "",
+        persona_style=row["agent__persona__style"] or "",
+        role_prompt=row["agent__role__base_prompt"] or "", role_name=row["agent__role__name"] or "",
+        expertise=[str(e) for e in (row["agent__expertise"] or []) if e],
         provider=row["agent__provider"], model=row["agent__model"],
         budget_tokens=row["agent__budget_tokens"], budget_usd=float(usd) if usd is not None else None,
         tokens_used=row["agent__tokens_used"], cost_usd=float(row["agent__cost_usd"]),
     )
 
 
-def _digest_line(obs: dict) -> str:
-    first = " ".join(obs["content"].split())
-    for prefix in ("[Offline rehearsal - not written by a language model]",):
-        first = first.replace(prefix, "").strip()
-    if len(first) > 160:
-        first = first[:157].rsplit(" ", 1)[0] + "..."
-    return f"{obs['author_name']} (round {obs['round']}): {first or '(no response)'}"
+def _records(room: Room) -> list[dict]:
+    """The contributions and the facilitator's questions, oldest first, as plain records."""
+    rows = list(
+        Observation.objects.filter(room_id=room.pk, kind__in=(Observation.Kind.CONTRIBUTION, Observation.Kind.DECISION))
+        .order_by("-seq").values("seq", "kind", "round", "seat_id", "author_name", "content", "markers", "status", "data")[:REPLAY_LIMIT * 2]
+    )
+    rows.reverse()
+    records = []
+    for row in rows:
+        if row["kind"] == Observation.Kind.DECISION:
+            data = row["data"] or {}
+            if data.get("decision") == "continue":
+                records.append({"kind": "decision", "seq": row["seq"], "round": row["round"],
+                                "seatId": data.get("nextParticipantId"), "question": data.get("question") or ""})
+        else:
+            records.append({"kind": "contribution", "seq": row["seq"], "round": row["round"], "seatId": row["seat_id"],
+                            "speaker": row["author_name"], "content": row["content"], "markers": row["markers"] or [],
+                            "status": row["status"]})
+    return records
+
+
+def _summaries(turns: list[dict], state: RoomState, count: int, chunk: int) -> list[str]:
+    raised: dict = {}
+    for item in state.items:
+        raised.setdefault(item.seq, []).append(item.id)
+    votes = {v.seq: v.value for v in state.vote_history}
+    return [chunk_summary(turns[i:i + chunk], raised, votes) for i in range(0, count, chunk)]
+
+
+def assemble(*, room_id: int, name: str, topic: str, format: str, round: int, max_rounds: int, state: EngineState,
+             seats: list[SeatInfo], agents: dict, facilitator: AgentView, records: list[dict], narratives: list[str] = (),
+             budget_tokens: int | None = None, budget_usd: float | None = None, tokens_used: int = 0, cost_usd: float = 0.0,
+             chunk: int = 3, keep: int = 2) -> RoomContext:
+    """A context from plain data: the room state replayed from ``records`` (see ``deliberation.state.replay``)."""
+    refs = [SeatRef(s.id, s.name, s.role, agents[s.id].alias if s.id in agents else "", s.active) for s in seats]
+    room_state = replay(refs, records)
+    roles = {s.id: s.role for s in seats}
+    turns = [{"seq": r["seq"], "round": r["round"], "seatId": r["seatId"], "speaker": r.get("speaker") or "",
+              "role": roles.get(r["seatId"], "participant"), "content": r.get("content") or "", "status": r.get("status") or "ok"}
+             for r in records if r["kind"] == "contribution"]
+    summarized = split_turns(len(turns), chunk=chunk, keep=keep)
+    return RoomContext(
+        room_id=room_id, name=name, topic=topic, format=format, round=round, max_rounds=max_rounds, state=state,
+        seats=list(seats), facilitator=facilitator, agents=agents, room=room_state, turns=turns, summarized=summarized,
+        summaries=_summaries(turns, room_state, summarized, chunk), narratives=list(narratives),
+        budget_tokens=budget_tokens, budget_usd=budget_usd, tokens_used=tokens_used, cost_usd=cost_usd,
+    )
 
 
 def load_context(room: Room) -> RoomContext:
@@ -109,28 +200,14 @@ def load_context(room: Room) -> RoomContext:
     infos = [SeatInfo(id=s["id"], name=_seat_name(s), role=s["role"], active=s["is_active"]) for s in others]
     agents = {s["id"]: _agent_view(s) for s in others}
     facilitator = _agent_view(fac_row) if fac_row else AgentView(seat_id=0, agent_id=None, name="Facilitator")
-
-    keep = settings.CONVENE["RECENT_TURNS_VERBATIM"]
-    contributions = Observation.objects.filter(room_id=room.pk, kind=Observation.Kind.CONTRIBUTION).order_by("-seq")
-    latest = list(contributions.values("round", "author_name", "content", "status", "seat_id", "markers")[: keep + DIGEST_LIMIT])
-    latest.reverse()
-    recent_rows, older = latest[-keep:], latest[:-keep]
-    roles = {s.id: s.role for s in infos}
-    recent = [{"seatId": o["seat_id"], "speaker": o["author_name"], "role": roles.get(o["seat_id"], "participant"),
-               "content": o["content"], "round": o["round"], "status": o["status"]} for o in recent_rows]
-    # The structured points (questions, concerns, decisions, votes) of the turns in view, newest last.
-    points = [
-        {"speaker": o["author_name"], "type": m.get("type"), "text": m.get("text", ""), **({"value": m["value"]} if "value" in m else {})}
-        for o in latest for m in o["markers"]
-    ][-POINTS_LIMIT:]
     narratives = []
     if room.kind != Room.Kind.DISCUSSION:  # discussions keep no narratives: skip the query
         narratives = list(Narrative.objects.filter(room=room).order_by("-id").values_list("content", flat=True)[:10])[::-1]
-    state = EngineState.load(room.engine_state, room.max_rounds, room.round)
-    return RoomContext(
+    cfg = settings.CONVENE
+    return assemble(
         room_id=room.pk, name=room.name, topic=room.topic, format=room.format, round=room.round, max_rounds=room.max_rounds,
-        state=state, seats=infos, facilitator=facilitator, agents=agents, recent=recent,
-        digest=[_digest_line(o) for o in older], narratives=narratives, points=points,
-        budget_tokens=room.budget_tokens, budget_usd=float(room.budget_usd) if room.budget_usd is not None else None,
-        tokens_used=room.tokens_used, cost_usd=float(room.cost_usd),
+        state=EngineState.load(room.engine_state, room.max_rounds, room.round), seats=infos, agents=agents,
+        facilitator=facilitator, records=_records(room), narratives=narratives, budget_tokens=room.budget_tokens,
+        budget_usd=float(room.budget_usd) if room.budget_usd is not None else None, tokens_used=room.tokens_used,
+        cost_usd=float(room.cost_usd), chunk=int(cfg.get("SUMMARY_CHUNK", 3)), keep=int(cfg["RECENT_TURNS_VERBATIM"]),
     )

@@ -53,9 +53,12 @@ class Runtime:
         env["REDIS_URL"] = self.redis_url
         env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
         env["PYTHONUNBUFFERED"] = "1"
+        env["CONVENE_EMBEDDED"] = "1"
         return env
 
     def start(self) -> "Runtime":
+        for leftover in E.VAR_DIR.glob("celerybeat-*"):  # schedule files of older versions
+            leftover.unlink(missing_ok=True)
         self.redis_url, self.redis = ensure_redis_url({**os.environ, **self.extra_env})
         self._say(f"Redis: {self.redis_url}{' (bundled)' if self.redis else ''}")
         py = sys.executable
@@ -67,8 +70,8 @@ class Runtime:
 
         commands = {
             **{("worker" if i == 0 else f"worker{i + 1}"): worker(i) for i in range(max(1, settings.CONVENE["WORKER_PROCESSES"]))},
-            "beat": [py, "-m", "celery", "--quiet", "-A", "config", "beat", "--loglevel", "WARNING",
-                     "--schedule", str(Path(settings.STATIC_ROOT).parent / f"celerybeat-{os.getpid()}")],
+            # The schedule is kept in memory (CELERY_BEAT_SCHEDULER): no schedule file is written.
+            "beat": [py, "-m", "celery", "--quiet", "-A", "config", "beat", "--loglevel", "WARNING"],
             "web": [py, "-m", "daphne", "-b", self.host, "-p", str(self.port), "config.asgi:application"],
         }
         self._commands = {name: cmd for name, cmd in commands.items() if self.want[name.rstrip("0123456789")]}
@@ -129,6 +132,17 @@ class Runtime:
 
     def stop(self) -> None:
         self._stop.set()
+        try:  # a second Ctrl-C must not cut the shutdown short (and leave processes behind)
+            previous_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        except ValueError:  # not the main thread
+            previous_int = None
+        try:
+            self._stop_processes()
+        finally:
+            if previous_int is not None:
+                signal.signal(signal.SIGINT, previous_int)
+
+    def _stop_processes(self) -> None:
         for proc in self.procs.values():
             if proc.poll() is None:
                 try:

@@ -16,13 +16,16 @@ from http.cookies import SimpleCookie
 
 from channels.db import database_sync_to_async as db
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 
+from facilitation.actions import lifecycle
+from rooms import ratelimit
+from rooms.events import Command, EventType, build
 from rooms.realtime import access_channel, user_room
 
 log = logging.getLogger("convene.sockets")
 
 REPLAY_PAGE = 500
-CONTROLS = ("pause", "resume", "stop", "conclude")
 
 
 def socket_room(discussion_id: int) -> str:
@@ -63,40 +66,56 @@ def user_from_session_key(session_key: str | None):
     return user if user.is_authenticated and user.is_active else None
 
 
-def user_from_token(key) -> object | None:
-    if not isinstance(key, str) or not key:
-        return None
-    from rest_framework.authtoken.models import Token
+def authenticate(environ: dict, auth) -> tuple[object | None, dict]:
+    """The user a connection speaks for and the credential it used: a token in ``auth`` first, else the session cookie."""
+    from rooms.tokens import token_for_key
 
-    token = Token.objects.select_related("user").filter(key=key).first()
-    if token is None or not token.user.is_active:
-        return None
-    return token.user
-
-
-def authenticate(environ: dict, auth) -> tuple[object | None, str]:
-    """The user a connection speaks for: a token in ``auth`` first, else the session cookie."""
     if isinstance(auth, dict) and auth.get("token"):
-        return user_from_token(auth.get("token")), "token"
-    return user_from_session_key(_cookie(environ, settings.SESSION_COOKIE_NAME)), "session"
+        token = token_for_key(auth.get("token"))
+        return (token.user, {"auth": "token", "token_id": token.pk}) if token else (None, {})
+    session_key = _cookie(environ, settings.SESSION_COOKIE_NAME)
+    user = user_from_session_key(session_key)
+    return (user, {"auth": "session", "session_key": session_key}) if user else (None, {})
 
 
-def _active_user(user_id):
+def _active_user(who: dict | None):
+    """The connection's user if its credential still stands, checked on every event: a revoked or
+    expired token, a session that ended (sign-out, password change) or a deactivated account
+    authorises nothing more."""
     from django.contrib.auth import get_user_model
 
-    return get_user_model().objects.filter(pk=user_id, is_active=True).first() if user_id else None
+    from rooms.tokens import is_live
+
+    user_id = (who or {}).get("user_id")
+    if not user_id:
+        return None
+    if who.get("auth") == "token":
+        if not is_live(who.get("token_id"), user_id):
+            return None
+        return get_user_model().objects.filter(pk=user_id, is_active=True).first()
+    user = user_from_session_key(who.get("session_key"))
+    return user if user is not None and user.pk == user_id else None
 
 
 # --- reads and actions (sync; called through sync_to_async) ---------------------------
 
-def _parse_id(value) -> int | None:
+MAX_INT = 2**63 - 1  # the database's bigint
+_DIGITS = frozenset("0123456789")
+
+
+def _parse_int(value, lo: int) -> int | None:
+    """A whole number from lo to MAX_INT: an int, or a string of ASCII digits ("²", "١", "1e3", " 1" are not)."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int):
-        return value if value > 0 else None
-    if isinstance(value, str) and value.isdigit():
-        return int(value) or None
+    if isinstance(value, str) and 0 < len(value) <= 19 and set(value) <= _DIGITS:
+        value = int(value)
+    if isinstance(value, int) and lo <= value <= MAX_INT:
+        return value
     return None
+
+
+def _parse_id(value) -> int | None:
+    return _parse_int(value, 1)
 
 
 def _discussion_id(data) -> int | None:
@@ -104,14 +123,11 @@ def _discussion_id(data) -> int | None:
     return _parse_id(data.get("discussionId")) if isinstance(data, dict) else None
 
 
-def _parse_seq(value) -> int:
-    if isinstance(value, bool) or value is None:
+def _parse_seq(value) -> int | None:
+    """``lastSeq``: absent means 0; anything but a whole number from 0 is None (refused)."""
+    if value is None:
         return 0
-    if isinstance(value, int):
-        return max(value, 0)
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    return 0
+    return _parse_int(value, 0)
 
 
 def _refusal(error: str, code: str, **extra) -> dict:
@@ -119,15 +135,18 @@ def _refusal(error: str, code: str, **extra) -> dict:
 
 
 NOT_VISIBLE = "Discussion not found, or you may not view it."
-MISSING_ID = {"ok": False, "error": "discussionId is required.", "code": "invalid"}
+MISSING_ID = {"ok": False, "error": "discussionId is required (a whole number).", "code": "invalid"}
+BAD_SEQ = {"ok": False, "error": "lastSeq must be a whole number from 0.", "code": "invalid"}
+UNKNOWN_EVENT = {"ok": False, "error": "Unknown event.", "code": "unknown_event"}
+FAILED = {"ok": False, "error": "The server could not handle this event.", "code": "server_error"}
 
 
-def check_view(user_id, discussion_id) -> dict | None:
+def check_view(who, discussion_id) -> dict | None:
     """None when the user may view the discussion, else the refusal to answer with."""
     from rooms.access import can_view
     from rooms.models import Room
 
-    user = _active_user(user_id)
+    user = _active_user(who)
     room = Room.objects.filter(pk=discussion_id).first()
     if user is None or room is None or not can_view(user, room):
         return _refusal(NOT_VISIBLE, "not_found")
@@ -144,34 +163,61 @@ def read_state(discussion_id: int, last_seq: int) -> dict:
         return _refusal(NOT_VISIBLE, "not_found")
     missed = events_after(discussion_id, last_seq, limit=REPLAY_PAGE)
     more = len(missed) >= REPLAY_PAGE
-    seq = room.seq
+    seq = room.seq  # never the client's own lastSeq, which may be anything
     if missed:
         seq = missed[-1]["seq"] if more else max(seq, missed[-1]["seq"])
-    elif last_seq > seq:
-        seq = last_seq
     return {"ok": True, "status": room.status, "round": room.round, "maxRounds": room.max_rounds,
             "seq": seq, "missed": missed, "more": more}
 
 
-def run_control(user_id, discussion_id, verb: str) -> dict:
-    from facilitation.actions import lifecycle
+def run_control(who, discussion_id, verb: str) -> dict:
     from rooms.access import can_control, can_view
     from rooms.errors import ActionError
     from rooms.models import Room
 
-    user = _active_user(user_id)
+    user = _active_user(who)
     room = Room.objects.filter(pk=discussion_id).first()
     if user is None or room is None or not can_view(user, room):
         return _refusal(NOT_VISIBLE, "not_found")
     if not can_control(user, room):
         return _refusal("You may view this discussion but not control it.", "forbidden", status=room.status)
-    action = getattr(lifecycle, f"do_{verb}_discussion")
+    limit, window = ratelimit.rate("socket_writes_user")
+    if ratelimit.hit("socket-writes", user.pk, window) > limit:
+        return _refusal("Too many requests; try again shortly.", "throttled", status=room.status)
     try:
-        room = action(room)
+        if room.kind == Room.Kind.WORKSPACE:
+            from facilitation.workspace.actions.lifecycle import do_control_workspace
+
+            room = do_control_workspace(room, verb, user)
+        else:
+            room = lifecycle.run(verb, room, actor=user)
+    except ObjectDoesNotExist:  # deleted by someone else since the access check
+        return _refusal(NOT_VISIBLE, "not_found")
     except ActionError as exc:
         current = Room.objects.filter(pk=discussion_id).values_list("status", flat=True).first()
         return _refusal(exc.message, exc.code, status=current)
     return {"ok": True, "status": room.status, "round": room.round, "maxRounds": room.max_rounds}
+
+
+def run_comment(who, discussion_id, content) -> dict:
+    """``discussion:comment``: the same rule as POST /api/discussions/{id}/comments."""
+    from facilitation.actions.comments import do_post_comment
+    from rooms.errors import ActionError, NotFound
+    from rooms.payloads import turn_payload
+
+    user = _active_user(who)
+    if user is None:
+        return _refusal(NOT_VISIBLE, "not_found")
+    limit, window = ratelimit.rate("socket_writes_user")
+    if ratelimit.hit("socket-writes", user.pk, window) > limit:
+        return _refusal("Too many requests; try again shortly.", "throttled")
+    try:
+        obs = do_post_comment(discussion_id, user, content)
+    except NotFound:
+        return _refusal(NOT_VISIBLE, "not_found")
+    except ActionError as exc:
+        return _refusal(exc.message, exc.code, **({"details": exc.details} if exc.details else {}))
+    return {"ok": True, "turn": turn_payload(obs, role="participant")}
 
 
 # --- revocations ------------------------------------------------------------------------
@@ -210,6 +256,9 @@ async def _follow_revocations(sio) -> None:
 
 
 async def _apply_revocation(sio, data: dict) -> None:
+    if data.get("disconnect"):
+        await _disconnect(sio, data.get("userId"), data.get("tokenId"))
+        return
     room = socket_room(data.get("discussionId"))
     user_id = data.get("userId")
     holders = user_room(user_id) if user_id else room
@@ -217,7 +266,23 @@ async def _apply_revocation(sio, data: dict) -> None:
     for sid in sids:
         if user_id is None or room in sio.rooms(sid):
             await sio.leave_room(sid, room)
-            await sio.emit("discussion:revoked", {"discussionId": data.get("discussionId")}, to=sid)
+            await sio.emit(EventType.REVOKED.value, build.revoked(data.get("discussionId")), to=sid)
+
+
+async def _disconnect(sio, user_id, token_id) -> None:
+    """Close the user's connections (only those made with ``token_id`` when given)."""
+    if not user_id:
+        return
+    for sid, _ in list(sio.manager.get_participants("/", user_room(user_id))):
+        if token_id is not None:
+            try:
+                session = await sio.get_session(sid)
+            except KeyError:
+                continue
+            if session.get("token_id") != token_id:
+                continue
+        await sio.emit(EventType.SESSION_REVOKED.value, build.session_revoked("Your access was withdrawn; sign in again."), to=sid)
+        await sio.disconnect(sid)
 
 
 # --- registration --------------------------------------------------------------------
@@ -228,36 +293,39 @@ def register(sio) -> None:
 
     @sio.event
     async def connect(sid, environ, auth=None):
-        user, how = await db(authenticate)(environ, auth)
+        user, credential = await db(authenticate)(environ, auth)
         if user is None:
             raise socketio.exceptions.ConnectionRefusedError("unauthenticated", {"code": "unauthenticated", "message": "Sign in or pass a valid token."})
-        await sio.save_session(sid, {"user_id": user.pk, "username": user.get_username(), "auth": how})
+        await sio.save_session(sid, {"user_id": user.pk, "username": user.get_username(), **credential})
         await sio.enter_room(sid, user_room(user.pk))
         _start_access_listener(sio)
 
-    async def _user_id(sid):
+    async def _credential(sid):
+        """The connection's credential (checked again by every handler through ``_active_user``)."""
         try:
-            session = await sio.get_session(sid)
+            return dict(await sio.get_session(sid))
         except KeyError:
             return None
-        return session.get("user_id")
 
-    @sio.on("discussion:join")
+    @sio.on(Command.JOIN.value)
     async def join(sid, data=None):
         discussion_id = _discussion_id(data)
         if discussion_id is None:
             return MISSING_ID
-        refusal = await db(check_view)(await _user_id(sid), discussion_id)
+        refusal = await db(check_view)(await _credential(sid), discussion_id)
         if refusal:
             return refusal
+        last_seq = _parse_seq(data.get("lastSeq"))
+        if last_seq is None:
+            return BAD_SEQ
         # Enter first, then read: an event committed meanwhile is replayed, pushed, or both.
         await sio.enter_room(sid, socket_room(discussion_id))
-        state = await db(read_state)(discussion_id, _parse_seq(data.get("lastSeq")))
+        state = await db(read_state)(discussion_id, last_seq)
         if not state["ok"]:
             await sio.leave_room(sid, socket_room(discussion_id))
         return state
 
-    @sio.on("discussion:leave")
+    @sio.on(Command.LEAVE.value)
     async def leave(sid, data=None):
         discussion_id = _discussion_id(data)
         if discussion_id is None:
@@ -270,10 +338,44 @@ def register(sio) -> None:
             discussion_id = _discussion_id(data)
             if discussion_id is None:
                 return MISSING_ID
-            return await db(run_control)(await _user_id(sid), discussion_id, verb)
+            return await db(run_control)(await _credential(sid), discussion_id, verb)
 
         handler.__name__ = f"discussion_{verb}"
         return handler
 
-    for verb in CONTROLS:
-        sio.on(f"discussion:{verb}", _control(verb))
+    for transition in lifecycle.TRANSITIONS.values():
+        if transition.command is not None:
+            sio.on(transition.command.value, _control(transition.verb))
+
+    @sio.on("discussion:comment")
+    async def comment(sid, data=None):
+        discussion_id = _discussion_id(data)
+        if discussion_id is None:
+            return MISSING_ID
+        return await db(run_comment)(await _credential(sid), discussion_id, data.get("content"))
+
+    @sio.on("*")
+    async def unknown_event(event, sid, data=None):
+        return UNKNOWN_EVENT
+
+    _answer_always(sio)
+
+
+def _answer_always(sio) -> None:
+    """Every event gets an acknowledgement: a handler that fails answers ``server_error``."""
+    import functools
+
+    namespace = sio.handlers.get("/", {})
+    for name, handler in list(namespace.items()):
+        if name in ("connect", "disconnect"):
+            continue
+
+        @functools.wraps(handler)
+        async def guarded(*args, _handler=handler, _name=name):
+            try:
+                return await _handler(*args)
+            except Exception:
+                log.exception("socket event %s failed", _name)
+                return FAILED
+
+        namespace[name] = guarded

@@ -1,6 +1,8 @@
 """A discussion as one JSON document (run_discussion --json, exports)."""
 from django.db.models import Sum
 
+from facilitation.context import load_context
+from facilitation.deliberation.analytics import analytics
 from rooms.models import Invocation, Observation, Room
 from rooms.payloads import turn_payload
 
@@ -11,11 +13,18 @@ def usage_of(room: Room) -> dict:
         cache_write=Sum("cache_write_tokens"), cost=Sum("cost_usd"),
     )
     return {
-        "calls": Invocation.objects.filter(room=room).count(),
+        "calls": Invocation.objects.filter(room=room, kind=Invocation.Kind.CALL).count(),
         "inputTokens": agg["input"] or 0, "outputTokens": agg["output"] or 0,
         "cacheReadTokens": agg["cache_read"] or 0, "cacheWriteTokens": agg["cache_write"] or 0,
         "totalTokens": room.tokens_used, "costUsd": float(room.cost_usd),
     }
+
+
+def analytics_of(room: Room) -> dict:
+    """The discussion's quality analytics (``deliberation.analytics``) from its record."""
+    ctx = load_context(room)
+    decisions = list(Observation.objects.filter(room=room, kind=Observation.Kind.DECISION).values_list("data", flat=True))
+    return analytics(ctx.room, decisions)
 
 
 def discussion_document(room: Room) -> dict:

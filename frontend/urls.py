@@ -1,16 +1,19 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from frontend import views
+from frontend import account, views
+from frontend.forms import SignInForm
 
 app_name = "frontend"
 
 urlpatterns = [
     path("", views.discussion_list, name="discussions"),
-    path("login/", auth_views.LoginView.as_view(template_name="frontend/login.html", redirect_authenticated_user=True), name="login"),
+    path("login/", views.SignInView.as_view(authentication_form=SignInForm), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("discussions/new/", views.discussion_new, name="discussion-new"),
     path("discussions/<int:discussion_id>/", views.discussion_room, name="discussion"),
+    path("workspaces/<int:discussion_id>/", views.workspace_desk, name="workspace"),
     path("facilitators/", views.facilitators, name="facilitators"),
+    path("account/tokens/", account.tokens, name="tokens"),
     path("favicon.ico", views.favicon),
 ]

@@ -5,17 +5,32 @@ No domain logic lives here. The room page runs the same access rule as the API
 page instead of an empty shell.
 """
 from django.conf import settings
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 
-from rooms.access import can_control, can_view
+from facilitation.actions.lifecycle import verbs_by_status
+from rooms.access import can_control, can_participate, can_view
+from rooms.events.types import client_names
 from rooms.models import Room
+from rooms.queries import measured_latency
 
 
 def _page(request, template: str, page: dict | None = None, status: int = 200):
     data = {"user": request.user.get_username(), **(page or {})}
-    return render(request, template, {"page_data": data}, status=status)
+    # Socket.IO names come from rooms.events.types; the page hands them to live.js.
+    return render(request, template, {"page_data": data, "socket_names": client_names()}, status=status)
+
+
+class SignInView(auth_views.LoginView):
+    """Sign-in; under ``make demo`` it says where the demo account's password is (its terminal)."""
+
+    template_name = "frontend/login.html"
+    redirect_authenticated_user = True
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "demo_account": getattr(settings, "CONVENE_DEMO_ACCOUNT", "")}
 
 
 @login_required
@@ -33,6 +48,8 @@ def discussion_new(request):
         "defaultModel": convene.get("DEFAULT_MODEL") or "",
         "modelTiers": getattr(settings, "MODEL_TIERS", {}),
         "prices": getattr(settings, "LLM_PRICES", {}),
+        "latency": measured_latency(),
+        "rehearsalPace": convene.get("REHEARSAL_PACE") or 0,
     })
 
 
@@ -41,9 +58,26 @@ def discussion_room(request, discussion_id: int):
     room = Room.objects.filter(pk=discussion_id).first()
     if room is None or not can_view(request.user, room):
         return render(request, "frontend/not_found.html", {"discussion_id": discussion_id}, status=404)
+    if room.kind == Room.Kind.WORKSPACE:
+        return redirect("frontend:workspace", discussion_id=room.pk)
     return _page(request, "frontend/room.html", {
         "discussionId": room.pk,
         "canControl": can_control(request.user, room),
+        "controls": verbs_by_status(),  # the lifecycle table: verbs allowed from each status
+        "owner": room.owner.get_username() if room.owner_id else "",
+    })
+
+
+@login_required
+def workspace_desk(request, discussion_id: int):
+    """The manager's desk of a workspace room (read-only for people who may only view it)."""
+    room = Room.objects.filter(pk=discussion_id, kind=Room.Kind.WORKSPACE).first()
+    if room is None or not can_view(request.user, room):
+        return render(request, "frontend/not_found.html", {"discussion_id": discussion_id}, status=404)
+    return _page(request, "frontend/workspace.html", {
+        "discussionId": room.pk,
+        "canControl": can_control(request.user, room),
+        "canParticipate": can_participate(request.user, room),
     })
 
 

@@ -1,10 +1,24 @@
 """Django admin for the rooms' data. Audit rows (invocations, events) are read-only.
 
-API tokens are managed by DRF's own ``Token`` admin (rest_framework.authtoken).
+Accounts (users, API tokens) are in ``rooms.admin_accounts``.
 """
 from django.contrib import admin
 
-from rooms.models import Agent, Invocation, Narrative, Observation, Persona, Role, Room, RoomEvent, RoomMember, Seat, TaskAssignment, Turn
+from rooms.models import (
+    Agent,
+    Invocation,
+    Narrative,
+    Observation,
+    Persona,
+    PersonaAdaptation,
+    Role,
+    Room,
+    RoomEvent,
+    RoomMember,
+    Seat,
+    TaskAssignment,
+    Turn,
+)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -67,14 +81,12 @@ class RoomAdmin(admin.ModelAdmin):
     date_hierarchy = "created_at"
     list_select_related = ("owner", "moderator")
     inlines = [SeatInline, MemberInline]
-    readonly_fields = ("seq", "step_seq", "step_attempt", "lease_token", "lease_until", "step_ready_at", "engine_state",
-                       "tokens_used", "cost_usd", "created_at", "updated_at", "started_at", "ended_at")
+    readonly_fields = ("seq", "engine_state", "tokens_used", "cost_usd", "created_at", "updated_at", "started_at", "ended_at")
     fieldsets = (
         (None, {"fields": ("name", "topic", "kind", "format", "status", "owner", "moderator", "conclusion")}),
         ("Progress", {"fields": ("round", "max_rounds", "started_at", "ended_at", "created_at", "updated_at")}),
         ("Budget", {"fields": ("budget_tokens", "budget_usd", "tokens_used", "cost_usd")}),
-        ("Engine", {"classes": ("collapse",), "fields": ("engine_state", "seq", "step_seq", "step_attempt", "lease_token",
-                                                         "lease_until", "step_ready_at")}),
+        ("Engine", {"classes": ("collapse",), "fields": ("engine_state", "seq")}),
     )
 
 
@@ -119,10 +131,17 @@ class NarrativeAdmin(admin.ModelAdmin):
 
 @admin.register(TaskAssignment)
 class TaskAssignmentAdmin(admin.ModelAdmin):
-    list_display = ("title", "room", "assignee", "status", "due_at", "created_by", "updated_at")
+    list_display = ("title", "room", "priority", "assignee", "status", "claimed_by", "created_by", "updated_at")
     list_filter = ("status",)
     search_fields = ("title", "description", "room__name")
-    list_select_related = ("room", "assignee", "created_by")
+    list_select_related = ("room", "assignee", "claimed_by", "created_by")
+
+
+@admin.register(PersonaAdaptation)
+class PersonaAdaptationAdmin(admin.ModelAdmin):
+    list_display = ("room", "agent", "persona", "rounds_learned", "last_round", "version", "updated_at")
+    search_fields = ("room__name", "agent__name", "persona__name")
+    list_select_related = ("room", "agent", "persona")
 
 
 @admin.register(Invocation)
@@ -141,3 +160,8 @@ class RoomEventAdmin(ReadOnlyAdmin):
     list_filter = ("type",)
     search_fields = ("room__name", "type")
     list_select_related = ("room",)
+
+
+from rooms import admin_accounts  # noqa: E402,F401  (users and API tokens)
+from rooms import admin_chat  # noqa: E402,F401  (chats, chat accounts, links, deliveries)
+from rooms import admin_goals  # noqa: E402,F401  (facilitation runs)

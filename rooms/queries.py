@@ -1,13 +1,32 @@
-"""Read helpers shared by actions and views."""
+"""Read helpers shared by actions and views (the API imports these, never an actions module)."""
 from django.db.models import Q, QuerySet
 
-from rooms.models import Agent
 
-
-def usable_agents(user) -> QuerySet[Agent]:
-    """Agents a user may seat in a room: the built-ins and their own."""
+def usable_by(model, user) -> QuerySet:
+    """Catalog rows (agents, personas, roles) a user may see and use: the built-ins and their own;
+    everything for staff."""
     if user is not None and getattr(user, "is_staff", False):
-        return Agent.objects.all()
+        return model.objects.all()
     if user is None or not user.is_authenticated:
-        return Agent.objects.filter(is_builtin=True)
-    return Agent.objects.filter(Q(is_builtin=True) | Q(created_by=user))
+        return model.objects.filter(is_builtin=True)
+    return model.objects.filter(Q(is_builtin=True) | Q(created_by=user))
+
+
+def measured_latency(limit: int = 2000) -> dict:
+    """Median model-call latency per provider, from the latest successful calls' audit rows.
+
+    ``{provider: {"participant": {"seconds", "calls"}, "facilitator": {...}}}``: what the
+    wizard's time estimate is based on, instead of a guess.
+    """
+    from statistics import median
+
+    from rooms.models import Invocation
+
+    rows = (Invocation.objects.filter(success=True, latency_ms__gt=0, component__regex=r"^(participant|facilitator)\.")
+            .exclude(provider="").order_by("-id").values_list("provider", "component", "latency_ms")[:limit])
+    samples: dict[str, dict[str, list[int]]] = {}
+    for provider, component, ms in rows:
+        kind = "participant" if component.startswith("participant.") else "facilitator"
+        samples.setdefault(provider, {}).setdefault(kind, []).append(ms)
+    return {provider: {kind: {"seconds": round(median(values) / 1000, 2), "calls": len(values)} for kind, values in kinds.items()}
+            for provider, kinds in samples.items()}

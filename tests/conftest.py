@@ -12,23 +12,36 @@ os.environ.setdefault("TEAMS_API_BASE", "http://127.0.0.1:9")
 os.environ.setdefault("LLM_PROVIDER", "rehearsal")
 
 
-@pytest.fixture(autouse=True)
-def _test_settings(settings):
-    from rooms import realtime
+@pytest.fixture
+def memory_publisher():
+    """The in-memory publisher this test's pushes go to (``REALTIME_BACKEND = "memory"``)."""
+    from tests.fakes.publisher import MemoryPublisher
 
+    return MemoryPublisher()
+
+
+@pytest.fixture(autouse=True)
+def _test_settings(settings, monkeypatch, memory_publisher):
+    from rooms import realtime
+    from tests import event_checks
+
+    realtime.reset(installed=True)
     settings.REALTIME_BACKEND = "memory"
+    realtime.install("memory", memory_publisher)
     settings.CONVENE = {**settings.CONVENE, "DEFAULT_PROVIDER": "rehearsal", "FALLBACK_PROVIDERS": []}
-    realtime.reset()
+    event_checks.take_failures()
+    # Every event this process pushes is validated against its schema first.
+    monkeypatch.setattr(realtime, "push", event_checks.checked_push(realtime.push))
     yield
-    realtime.reset()
+    realtime.reset(installed=True)
+    failures = event_checks.take_failures()
+    assert not failures, f"events that do not match their schema: {failures}"
 
 
 @pytest.fixture
-def pushed():
+def pushed(memory_publisher):
     """What the realtime layer pushed, as (event type, payload, socket room)."""
-    from rooms import realtime
-
-    return realtime.sent
+    return memory_publisher.sent
 
 
 def database_url_of_test_db() -> str:

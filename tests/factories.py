@@ -10,6 +10,13 @@ def make_user(username="alice", **extra):
     return get_user_model().objects.create_user(username=username, password="pw-123456789", **extra)
 
 
+def make_token(user, **extra) -> str:
+    """A live API token for ``user``; returns its key."""
+    from rooms.actions.tokens import do_create_token
+
+    return do_create_token(user, **extra)[1]
+
+
 def make_facilitator(name="Chair", key=None, **extra):
     persona = Persona.objects.create(key=key or name.lower().replace(" ", "-"), name=name, prompt=f"You are {name}, a fair facilitator.",
                                      is_facilitator=True, is_builtin=True)

@@ -1,31 +1,23 @@
-"""Claiming a step and committing its outcome: the exactly-once heart of the engine.
+"""Committing a step's outcome: the exactly-once heart of the engine.
 
-``claim_step`` takes a lease with one conditional UPDATE. The model is called
+The lease is taken by ``facilitation.runs.leases.claim_step``; the model is called
 outside any transaction. ``commit_*`` writes the outcome only if the lease is
 still ours, so a redelivered, duplicated or abandoned step never writes twice.
 """
-import uuid
 from dataclasses import dataclass, field
-from datetime import timedelta
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
-from facilitation.engine import Decision, EngineState, after_decision, after_synthesis, after_turn
-from facilitation.scheduling import schedule_step
-from rooms.events import next_seq, record_event
+from facilitation.actions import phases
+from facilitation.engine import Decision, EngineState, after_decision, after_synthesis, after_turn, force_synthesis
+from facilitation.runs.leases import Claim, locked_if_ours
+from facilitation.runs.scheduling import schedule_step
+from rooms.actions.deliveries import queue_relay
+from rooms.events import EventType, build, next_seq, record_event
 from rooms.models import Agent, Invocation, Observation, Room, Seat, Turn
-from rooms.payloads import status_payload, turn_payload
-
-
-@dataclass(frozen=True)
-class Claim:
-    room_id: int
-    step_seq: int
-    token: str
-    attempt: int
 
 
 @dataclass
@@ -50,43 +42,6 @@ class CallRecord:
     @property
     def tokens(self) -> int:
         return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
-
-
-def claim_step(room_id: int, step_seq: int, lease_seconds: float) -> tuple[Claim, Room] | None:
-    """Take the lease on a room's step; returns the claim and the room as claimed, or None."""
-    now = timezone.now()
-    token = uuid.uuid4().hex
-    claimed = (
-        Room.objects.filter(pk=room_id, step_seq=step_seq, status=Room.Status.ACTIVE)
-        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
-        .update(lease_token=token, lease_until=now + timedelta(seconds=lease_seconds), step_attempt=F("step_attempt") + 1)
-    )
-    if not claimed:
-        return None
-    room = Room.objects.filter(pk=room_id).first()
-    if room is None or room.lease_token != token:
-        return None
-    return Claim(room_id=room_id, step_seq=step_seq, token=token, attempt=room.step_attempt), room
-
-
-def release_claim(claim: Claim) -> None:
-    """Give the lease back without committing (a transient failure to retry)."""
-    Room.objects.filter(pk=claim.room_id, step_seq=claim.step_seq, lease_token=claim.token).update(lease_token="", lease_until=None)
-
-
-def still_ours(claim: Claim) -> bool:
-    """The lease holds: no stop or forced conclusion took the step away (a pause lets it finish)."""
-    return Room.objects.filter(pk=claim.room_id, step_seq=claim.step_seq, lease_token=claim.token,
-                               status__in=(Room.Status.ACTIVE, Room.Status.PAUSED)).exists()
-
-
-def _locked_if_ours(claim: Claim) -> Room | None:
-    room = Room.objects.select_for_update().filter(pk=claim.room_id).first()
-    if room is None or room.step_seq != claim.step_seq or room.lease_token != claim.token:
-        return None
-    if room.status not in (Room.Status.ACTIVE, Room.Status.PAUSED):
-        return None
-    return room
 
 
 def _record_call(room: Room | None, room_id: int, call: CallRecord, correlation: str) -> None:
@@ -116,33 +71,31 @@ def record_discarded_call(claim: Claim, call: CallRecord, reason: str) -> None:
     call.success = False
     call.error = f"discarded: {reason}"
     with transaction.atomic():
-        _record_call(None, claim.room_id, call, f"{claim.room_id}:{claim.step_seq}:{claim.attempt}")
+        # Locked so a concurrent delete cannot slip in between; a deleted room has nothing to account to.
+        if not list(Room.objects.select_for_update().filter(pk=claim.room_id).values_list("pk", flat=True)):
+            return
+        _record_call(None, claim.room_id, call, claim.correlation)
 
 
 def _finish_step(room: Room, state: EngineState, claim: Claim, call: CallRecord | None) -> None:
     if call is not None:
-        _record_call(room, room.pk, call, f"{room.pk}:{claim.step_seq}:{claim.attempt}")
+        _record_call(room, room.pk, call, claim.correlation)
     room.engine_state = state.dump()
     room.round = state.round
-    room.step_seq += 1
-    room.step_attempt = 0
-    room.lease_token = ""
-    room.lease_until = None
-    room.step_ready_at = timezone.now()
     if state.phase == "done":
         room.status = Room.Status.CONCLUDED
         room.ended_at = timezone.now()
-    room.save(update_fields=["engine_state", "round", "step_seq", "step_attempt", "lease_token", "lease_until",
-                             "step_ready_at", "status", "ended_at", "conclusion", "seq", "tokens_used", "cost_usd",
-                             "updated_at"])
+    room.save(update_fields=["engine_state", "round", "status", "ended_at", "conclusion", "seq", "tokens_used",
+                             "cost_usd", "updated_at"])
     if room.status == Room.Status.ACTIVE:
-        schedule_step(room.pk, room.step_seq)
+        # A discussion step has one slot; ``locked_if_ours`` opened the next one.
+        schedule_step(room.pk, claim.step_seq + 1)
 
 
 def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, facilitator_seat_id: int | None,
                     facilitator_name: str, provider: str) -> bool:
     with transaction.atomic():
-        room = _locked_if_ours(claim)
+        room = locked_if_ours(claim)
         if room is None:
             return False
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)
@@ -154,8 +107,8 @@ def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, f
             tokens=call.tokens if call else 0,
         )
         state = after_decision(state, decision)
-        record_event(room, "discussion:moderator", {"decision": decision.as_payload(), "round": state.round,
-                                                    "turn": turn_payload(obs)}, seq=seq)
+        record_event(room, EventType.MODERATOR, build.moderator(obs, decision.as_payload(), state.round), seq=seq)
+        queue_relay(room, obs)  # to linked chats, if any
         _finish_step(room, state, claim, call)
     return True
 
@@ -173,7 +126,7 @@ class Speaker:
 def commit_turn(claim: Claim, speaker: Speaker, content: str, status: str, markers: list, call: CallRecord | None,
                 provider: str) -> bool:
     with transaction.atomic():
-        room = _locked_if_ours(claim)
+        room = locked_if_ours(claim)
         if room is None:
             return False
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)
@@ -191,17 +144,20 @@ def commit_turn(claim: Claim, speaker: Speaker, content: str, status: str, marke
         obs.save(force_insert=True)
         if call is not None and call.tokens:
             Seat.objects.filter(pk=seat_id).update(tokens_used=F("tokens_used") + call.tokens, cost_usd=F("cost_usd") + call.cost_usd)
-        record_event(room, "discussion:turn", {"turn": turn_payload(obs, role=speaker.role)}, seq=seq)
+        record_event(room, EventType.TURN, build.turn(obs, role=speaker.role), seq=seq)
+        if phases.after_turn(room) == "conclude":  # consensus in the last phase ends the discussion
+            state = force_synthesis(state, "consensus")
         room.round = state.round
-        record_event(room, "discussion:status", status_payload(room), persist_seq=False)
+        record_event(room, EventType.STATUS, build.status(room), persist_seq=False)
+        queue_relay(room, obs)  # to linked chats, if any
         _finish_step(room, state, claim, call)
     return True
 
 
 def commit_synthesis(claim: Claim, text: str, reason: str, call: CallRecord | None, facilitator_seat_id: int | None,
-                     facilitator_name: str, provider: str) -> bool:
+                     facilitator_name: str, provider: str, data: dict | None = None) -> bool:
     with transaction.atomic():
-        room = _locked_if_ours(claim)
+        room = locked_if_ours(claim)
         if room is None:
             return False
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)
@@ -209,12 +165,13 @@ def commit_synthesis(claim: Claim, text: str, reason: str, call: CallRecord | No
         obs = Observation.objects.create(
             room=room, seq=seq, round=state.round, seat_id=facilitator_seat_id, author_name=facilitator_name,
             author_kind=Observation.AuthorKind.FACILITATOR, kind=Observation.Kind.SYNTHESIS, content=text,
-            data={"reason": reason}, provider=provider, tokens=call.tokens if call else 0,
+            data={"reason": reason, **(data or {})}, provider=provider, tokens=call.tokens if call else 0,
         )
         room.conclusion = text
         state = after_synthesis(state)
         room.status = Room.Status.CONCLUDED
-        record_event(room, "discussion:concluded", {"conclusion": text, "status": room.status, "turn": turn_payload(obs)}, seq=seq)
-        record_event(room, "discussion:status", status_payload(room), persist_seq=False)
+        record_event(room, EventType.CONCLUDED, build.concluded(room, obs), seq=seq)
+        record_event(room, EventType.STATUS, build.status(room), persist_seq=False)
+        queue_relay(room, obs)  # to linked chats, if any
         _finish_step(room, state, claim, call)
     return True

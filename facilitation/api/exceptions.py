@@ -4,6 +4,7 @@ DRF's own exceptions (validation, authentication, permission, 404, 405, 415,
 throttling) and the actions' ``ActionError`` are translated here. Anything else
 propagates to ``ApiEnvelopeMiddleware``, which answers a 500 envelope.
 """
+from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db.models import ProtectedError
 from django.http import Http404
@@ -46,6 +47,10 @@ def api_exception_handler(exc, context):
     if isinstance(exc, ProtectedError):
         set_rollback()
         return Response(error_body("in_use", "The row is still in use."), status=409)
+    if isinstance(exc, ObjectDoesNotExist):
+        # A row that passed the access check was deleted by a concurrent request meanwhile.
+        set_rollback()
+        return Response(error_body("not_found", "Not found (it was just deleted)."), status=404)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(*exc.args)
     elif isinstance(exc, DjangoPermissionDenied):

@@ -5,8 +5,8 @@ they may view but not control is 403 on changes. Catalog rows (agents, personas,
 roles) are visible when built-in or the caller's own (staff see all); built-ins
 are read-only (403, enforced by the catalog actions).
 """
-from rooms.access import can_control, can_view
-from rooms.actions.catalog import usable_by
+from rooms.access import can_control, can_participate, can_view
+from rooms.queries import usable_by
 from rooms.errors import Forbidden, NotFound
 from rooms.models import Room
 
@@ -30,6 +30,14 @@ def controllable_room(user, pk: int) -> Room:
     room = viewable_room(user, pk)
     if not can_control(user, room):
         raise Forbidden("Only the owner of this discussion or staff may do this.")
+    return room
+
+
+def participating_room(user, pk: int) -> Room:
+    """A room the caller may write in as a participant (owner, staff, or a member with participant access)."""
+    room = viewable_room(user, pk)
+    if not can_participate(user, room):
+        raise Forbidden("Viewers cannot change this discussion.")
     return room
 
 

@@ -26,6 +26,9 @@ class ParticipantOut(serializers.Serializer):
     position = serializers.IntegerField()
     is_active = serializers.BooleanField()
     tokens_used = serializers.IntegerField()
+    persona_id = serializers.IntegerField(allow_null=True, help_text="The persona this seat works with now.")
+    role_id = serializers.IntegerField(allow_null=True, help_text="The functional role this seat works with now.")
+    version = serializers.IntegerField(help_text="Send it back with PATCH .../participants/{seatId}.")
 
 
 class UsageOut(serializers.Serializer):
@@ -36,6 +39,17 @@ class UsageOut(serializers.Serializer):
     cache_write_tokens = serializers.IntegerField()
     total_tokens = serializers.IntegerField()
     cost_usd = serializers.FloatField()
+
+
+class AnalyticsOut(serializers.Serializer):
+    airtime = serializers.ListField(child=serializers.DictField(), help_text="Per speaking seat: seatId, name, role, turns, words, share of the words.")
+    gini = serializers.FloatField(help_text="Gini coefficient of the airtime shares (0: even).")
+    devils_advocate_objections = serializers.ListField(child=serializers.DictField(), help_text="Concerns and questions the devil's advocate raised, with their status.")
+    open_questions = serializers.ListField(child=serializers.DictField())
+    open_concerns = serializers.ListField(child=serializers.DictField())
+    standing_rejects = serializers.ListField(child=serializers.DictField())
+    corrections = serializers.DictField(child=serializers.IntegerField(), help_text="Corrections of facilitator decisions, by rule.")
+    fallbacks = serializers.DictField(child=serializers.IntegerField(), help_text="Fallback decisions, by reason.")
 
 
 class DiscussionSummaryOut(serializers.Serializer):
@@ -56,6 +70,12 @@ class DiscussionSummaryOut(serializers.Serializer):
     ended_at = serializers.DateTimeField(allow_null=True)
 
 
+class ConsensusOut(serializers.Serializer):
+    threshold = serializers.FloatField(min_value=0, max_value=1, help_text="Share of READY votes (default 0.67).")
+    reject_blocks = serializers.BooleanField(help_text="A standing REJECT blocks consensus (default true).")
+    human_required = serializers.BooleanField(help_text="No consensus without a person's vote (default false).")
+
+
 class DiscussionOut(DiscussionSummaryOut):
     conclusion = serializers.CharField(allow_blank=True)
     participants = ParticipantOut(many=True)
@@ -64,6 +84,12 @@ class DiscussionOut(DiscussionSummaryOut):
     budget_tokens = serializers.IntegerField(allow_null=True)
     budget_usd = serializers.FloatField(allow_null=True)
     usage = UsageOut()
+    analytics = AnalyticsOut(help_text="Quality of the discussion: airtime balance, objections, open items, corrections.")
+    template = serializers.CharField(allow_null=True, help_text="feature, code_review or adr; null without phases.")
+    phase = serializers.CharField(allow_null=True, help_text="The current phase of the template.")
+    consensus = ConsensusOut()
+    max_parallel = serializers.IntegerField(min_value=1, max_value=3)
+    turn_policy = serializers.DictField(allow_null=True, help_text="Workspace rooms: {maxEvents, maxSeconds}.")
 
 
 class SpeakerOut(serializers.Serializer):

@@ -3,7 +3,8 @@
 Turns reuse ``rooms.payloads.turn_payload`` and usage ``facilitation.transcript.usage_of``,
 so REST, realtime events and exports describe the same things the same way.
 """
-from facilitation.transcript import usage_of
+from facilitation.deliberation.consensus import ConsensusRules
+from facilitation.transcript import analytics_of, usage_of
 from rooms.models import Agent, Observation, Persona, Role, Room, RoomMember, Seat
 
 
@@ -31,6 +32,9 @@ def participant_shape(seat: Seat) -> dict:
         "position": seat.position,
         "isActive": seat.is_active,
         "tokensUsed": seat.tokens_used,
+        "personaId": seat.persona_in_use_id,
+        "roleId": seat.role_in_use_id,
+        "version": seat.version,
     }
 
 
@@ -65,6 +69,13 @@ def discussion_detail(room: Room, access: str) -> dict:
         "budgetTokens": room.budget_tokens,
         "budgetUsd": _money(room.budget_usd),
         "usage": usage_of(room),
+        "analytics": analytics_of(room),
+        "template": room.template or None,
+        "phase": room.phase or None,
+        "consensus": ConsensusRules.load(room.consensus).as_payload(),
+        "maxParallel": room.max_parallel,
+        "turnPolicy": ({"maxEvents": 10, "maxSeconds": 300, **room.turn_policy}
+                       if room.kind == Room.Kind.WORKSPACE else None),
     }
 
 

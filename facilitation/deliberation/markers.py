@@ -56,7 +56,7 @@ def _mentions(line: str, number: int) -> list[dict]:
         alias = match.group(1).rstrip("-_.")
         if "." in alias:  # a domain-like tail is part of an address, not an alias
             continue
-        found.append({"type": "mention", "text": alias, "alias": alias, "line": number})
+        found.append({"type": "mention", "text": alias, "target": alias, "line": number})
     return found
 
 

@@ -6,7 +6,10 @@ import re
 from docx import Document
 from docx.shared import Pt, RGBColor
 
-from facilitation.exports.minutes import REHEARSAL_NOTICE, STATUS_TEXT, Minutes, collect, decision_line, marker_label, when
+from facilitation.exports.markdown_docx import add_markdown
+from facilitation.exports.minutes import (
+    NO_ACTIONS, NO_DECISIONS, REHEARSAL_NOTICE, STATUS_TEXT, Minutes, collect, decision_line, marker_label, when,
+)
 from rooms.models import Room
 
 DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -54,10 +57,10 @@ def _participants(doc, m: Minutes) -> None:
         cells[0].text, cells[1].text = name, role
 
 
-def _items(doc, title: str, items, prefix: str = "") -> None:
+def _items(doc, title: str, items, empty: str, prefix: str = "") -> None:
     doc.add_heading(title, level=1)
     if not items:
-        doc.add_paragraph("None recorded.")
+        doc.add_paragraph(empty)
     for item in items:
         doc.add_paragraph(f"{prefix}{item.text} ({item.who}, round {item.round})", style="List Bullet")
 
@@ -84,8 +87,12 @@ def _transcript(doc, m: Minutes) -> None:
                 if value:
                     doc.add_paragraph(f"{name}: {value}")
             continue
-        for block in (e.content or "(no response)").split("\n\n"):
-            doc.add_paragraph(block.strip())
+        if e.repeats_conclusion:
+            doc.add_paragraph().add_run("The conclusion, shown above.").italic = True
+        elif e.content:
+            add_markdown(doc, e.content, heading_base=3)
+        else:
+            doc.add_paragraph().add_run("(no response)").italic = True
         if e.markers:
             para = doc.add_paragraph()
             para.add_run("Markers: " + ", ".join(marker_label(mk) for mk in e.markers)).italic = True
@@ -105,10 +112,12 @@ def render_minutes(m: Minutes) -> bytes:
     _facts(doc, m)
     _participants(doc, m)
     doc.add_heading("Conclusion", level=1)
-    for block in (m.conclusion.strip() or "No conclusion yet.").split("\n\n"):
-        doc.add_paragraph(block.strip())
-    _items(doc, "Decisions", m.decisions)
-    _items(doc, "Action items", m.action_items)
+    if m.conclusion.strip():
+        add_markdown(doc, m.conclusion, heading_base=2)
+    else:
+        doc.add_paragraph("No conclusion yet.")
+    _items(doc, "Decisions", m.decisions, NO_DECISIONS)
+    _items(doc, "Action items", m.action_items, NO_ACTIONS)
     _transcript(doc, m)
     buffer = io.BytesIO()
     doc.save(buffer)

@@ -1,5 +1,13 @@
-"""A discussion as Markdown: its facts, conclusion, decisions, action items and full transcript."""
-from facilitation.exports.minutes import REHEARSAL_NOTICE, STATUS_TEXT, Entry, Minutes, collect, decision_line, marker_label, when
+"""A discussion as Markdown: its facts, conclusion, decisions, action items and full transcript.
+
+Headings inside the conclusion and the turns are moved below the export's own
+(a conclusion's ``# Synthesis`` becomes ``### Synthesis`` under ``## Conclusion``), so the
+file keeps one outline.
+"""
+from facilitation.exports.markdown_docx import demote_headings
+from facilitation.exports.minutes import (
+    NO_ACTIONS, NO_DECISIONS, REHEARSAL_NOTICE, STATUS_TEXT, Entry, Minutes, collect, decision_line, marker_label, when,
+)
 from rooms.models import Room
 
 MARKDOWN_TYPE = "text/markdown"
@@ -23,9 +31,11 @@ def _entry(entry: Entry) -> list[str]:
         return [line + ("  " if i < len(lines) - 1 else "") for i, line in enumerate(lines)]
     if entry.kind == "synthesis":
         lines = [f"**{entry.who}** (synthesis){flag}", ""]
-        return lines + _quote(entry.content)
+        if entry.repeats_conclusion:
+            return lines + ["_The conclusion, shown above._"]
+        return lines + _quote(demote_headings(entry.content, 3))
     lines = [f"**{entry.who}** ({entry.role}){flag}", ""]
-    lines += entry.content.splitlines() if entry.content else ["_(no response)_"]
+    lines += demote_headings(entry.content, 3).splitlines() if entry.content else ["_(no response)_"]
     if entry.markers:
         lines += ["", "Markers: " + ", ".join(f"`{marker_label(m)}`" for m in entry.markers)]
     return lines
@@ -47,14 +57,14 @@ def render_minutes(m: Minutes) -> str:
         "",
         "## Conclusion",
         "",
-        m.conclusion.strip() if m.conclusion.strip() else "_No conclusion yet._",
+        demote_headings(m.conclusion, 2).strip() if m.conclusion.strip() else "_No conclusion yet._",
         "",
         "## Decisions",
         "",
     ]
-    out += [f"- {d.text} — {d.who}, round {d.round}" for d in m.decisions] or ["_None recorded._"]
+    out += [f"- {d.text} — {d.who}, round {d.round}" for d in m.decisions] or [NO_DECISIONS]
     out += ["", "## Action items", ""]
-    out += [f"- [ ] {a.text} — {a.who}, round {a.round}" for a in m.action_items] or ["_None recorded._"]
+    out += [f"- [ ] {a.text} — {a.who}, round {a.round}" for a in m.action_items] or [NO_ACTIONS]
     out += ["", "## Transcript", ""]
     if not m.entries:
         out += ["_Nothing has been said yet._", ""]

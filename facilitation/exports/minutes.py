@@ -1,18 +1,38 @@
 """What an export says, gathered once: the facts, the decisions, the action items and the transcript.
 
 Decisions come from ``DECISION:`` markers and action items from ``TODO:`` and
-``ASSIGNED:`` markers, in the contributions and in the conclusion. The facilitator's
-own steering decisions (who speaks next and why) stay in the transcript.
+``ASSIGNED:`` markers, in the contributions and in the conclusion. A "Decisions" section
+the facilitator wrote into its conclusion is folded into the export's one Decisions
+section (what it adds is kept, attributed to the facilitator), so a reader finds the
+decisions in one place, worded one way. The facilitator's own steering decisions (who
+speaks next and why) stay in the transcript. Roles, formats and statuses are shown with
+their human labels.
 """
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from facilitation.deliberation.markers import parse_markers
+from facilitation.exports.markdown_docx import parse
 from rooms.models import Observation, Room, Seat
 
 REHEARSAL_NOTICE = ("Offline rehearsal: some or all of this text was produced by the offline rehearsal model, "
                     "not by a language model. It shows how the discussion runs; it is not real advice.")
 STATUS_TEXT = {"ok": "", "timed_out": "timed out, no response", "error": "error"}
+NO_DECISIONS = "No decision was recorded."
+NO_ACTIONS = "No action item was recorded."
+ROLE_LABELS = {"participant": "Participant", "observer": "Observer", "devil_advocate": "Devil's advocate",
+               "facilitator": "Facilitator", "human": "Person", "system": "System"}
+FORMAT_LABELS = {"brainstorm": "Brainstorm", "review": "Review", "deliberation": "Deliberation"}
+ROOM_STATUS_LABELS = {"draft": "Draft", "active": "Active", "paused": "Paused", "concluded": "Concluded",
+                      "stopped": "Stopped", "failed": "Failed", "completed": "Completed", "archived": "Archived"}
+
+
+def label(table: dict, value: str) -> str:
+    """The human label of an internal value (``devil_advocate`` -> ``Devil's advocate``)."""
+    if value in table:
+        return table[value]
+    return (value or "").replace("_", " ").capitalize()
 
 
 @dataclass
@@ -34,6 +54,7 @@ class Entry:
     markers: list = field(default_factory=list)
     data: dict = field(default_factory=dict)
     next_speaker: str = ""
+    repeats_conclusion: bool = False  # a synthesis whose text is the conclusion shown above it
 
 
 @dataclass
@@ -50,7 +71,7 @@ class Minutes:
     created_at: datetime | None
     started_at: datetime | None
     ended_at: datetime | None
-    conclusion: str
+    conclusion: str  # the conclusion without its own "Decisions" section (folded into ``decisions``)
     rehearsal: bool
     decisions: list[Item]
     action_items: list[Item]
@@ -87,6 +108,50 @@ def _collect_items(entries: list[Entry], conclusion: str, facilitator: str, fina
     return decisions, actions
 
 
+_DECISIONS_HEADING = re.compile(r"^\s*(?:key\s+)?decisions(?:\s+(?:made|taken|recorded))?\s*:?\s*$", re.IGNORECASE)
+_NOTHING = re.compile(r"^(?:_)?(?:no|none)\b", re.IGNORECASE)
+_ATTRIBUTION = re.compile(r"\s*\((?:[^()]{1,80})\)\s*$")
+
+
+def _normal(text: str) -> str:
+    text = _ATTRIBUTION.sub("", text or "")
+    return " ".join(re.sub(r"[*_`]", "", text).lower().split()).rstrip(".…")
+
+
+def split_decisions(conclusion: str) -> tuple[str, list[str]]:
+    """(the conclusion without its "Decisions" section, that section's items)."""
+    tokens = parse(conclusion)
+    lines = (conclusion or "").split("\n")
+    for i, token in enumerate(tokens):
+        if token.type != "heading_open" or not token.map or not _DECISIONS_HEADING.match(tokens[i + 1].content):
+            continue
+        level = int(token.tag[1])
+        start = token.map[0]
+        end = len(lines)
+        items: list[str] = []
+        for later in tokens[i + 3:]:
+            if later.type == "heading_open" and int(later.tag[1]) <= level and later.map:
+                end = later.map[0]
+                break
+            if later.type == "inline" and later.content.strip():
+                items.append(later.content.strip())
+        body = "\n".join(lines[:start] + lines[end:]).strip()
+        return body, [item for item in items if not _NOTHING.match(item)]
+    return (conclusion or "").strip(), []
+
+
+def _fold_decisions(decisions: list[Item], written: list[str], facilitator: str, final_round: int) -> list[Item]:
+    known = [_normal(d.text) for d in decisions]
+    out = list(decisions)
+    for text in written:
+        norm = _normal(text)
+        if not norm or any(norm in k or k in norm for k in known):
+            continue
+        known.append(norm)
+        out.append(Item(_ATTRIBUTION.sub("", text).strip(), facilitator, final_round))
+    return out
+
+
 def collect(room: Room) -> Minutes:
     seats = list(room.seats.select_related("agent", "user").order_by("position", "id"))
     facilitator = next((s.display_name for s in seats if s.role == Seat.Role.FACILITATOR), None)
@@ -94,15 +159,21 @@ def collect(room: Room) -> Minutes:
         facilitator = room.moderator.name if room.moderator_id else "-"
     rows = list(Observation.objects.filter(room=room).select_related("seat", "seat__agent", "seat__user").order_by("seq"))
     names = {s.pk: s.display_name for s in seats}
-    entries = [Entry(o.seq, o.round, o.kind, o.author_name, _role_of(o), o.content, o.status, list(o.markers or []),
+    entries = [Entry(o.seq, o.round, o.kind, o.author_name, label(ROLE_LABELS, _role_of(o)), o.content, o.status, list(o.markers or []),
                      dict(o.data or {}), names.get((o.data or {}).get("nextParticipantId"), "")) for o in rows]
+    final = (room.conclusion or "").strip()
+    for entry in entries:
+        entry.repeats_conclusion = entry.kind == "synthesis" and bool(final) and entry.content.strip() == final
     decisions, actions = _collect_items(entries, room.conclusion, facilitator, room.round)
+    conclusion, written = split_decisions(room.conclusion)
+    decisions = _fold_decisions(decisions, written, facilitator, room.round)
     return Minutes(
-        title=room.name, topic=room.topic, format=room.format, kind=room.kind, status=room.status, round=room.round,
+        title=room.name, topic=room.topic, format=label(FORMAT_LABELS, room.format), kind=room.kind,
+        status=label(ROOM_STATUS_LABELS, room.status), round=room.round,
         max_rounds=room.max_rounds, facilitator=facilitator,
-        participants=[(s.display_name, s.role) for s in seats if s.role != Seat.Role.FACILITATOR],
+        participants=[(s.display_name, label(ROLE_LABELS, s.role)) for s in seats if s.role != Seat.Role.FACILITATOR],
         created_at=room.created_at, started_at=room.started_at, ended_at=room.ended_at,
-        conclusion=room.conclusion, rehearsal=any(o.provider == "rehearsal" for o in rows),
+        conclusion=conclusion, rehearsal=any(o.provider == "rehearsal" for o in rows),
         decisions=decisions, action_items=actions, entries=entries, tokens=room.tokens_used,
     )
 
@@ -114,7 +185,7 @@ def when(value: datetime | None) -> str:
 def marker_label(marker: dict) -> str:
     kind = marker.get("type", "")
     if kind == "mention":
-        return f"@{marker.get('alias') or marker.get('text')}"
+        return f"@{marker.get('target') or marker.get('text')}"
     if kind == "vote":
         return f"VOTE {marker.get('value', '')}".strip()
     return f"{kind.upper()}: {marker.get('text', '')}"

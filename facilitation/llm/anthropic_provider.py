@@ -1,4 +1,12 @@
-"""Claude through the official ``anthropic`` SDK, with prompt caching on the system prefix."""
+"""Claude through the official ``anthropic`` SDK.
+
+Prompt caching: the system prompt carries a ``cache_control`` breakpoint, and so do
+the message blocks the prompt builder marked (the rolling summaries and the latest
+turn); at most four breakpoints are sent, the latest ones kept. A request with a
+``response_schema`` forces a tool call (``tool_choice``) whose input is the answer;
+the tool's input comes back as the response text, as JSON.
+"""
+import json
 import time
 
 import anthropic
@@ -7,8 +15,18 @@ from facilitation.llm.base import LLMRequest, LLMResponse, Provider, TerminalLLM
 from facilitation.llm.http_errors import status_error
 
 DEFAULT_MODEL = "claude-sonnet-5"
+MAX_BREAKPOINTS = 4
 
-# Statuses worth another try elsewhere: timeouts, conflicts, rate limits and anything 5xx (529 is overload).
+
+def _messages(messages: list[dict], room: int) -> list[dict]:
+    """Copies of the messages keeping only the last ``room`` cache breakpoints."""
+    out = [{**m, "content": [dict(b) for b in m["content"]]} if isinstance(m.get("content"), list) else dict(m) for m in messages]
+    marked = [b for m in out if isinstance(m.get("content"), list) for b in m["content"] if b.get("cache_control")]
+    for block in marked[: max(0, len(marked) - room)]:
+        block.pop("cache_control", None)
+    return out
+
+
 class AnthropicProvider(Provider):
     name = "anthropic"
 
@@ -32,13 +50,26 @@ class AnthropicProvider(Provider):
         # parameters (temperature, top_p, top_k) with a 400, so request.temperature is not sent.
         params = {
             "model": request.model or self.model,
-            "messages": request.messages,
+            "messages": _messages(request.messages, MAX_BREAKPOINTS - (1 if request.system else 0)),
             "max_tokens": request.max_tokens,
             "timeout": request.timeout,
         }
         if request.system:  # the API refuses empty text blocks
             params["system"] = [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]
+        if request.response_schema:
+            name = request.response_name or "answer"
+            params["tools"] = [{"name": name, "description": "Record the answer.", "input_schema": request.response_schema}]
+            params["tool_choice"] = {"type": "tool", "name": name}
         return params
+
+    @staticmethod
+    def _text(message, request: LLMRequest) -> str:
+        """The tool's input as JSON when a tool was forced, else the text blocks."""
+        if request.response_schema:
+            for block in message.content:
+                if getattr(block, "type", "") == "tool_use":
+                    return json.dumps(block.input, ensure_ascii=False)
+        return "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         started = time.monotonic()
@@ -53,7 +84,7 @@ class AnthropicProvider(Provider):
         latency_ms = int((time.monotonic() - started) * 1000)
         usage = message.usage
         return LLMResponse(
-            text="".join(block.text for block in message.content if getattr(block, "type", "") == "text"),
+            text=self._text(message, request),
             provider=self.name,
             model=message.model or request.model or self.model,
             input_tokens=usage.input_tokens or 0,

@@ -17,10 +17,31 @@ class LLMRequest:
     max_tokens: int = 1024
     temperature: float = 0.7
     timeout: float = 90.0
-    # Structured view of the same request, for offline providers and logging:
-    # topic, format, persona (key, name), role, speakers [{id, name, role}], question,
-    # round, maxRounds, mustSynthesize, recent [{speaker, content, markers}], digest [..]
+    #: A few facts about the request for logging and the scripted test model (round,
+    #: question, speaker ...). Every provider that writes text decides from the prompt only.
     meta: dict = field(default_factory=dict)
+    #: When set, the answer must be one JSON object of this schema: a forced tool call
+    #: named ``response_name`` (Anthropic) or a JSON-schema response format (OpenAI).
+    response_schema: dict | None = None
+    response_name: str = ""
+
+
+def message_text(message) -> str:
+    """A message's text: a plain string, or its text blocks joined."""
+    content = message.get("content", "") if isinstance(message, dict) else message
+    if isinstance(content, list):
+        return "\n\n".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
+    return str(content or "")
+
+
+def prompt_text(request: "LLMRequest") -> str:
+    """Everything a model is shown: the system prompt, then every message's text."""
+    return "\n\n".join([request.system or "", *(message_text(m) for m in request.messages or [])])
+
+
+def plain_messages(request: "LLMRequest") -> list[dict]:
+    """The messages with block lists flattened to strings (for providers without blocks)."""
+    return [{"role": m.get("role", "user"), "content": message_text(m)} for m in request.messages or []]
 
 
 @dataclass

@@ -1,14 +1,26 @@
-"""Any OpenAI-compatible Chat Completions endpoint (OpenAI, or a local Ollama, vLLM or llama.cpp server)."""
+"""Any OpenAI-compatible Chat Completions endpoint (OpenAI, or a local Ollama, vLLM or llama.cpp server).
+
+A request with a ``response_schema`` asks for a ``json_schema`` response format (strict).
+A server that refuses it with a 400 about the response format is asked again in plain
+JSON mode (the prompt already asks for JSON), and remembered as one that does not
+support it, for the life of the process.
+"""
+import re
+import threading
 import time
 
 import openai
 
-from facilitation.llm.base import LLMRequest, LLMResponse, Provider, TerminalLLMError, TransientLLMError
+from facilitation.llm.base import LLMRequest, LLMResponse, Provider, TerminalLLMError, TransientLLMError, plain_messages
 from facilitation.llm.http_errors import status_error
 
 DEFAULT_MODEL = "gpt-4o-mini"
 # Local servers ignore the key, but the SDK insists on having one.
 PLACEHOLDER_KEY = "not-needed"
+_FORMAT_REFUSED = re.compile(r"response_format|json_schema|structured output|schema", re.IGNORECASE)
+# Base URLs whose server refused a JSON-schema response format.
+_no_json_schema: set[str] = set()
+_lock = threading.Lock()
 
 
 class OpenAIProvider(Provider):
@@ -22,6 +34,7 @@ class OpenAIProvider(Provider):
                 options["base_url"] = base_url
             client = openai.OpenAI(**options)
         self.client = client
+        self.base_url = str(getattr(client, "base_url", "") or base_url)
 
     @classmethod
     def from_settings(cls) -> "OpenAIProvider":
@@ -33,19 +46,33 @@ class OpenAIProvider(Provider):
             model=settings.CONVENE.get("DEFAULT_MODEL") or DEFAULT_MODEL,
         )
 
+    def supports_json_schema(self) -> bool:
+        with _lock:
+            return self.base_url not in _no_json_schema
+
+    def _create(self, request: LLMRequest, messages: list[dict], schema: bool):
+        params = {"model": request.model or self.model, "messages": messages, "max_tokens": request.max_tokens,
+                  "temperature": request.temperature, "timeout": request.timeout}
+        if schema:
+            params["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": request.response_name or "answer", "schema": request.response_schema, "strict": True}}
+        return self.client.chat.completions.create(**params)
+
     def complete(self, request: LLMRequest) -> LLMResponse:
-        messages = list(request.messages)
+        messages = plain_messages(request)
         if request.system:
             messages.insert(0, {"role": "system", "content": request.system})
+        schema = bool(request.response_schema) and self.supports_json_schema()
         started = time.monotonic()
         try:
-            completion = self.client.chat.completions.create(
-                model=request.model or self.model,
-                messages=messages,
-                max_tokens=request.max_tokens,
-                temperature=request.temperature,
-                timeout=request.timeout,
-            )
+            try:
+                completion = self._create(request, messages, schema)
+            except openai.BadRequestError as exc:
+                if not schema or not _FORMAT_REFUSED.search(str(exc)):
+                    raise
+                with _lock:
+                    _no_json_schema.add(self.base_url)
+                completion = self._create(request, messages, False)
         except openai.OpenAIError as exc:
             raise self._translate(exc) from exc
         latency_ms = int((time.monotonic() - started) * 1000)

@@ -28,7 +28,7 @@ def get_provider(name: str) -> Provider:
 
 def provider_for(name: str = "") -> Provider:
     """The provider an agent should use: its own choice, else the default, with the configured fallbacks."""
-    primary = settings.CONVENE.get("FORCE_PROVIDER") or name or settings.CONVENE["DEFAULT_PROVIDER"]
+    primary = name or settings.CONVENE["DEFAULT_PROVIDER"]
     fallbacks = [p for p in settings.CONVENE["FALLBACK_PROVIDERS"] if p and p != primary]
     if not fallbacks:
         return get_provider(primary)

@@ -21,7 +21,7 @@ import time
 
 from django.conf import settings
 
-from facilitation.llm.base import LLMRequest, LLMResponse, Provider, TerminalLLMError, TransientLLMError, estimate_tokens
+from facilitation.llm.base import LLMRequest, LLMResponse, Provider, TerminalLLMError, TransientLLMError, estimate_tokens, prompt_text
 
 DEFAULT_RULES = [
     {"purpose": "opening", "text": '{"decision": "continue", "nextParticipantId": {nextId}, "question": "Open for us: what matters most here?", "reasoning": "Start with the first voice."}'},
@@ -76,6 +76,6 @@ class ScriptedProvider(Provider):
         for token, value in (("{round}", meta.get("round", 0)), ("{question}", meta.get("question", "")),
                              ("{speaker}", meta.get("speaker", {}).get("name", "")), ("{nextId}", next_id)):
             text = text.replace(token, str(value))
-        prompt_chars = len(request.system) + sum(len(m["content"]) for m in request.messages)
+        prompt_chars = len(prompt_text(request))
         return LLMResponse(text=text, provider=self.name, model=request.model or "scripted",
                            input_tokens=prompt_chars // 4 + 1, output_tokens=estimate_tokens(text))

@@ -13,7 +13,7 @@ from rooms.models import Agent, Persona, Role
 
 def _role(data: dict) -> Role:
     role, _ = Role.objects.update_or_create(
-        key=data["key"],
+        key=data["key"], is_builtin=True,
         defaults={"name": data["name"], "function": data["function"], "base_prompt": data["base_prompt"], "is_builtin": True},
     )
     return role
@@ -21,7 +21,7 @@ def _role(data: dict) -> Role:
 
 def _persona(data: dict, *, key: str, is_facilitator: bool) -> Persona:
     persona, _ = Persona.objects.update_or_create(
-        key=key,
+        key=key, is_builtin=True,
         defaults={
             "name": data["name"], "description": data["description"], "style": data.get("style", ""),
             "prompt": data["prompt"], "is_facilitator": is_facilitator, "philosophy": data.get("philosophy", ""),
@@ -69,3 +69,11 @@ def seed_presets() -> dict:
         ))
 
     return {"roles": len(roles), "personas": len(personas), "facilitators": len(facilitators), "participants": len(participants)}
+
+
+def ensure_presets() -> bool:
+    """Seed the built-in presets when there are none yet (a fresh database); True when it did."""
+    if Agent.objects.filter(is_builtin=True).exists():
+        return False
+    seed_presets()
+    return True

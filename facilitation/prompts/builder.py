@@ -1,101 +1,175 @@
 """Builds model requests from a room's context and the engine's step.
 
-A prompt is a stable prefix (persona, role, format: cacheable) followed by the room
-brief, the narratives of finished rounds, one-line digests of older turns, the last
-few turns verbatim and the question. The whole transcript is never replayed, so a
-prompt's size does not grow with the length of the discussion.
+A request is laid out append-only, most stable first, so prompt caching engages:
+
+1. the system prompt (cached): persona, role and seat instructions, the preset's
+   selection policy and conclusion structure, markers, and the room brief with every
+   seat's role, expertise and persona;
+2. the rolling summaries of finished turns, one block per fixed chunk (cached);
+3. the latest turns verbatim, one block each, delimited as data (cached up to the last);
+4. what changes every call: the room state (round, budget, airtime, votes, open items,
+   the facilitator's previous question) and the task or question.
+
+Everything people wrote is quoted as data (``prompts.quoting``): blocks in tags, names and
+short texts inside a line as JSON strings.
+
+Blocks are Anthropic-style text blocks; ``cache_control`` marks the breakpoints. Other
+providers flatten them. The whole transcript is never replayed.
 """
 from facilitation.context import RoomContext
-from facilitation.engine import Evaluation, Opening, ParticipantTurn, Synthesis
+from facilitation.engine import Evaluation, Opening, ParticipantTurn, Synthesis, eligible
 from facilitation.llm import LLMRequest
-from facilitation.prompts.instructions import DECISION_FORMAT, FORMATS, MARKERS, SEAT_ROLES, SYNTHESIS_FORMAT
+from facilitation.prompts.decision_schema import DECISION_TOOL, decision_schema
+from facilitation.prompts.instructions import (
+    ALWAYS_SECTIONS, DECISION_FORMAT, FACILITATOR_GUIDE, FORMAT_SECTIONS, FORMATS, MARKERS,
+    PARTICIPANT_GUIDE, SEAT_ROLES, STRICT_FAIRNESS, SYNTHESIS_GUIDE,
+)
+from facilitation.prompts.quoting import DATA_RULES, quote_user_text, quoted_name
+from facilitation.prompts.room_state import ROLE_LABELS, quoted, seat_line, state_lines
+from facilitation.presets import GENERIC_FACILITATOR
+
+CACHE = {"type": "ephemeral"}
+SYNTHESIS_REASONS = {
+    "decided": "the facilitator judged the topic covered",
+    "max_rounds": "the round limit was reached",
+    "budget": "the budget ran out",
+    "forced": "it was concluded on request",
+    "no_speakers": "nobody is left who can speak",
+}
 
 
-def _brief(ctx: RoomContext) -> str:
-    lines = [f"# {ctx.name}", f"Topic: {ctx.topic}", f"Format: {ctx.format}", f"Round {ctx.round} of {ctx.max_rounds}."]
-    lines.append("Speaking participants: " + ", ".join(f"{s.name} (id {s.id}, {s.role})" for s in ctx.speakers) + ".")
-    observers = [s for s in ctx.seats if s.role == "observer" and s.active]
-    if observers:
-        lines.append("Observers (never chosen to speak): " + ", ".join(s.name for s in observers) + ".")
+def _block(text: str, cache: bool = False) -> dict:
+    block = {"type": "text", "text": text}
+    if cache:
+        block["cache_control"] = dict(CACHE)
+    return block
+
+
+def brief(ctx: RoomContext) -> str:
+    lines = ["## The room", quote_user_text("topic", ctx.topic), FORMATS.get(ctx.format, f"Format: {ctx.format}."),
+             f"Rounds: at most {ctx.max_rounds}; a round is one speaker's turn.",
+             "Seats ([id] name (@alias), seat role: function; expertise; persona):"]
+    lines += [seat_line(s, ctx.agents.get(s.id)) for s in ctx.seats]
     return "\n".join(lines)
 
 
-def _history(ctx: RoomContext) -> str:
-    parts = []
-    if ctx.narratives:
-        parts.append("## Summaries of earlier rounds\n" + "\n".join(f"- {n}" for n in ctx.narratives))
-    if ctx.digest:
-        parts.append("## Earlier turns in brief\n" + "\n".join(f"- {d}" for d in ctx.digest))
-    if ctx.recent:
-        turns = "\n\n".join(f"### {t['speaker']} ({t['role']}, round {t['round']})\n{t['content'] or '(no response)'}" for t in ctx.recent)
-        parts.append("## Latest turns\n" + turns)
-    return "\n\n".join(parts) or "Nothing has been said yet."
-
-
-def _meta(ctx: RoomContext, **extra) -> dict:
-    meta = {
-        "topic": ctx.topic, "format": ctx.format, "round": ctx.round, "maxRounds": ctx.max_rounds,
-        "roundsLeft": max(0, ctx.max_rounds - ctx.round),
-        "speakers": [{"id": s.id, "name": s.name, "role": s.role} for s in ctx.speakers],
-        "lastSpeakerId": ctx.last_seat_id, "recent": ctx.recent, "points": ctx.points, "airtime": ctx.airtime,
-    }
-    meta.update(extra)
-    return meta
+def conclusion_sections(ctx: RoomContext) -> list[str]:
+    preset = ctx.preset or GENERIC_FACILITATOR
+    sections = list(preset.get("synthesis") or GENERIC_FACILITATOR["synthesis"])
+    extra = FORMAT_SECTIONS.get(ctx.format)
+    if extra and not any(extra.split(":")[0].lower() in s.lower() for s in sections):
+        sections.insert(0 if ctx.format == "review" else len(sections), extra)
+    return sections + list(ALWAYS_SECTIONS)
 
 
 def facilitator_system(ctx: RoomContext) -> str:
-    f = ctx.facilitator
+    preset = ctx.preset
+    policy_name = preset["name"] if preset else "your own"
+    selection = (preset or GENERIC_FACILITATOR)["selection"]
+    sections = "\n".join(f"{n}. {s}" for n, s in enumerate(conclusion_sections(ctx), start=1))
+    guide = FACILITATOR_GUIDE.format(strict=STRICT_FAIRNESS if ctx.strict_fairness else "", decision_format=DECISION_FORMAT)
+    persona = ctx.facilitator.persona_prompt
     return "\n\n".join(p for p in (
-        f.persona_prompt or "You are a fair, focused facilitator.",
-        SEAT_ROLES["facilitator"], FORMATS.get(ctx.format, ""),
+        quote_user_text("persona", persona) if persona else GENERIC_FACILITATOR["prompt"],
+        f"## Your selection policy ({policy_name})\n{selection}",
+        f"## Your conclusion\n{SYNTHESIS_GUIDE}\n{sections}",
+        SEAT_ROLES["facilitator"], guide, MARKERS, DATA_RULES, brief(ctx),
     ) if p)
 
 
 def participant_system(ctx: RoomContext, seat_id: int) -> str:
     agent = ctx.agents[seat_id]
     seat = ctx.seat(seat_id)
+    me = f"You are: [{seat.id}] {quoted_name(seat.name)}" + (f" (@{agent.alias})" if agent.alias else "") + f", {ROLE_LABELS.get(seat.role, seat.role)}."
     return "\n\n".join(p for p in (
-        agent.persona_prompt, agent.role_prompt, SEAT_ROLES.get(seat.role, ""), FORMATS.get(ctx.format, ""), MARKERS,
+        agent.persona_prompt and quote_user_text("persona", agent.persona_prompt),
+        agent.role_prompt and quote_user_text("role_prompt", agent.role_prompt),
+        SEAT_ROLES.get(seat.role, ""), PARTICIPANT_GUIDE, MARKERS, DATA_RULES, brief(ctx), me,
     ) if p)
 
 
-def for_step(ctx: RoomContext, step, timeout: float) -> LLMRequest:
-    facilitator = ctx.facilitator
-    fac_meta = {"persona": {"key": facilitator.persona_key, "name": facilitator.name},
-                "speaker": {"id": facilitator.seat_id, "name": facilitator.name, "role": "facilitator"}}
-    if isinstance(step, Opening):
-        ask = "Open the discussion: choose the first speaker and the opening question for them.\n\n" + DECISION_FORMAT
-        return LLMRequest(
-            system=facilitator_system(ctx), purpose="opening", model=facilitator.model, max_tokens=600, timeout=timeout,
-            messages=[{"role": "user", "content": f"{_brief(ctx)}\n\n{ask}"}],
-            meta=_meta(ctx, mustSynthesize=False, **fac_meta),
-        )
-    if isinstance(step, Evaluation):
-        left = step.rounds_left
-        rule = ("No rounds remain: you must decide \"synthesize\"." if step.must_synthesize
-                else f"{left} round{'s' if left != 1 else ''} remain{'s' if left == 1 else ''}. Continue with a next speaker and question, or synthesize if the topic is covered.")
-        ask = f"Evaluate the progress after the latest turn. {rule}\n\n{DECISION_FORMAT}"
-        return LLMRequest(
-            system=facilitator_system(ctx), purpose="evaluation", model=facilitator.model, max_tokens=600, timeout=timeout,
-            messages=[{"role": "user", "content": f"{_brief(ctx)}\n\n{_history(ctx)}\n\n{ask}"}],
-            meta=_meta(ctx, mustSynthesize=step.must_synthesize, **fac_meta),
-        )
+def turn_block_text(turn: dict) -> str:
+    body = str(turn.get("content") or "").strip() or f"(no answer: {str(turn.get('status') or 'empty').replace('_', ' ')})"
+    return quote_user_text("turn", body, seat=turn.get("seatId"), speaker=turn.get("speaker") or "someone",
+                           role=ROLE_LABELS.get(turn.get("role"), turn.get("role")), round=turn.get("round"))
+
+
+def history_blocks(ctx: RoomContext) -> list[dict]:
+    """Narratives, rolling summaries and the latest turns, each a block; breakpoints on the last summary and last turn."""
+    blocks = []
+    if ctx.narratives:
+        blocks.append(_block("## Narratives of earlier rounds\n" + "\n".join(quote_user_text("summary", n) for n in ctx.narratives)))
+    for n, chunk in enumerate(ctx.summaries):
+        head = "## Earlier turns in summary\n" if n == 0 else ""
+        blocks.append(_block(head + quote_user_text("summary", chunk), cache=n == len(ctx.summaries) - 1))
+    recent = ctx.recent
+    for n, turn in enumerate(recent):
+        head = "## Latest turns\n" if n == 0 else ""
+        blocks.append(_block(head + turn_block_text(turn), cache=n == len(recent) - 1))
+    return blocks
+
+
+def _request(ctx: RoomContext, *, system: str, changing: str, purpose: str, model: str, max_tokens: int, timeout: float,
+             meta: dict, schema: dict | None = None) -> LLMRequest:
+    blocks = history_blocks(ctx) + [_block(changing)]
+    return LLMRequest(
+        system=system, messages=[{"role": "user", "content": blocks}], purpose=purpose, model=model, max_tokens=max_tokens,
+        timeout=timeout, meta=meta, response_schema=schema, response_name=DECISION_TOOL if schema else "",
+    )
+
+
+def _meta(ctx: RoomContext, **extra) -> dict:
+    """For logging and the scripted test model only: no provider decides from it."""
+    meta = {"round": ctx.round, "maxRounds": ctx.max_rounds, "lastSpeakerId": ctx.last_seat_id,
+            "speakers": [{"id": s.id, "name": s.name, "role": s.role} for s in ctx.speakers]}
+    meta.update(extra)
+    return meta
+
+
+def _omission_lines(omissions: list[dict]) -> list[str]:
+    return [f"- {o.get('id') or o.get('kind')} by {quoted_name(o.get('by') or 'someone')}: {quoted(o.get('text'), 200)}" for o in omissions]
+
+
+def for_step(ctx: RoomContext, step, timeout: float, *, omissions: list[dict] | None = None) -> LLMRequest:
+    fac = ctx.facilitator
+    fac_speaker = {"id": fac.seat_id, "name": fac.name, "role": "facilitator"}
+    if isinstance(step, (Opening, Evaluation)):
+        opening = isinstance(step, Opening)
+        rounds_left = ctx.max_rounds - ctx.round if opening else step.rounds_left
+        allowed = eligible(ctx.guardrail_facts(rounds_left))
+        state = state_lines(ctx, rounds_left=rounds_left, for_facilitator=True, allowed=allowed)
+        if opening:
+            task = "Open the discussion: choose the first speaker and the opening question for them."
+        elif step.must_synthesize:
+            task = 'Evaluate the latest turn. No rounds remain: you must decide "synthesize".'
+        else:
+            left = step.rounds_left
+            task = (f"Evaluate the latest turn. {left} round{'s' if left != 1 else ''} remain{'s' if left == 1 else ''}. "
+                    "Continue with a next speaker and a question, or synthesize if the topic is covered for your policy.")
+        changing = "\n".join(state) + f"\n\n## Your task\n{task}\nRespond with your decision as described above."
+        return _request(ctx, system=facilitator_system(ctx), changing=changing, purpose="opening" if opening else "evaluation",
+                        model=fac.model, max_tokens=600, timeout=timeout, meta=_meta(ctx, speaker=fac_speaker),
+                        schema=decision_schema([s.id for s in ctx.speakers]))
     if isinstance(step, Synthesis):
-        ask = f"The discussion is over ({step.reason.replace('_', ' ')}). {SYNTHESIS_FORMAT}"
-        return LLMRequest(
-            system=facilitator_system(ctx), purpose="synthesis", model=facilitator.model, max_tokens=1500, timeout=timeout,
-            messages=[{"role": "user", "content": f"{_brief(ctx)}\n\n{_history(ctx)}\n\n{ask}"}],
-            meta=_meta(ctx, reason=step.reason, mustSynthesize=True, **fac_meta),
-        )
+        rounds_left = max(0, ctx.max_rounds - ctx.round)
+        state = state_lines(ctx, rounds_left=rounds_left, for_facilitator=True, full=True)
+        why = SYNTHESIS_REASONS.get(step.reason, step.reason.replace("_", " "))
+        task = [f"## Your task\nThe discussion is over: {why}. Write the conclusion now, with the sections described above."]
+        if omissions:
+            task.append("Your previous draft left these items out. Write the complete conclusion again and account for each of them:")
+            task += _omission_lines(omissions)
+        changing = "\n".join(state) + "\n\n" + "\n".join(task)
+        return _request(ctx, system=facilitator_system(ctx), changing=changing, purpose="synthesis", model=fac.model,
+                        max_tokens=2000, timeout=timeout, meta=_meta(ctx, reason=step.reason, speaker=fac_speaker))
     if isinstance(step, ParticipantTurn):
         agent = ctx.agents[step.seat_id]
         seat = ctx.seat(step.seat_id)
         question = step.question or "Share your perspective on the topic."
-        ask = f"The facilitator asks you, {agent.name}: {question}\n\nAnswer in your own voice, in at most about 250 words."
-        return LLMRequest(
-            system=participant_system(ctx, step.seat_id), purpose="contribution", model=agent.model, max_tokens=700,
-            timeout=timeout, messages=[{"role": "user", "content": f"{_brief(ctx)}\n\n{_history(ctx)}\n\n{ask}"}],
-            meta=_meta(ctx, question=question, persona={"key": agent.persona_key, "name": agent.name},
-                       speaker={"id": seat.id, "name": seat.name, "role": seat.role}),
-        )
+        rounds_left = max(0, ctx.max_rounds - ctx.round)
+        state = state_lines(ctx, rounds_left=rounds_left, for_facilitator=False)
+        changing = "\n".join(state) + (f"\n\n## Your turn\nThe facilitator asks you, {quoted_name(agent.name)}:\n"
+                                       f"{quote_user_text('question', question)}\n\nAnswer in your own voice, in at most about 250 words.")
+        return _request(ctx, system=participant_system(ctx, step.seat_id), changing=changing, purpose="contribution",
+                        model=agent.model, max_tokens=700, timeout=timeout,
+                        meta=_meta(ctx, question=question, speaker={"id": seat.id, "name": seat.name, "role": seat.role}))
     raise ValueError(f"No prompt for step {step!r}")

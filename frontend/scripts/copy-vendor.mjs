@@ -9,6 +9,10 @@ const vendor = join(root, "static", "vendor");
 const files = [
   ["node_modules/socket.io-client/dist/socket.io.min.js", "socket.io.min.js"],
   ["node_modules/socket.io-client/dist/socket.io.min.js.map", "socket.io.min.js.map"],
+  // Turns and conclusions are Markdown: parsed by markdown-it, sanitized by DOMPurify.
+  ["node_modules/markdown-it/dist/markdown-it.min.js", "markdown-it.min.js"],
+  ["node_modules/dompurify/dist/purify.min.js", "purify.min.js"],
+  ["node_modules/dompurify/dist/purify.min.js.map", "purify.min.js.map"],
 ];
 
 mkdirSync(vendor, { recursive: true });

@@ -9,13 +9,18 @@ from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError, Q
 from django.utils.text import slugify
 
+from rooms import limits
+from rooms.audit import audit
 from rooms.errors import Forbidden, StateConflict, ValidationFailed
 from rooms.models import Agent, Persona, Role
+from rooms.queries import usable_by
 
 ROLE_FIELDS = ("key", "name", "function", "base_prompt")
 PERSONA_FIELDS = ("key", "name", "description", "style", "prompt", "is_facilitator", "philosophy", "best_for", "model_tier")
 AGENT_FIELDS = ("name", "alias", "description", "role", "persona", "is_facilitator", "provider", "model",
                 "expertise", "concerns", "budget_tokens", "budget_usd")
+
+FIELDS = {Role: ROLE_FIELDS, Persona: PERSONA_FIELDS, Agent: AGENT_FIELDS}
 
 # Error keys use the API's camelCase names.
 _CAMEL = {"base_prompt": "basePrompt", "is_facilitator": "isFacilitator", "best_for": "bestFor",
@@ -27,21 +32,16 @@ def _key_of(field: str) -> str:
     return _CAMEL.get(field, field)
 
 
-def usable_by(model, user):
-    """Catalog rows a user may see and reference: built-ins, their own, everything for staff."""
-    if user is not None and getattr(user, "is_staff", False):
-        return model.objects.all()
-    if user is None or not user.is_authenticated:
-        return model.objects.filter(is_builtin=True)
-    return model.objects.filter(Q(is_builtin=True) | Q(created_by=user))
-
-
 def _require_custom(row, what: str) -> None:
     if row.is_builtin:
         raise Forbidden(f"Built-in {what}s cannot be changed or deleted.", code="builtin_readonly")
 
 
+TEXT_LIMITS = {"prompt": ("prompt", limits.PROMPT), "base_prompt": ("basePrompt", limits.PROMPT)}
+
+
 def _require_text(fields: dict, names: tuple[str, ...], errors: dict, *, creating: bool) -> None:
+    errors.update(limits.too_long(fields, TEXT_LIMITS))
     for name in names:
         if name in fields or creating:
             value = fields.get(name)
@@ -49,30 +49,31 @@ def _require_text(fields: dict, names: tuple[str, ...], errors: dict, *, creatin
                 errors[_key_of(name)] = ["This field is required."]
 
 
-def _unique_key(model, key: str, exclude_pk=None) -> bool:
-    qs = model.objects.filter(key=key)
+def _unique_key(model, key: str, owner, exclude_pk=None) -> bool:
+    """Keys are per owner: free unless a built-in or another row of the same owner has it."""
+    qs = model.objects.filter(Q(is_builtin=True) | Q(is_builtin=False, created_by=owner), key=key)
     if exclude_pk is not None:
         qs = qs.exclude(pk=exclude_pk)
     return not qs.exists()
 
 
-def _fresh_key(model, name: str, prefix: str) -> str:
+def _fresh_key(model, name: str, prefix: str, owner) -> str:
     base = (slugify(name) or prefix)[:48]
     key, n = base, 1
-    while not _unique_key(model, key):
+    while not _unique_key(model, key, owner):
         n += 1
         key = f"{base}-{n}"
     return key
 
 
-def _check_key(model, fields: dict, errors: dict, exclude_pk=None) -> None:
+def _check_key(model, fields: dict, errors: dict, owner, exclude_pk=None) -> None:
     key = fields.get("key")
     if key is None:
         return
     if not isinstance(key, str) or not key or slugify(key) != key.lower() or len(key) > 64:
         errors["key"] = ["Use letters, digits, hyphens and underscores (at most 64)."]
-    elif not _unique_key(model, key, exclude_pk):
-        errors["key"] = [f"The key {key!r} is already taken."]
+    elif not _unique_key(model, key, owner, exclude_pk):
+        errors["key"] = [f"You already use the key {key!r} (or a built-in does)."]
 
 
 def _apply(row, fields: dict, allowed: tuple[str, ...]) -> None:
@@ -84,18 +85,29 @@ def _apply(row, fields: dict, allowed: tuple[str, ...]) -> None:
             setattr(row, name, value)
 
 
-def _save(row) -> None:
+def _snapshot(row) -> dict:
+    """What an audit row records of a catalog row."""
+    return {"id": row.pk, **{name: getattr(row, name) for name in FIELDS[type(row)]}}
+
+
+def _save(row, actor, what: str) -> None:
+    """Save a new or changed row with its audit row (``catalog.<what>_create`` / ``_update``)."""
+    creating = row.pk is None
+    before = None if creating else _snapshot(type(row).objects.get(pk=row.pk))
     try:
         with transaction.atomic():
             row.save()
-    except IntegrityError as exc:  # a concurrent request took the same key
-        raise ValidationFailed("The row conflicts with an existing one.", {"key": [str(exc)]}) from exc
+            audit(None, actor, f"catalog.{what}_{'create' if creating else 'update'}", before=before, after=_snapshot(row))
+    except IntegrityError as exc:  # a concurrent request of the same owner took the same key
+        raise ValidationFailed("The row conflicts with an existing one.", {"key": ["This key is already taken."]}) from exc
 
 
-def _delete(row, what: str) -> None:
+def _delete(row, what: str, actor) -> None:
+    before = _snapshot(row)
     try:
         with transaction.atomic():
             row.delete()
+            audit(None, actor, f"catalog.{what}_delete", before=before)
     except ProtectedError as exc:
         raise StateConflict(f"This {what} is still in use and cannot be deleted.", {"usedBy": len(exc.protected_objects)},
                             code="in_use") from exc
@@ -106,27 +118,27 @@ def _delete(row, what: str) -> None:
 def _create_keyed(model, user, fields: dict, *, required: tuple[str, ...], allowed: tuple[str, ...], what: str):
     errors: dict = {}
     _require_text(fields, required, errors, creating=True)
-    _check_key(model, fields, errors)
+    _check_key(model, fields, errors, user)
     if errors:
         raise ValidationFailed(f"The {what} is not valid.", errors)
     row = model(created_by=user, is_builtin=False)
     _apply(row, fields, allowed)
     if not fields.get("key"):
-        row.key = _fresh_key(model, row.name, what)
-    _save(row)
+        row.key = _fresh_key(model, row.name, what, user)
+    _save(row, user, what)
     return row
 
 
-def _update_keyed(row, fields: dict, *, required: tuple[str, ...], allowed: tuple[str, ...], what: str):
+def _update_keyed(row, fields: dict, actor, *, required: tuple[str, ...], allowed: tuple[str, ...], what: str):
     _require_custom(row, what)
     errors: dict = {}
     _require_text(fields, (*required, "key"), errors, creating=False)
     if "key" not in errors:
-        _check_key(type(row), fields, errors, exclude_pk=row.pk)
+        _check_key(type(row), fields, errors, row.created_by, exclude_pk=row.pk)
     if errors:
         raise ValidationFailed(f"The {what} is not valid.", errors)
     _apply(row, fields, allowed)
-    _save(row)
+    _save(row, actor, what)
     return row
 
 
@@ -134,26 +146,26 @@ def do_create_role(user, **fields) -> Role:
     return _create_keyed(Role, user, fields, required=("name",), allowed=ROLE_FIELDS, what="role")
 
 
-def do_update_role(role: Role, **fields) -> Role:
-    return _update_keyed(role, fields, required=("name",), allowed=ROLE_FIELDS, what="role")
+def do_update_role(role: Role, actor=None, **fields) -> Role:
+    return _update_keyed(role, fields, actor, required=("name",), allowed=ROLE_FIELDS, what="role")
 
 
-def do_delete_role(role: Role) -> None:
+def do_delete_role(role: Role, actor=None) -> None:
     _require_custom(role, "role")
-    _delete(role, "role")
+    _delete(role, "role", actor)
 
 
 def do_create_persona(user, **fields) -> Persona:
     return _create_keyed(Persona, user, fields, required=("name", "prompt"), allowed=PERSONA_FIELDS, what="persona")
 
 
-def do_update_persona(persona: Persona, **fields) -> Persona:
-    return _update_keyed(persona, fields, required=("name", "prompt"), allowed=PERSONA_FIELDS, what="persona")
+def do_update_persona(persona: Persona, actor=None, **fields) -> Persona:
+    return _update_keyed(persona, fields, actor, required=("name", "prompt"), allowed=PERSONA_FIELDS, what="persona")
 
 
-def do_delete_persona(persona: Persona) -> None:
+def do_delete_persona(persona: Persona, actor=None) -> None:
     _require_custom(persona, "persona")
-    _delete(persona, "persona")
+    _delete(persona, "persona", actor)
 
 
 # --- agents ------------------------------------------------------------------------
@@ -194,7 +206,7 @@ def do_create_agent(user, **fields) -> Agent:
     _apply(agent, resolved, AGENT_FIELDS)
     if not agent.alias:
         agent.alias = slugify(agent.name)[:64]
-    _save(agent)
+    _save(agent, user, "agent")
     return agent
 
 
@@ -209,10 +221,10 @@ def do_update_agent(agent: Agent, user, **fields) -> Agent:
     if "is_facilitator" in fields and not fields["is_facilitator"] and agent.moderated_rooms.exists():
         raise StateConflict("This agent facilitates discussions; it must stay a facilitator.", code="in_use")
     _apply(agent, resolved, AGENT_FIELDS)
-    _save(agent)
+    _save(agent, user, "agent")
     return agent
 
 
-def do_delete_agent(agent: Agent) -> None:
+def do_delete_agent(agent: Agent, actor=None) -> None:
     _require_custom(agent, "agent")
-    _delete(agent, "agent")
+    _delete(agent, "agent", actor)

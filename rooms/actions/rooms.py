@@ -1,13 +1,14 @@
-"""Creating, changing, sharing and deleting rooms."""
+"""Creating, copying, changing, sharing and deleting rooms."""
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from rooms import realtime
+from rooms import limits, realtime
+from rooms.audit import audit
 from rooms.errors import StateConflict, ValidationFailed
-from rooms.events import record_event
-from rooms.models import Agent, Room, RoomMember, Seat
-from rooms.queries import usable_agents
+from rooms.events import EventType, build, record_event
+from rooms.models import Agent, Persona, Room, RoomMember, Seat
+from rooms.queries import usable_by
 
 SEAT_ROLES = {Seat.Role.PARTICIPANT, Seat.Role.OBSERVER, Seat.Role.DEVIL_ADVOCATE}
 
@@ -23,13 +24,50 @@ def _max_rounds(value) -> int:
     return value
 
 
-def _validate_participants(user, moderator: Agent | None, participants) -> list[tuple[Agent, str]]:
+def _persona(user, value, key: str, errors: dict) -> Persona | None:
+    """A participant's ``personaId`` (workspace rooms): a non-facilitator persona the user may use."""
+    if value is None:
+        return None
+
+    row = (usable_by(Persona, user).filter(pk=value, is_facilitator=False).first()
+           if isinstance(value, int) and not isinstance(value, bool) else None)
+    if row is None:
+        errors[key] = [f"Unknown persona {value!r}."]
+    return row
+
+
+POLICY_LIMITS = {"maxEvents": (1, 1000), "maxSeconds": (5, 86_400)}
+
+
+def _turn_policy(value) -> dict:
+    """``turnPolicy`` {maxEvents, maxSeconds} of a workspace (snake_case keys accepted too)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValidationFailed("turnPolicy must be an object.", {"turnPolicy": ["Send {maxEvents, maxSeconds}."]})
+    policy, errors = {}, {}
+    for key, raw in value.items():
+        name = {"max_events": "maxEvents", "max_seconds": "maxSeconds"}.get(key, key)
+        if name not in POLICY_LIMITS:
+            errors[f"turnPolicy.{key}"] = ["Unknown setting; use maxEvents and maxSeconds."]
+            continue
+        lo, hi = POLICY_LIMITS[name]
+        if isinstance(raw, bool) or not isinstance(raw, int) or not lo <= raw <= hi:
+            errors[f"turnPolicy.{name}"] = [f"Must be a whole number from {lo} to {hi}."]
+            continue
+        policy[name] = raw
+    if errors:
+        raise ValidationFailed("turnPolicy is not valid.", errors)
+    return policy
+
+
+def _validate_participants(user, moderator: Agent | None, participants) -> list[tuple[Agent, str, Persona | None]]:
     errors: dict[str, list[str]] = {}
     if not isinstance(participants, list) or not participants:
         raise ValidationFailed("At least one participant is required.", {"participants": ["Add at least one participant."]})
-    agents = {a.pk: a for a in usable_agents(user)}
+    agents = {a.pk: a for a in usable_by(Agent, user)}
     seen: set[int] = set()
-    result: list[tuple[Agent, str]] = []
+    result: list[tuple[Agent, str, Persona | None]] = []
     for i, p in enumerate(participants):
         key = f"participants[{i}]"
         if not isinstance(p, dict):
@@ -40,7 +78,7 @@ def _validate_participants(user, moderator: Agent | None, participants) -> list[
         if agent is None:
             errors[f"{key}.agentId"] = [f"Unknown agent {agent_id!r}."]
             continue
-        if role not in SEAT_ROLES:
+        if not isinstance(role, str) or role not in SEAT_ROLES:
             errors[f"{key}.role"] = [f"Role must be one of {', '.join(sorted(SEAT_ROLES))}."]
             continue
         if moderator is not None and agent.pk == moderator.pk:
@@ -49,11 +87,12 @@ def _validate_participants(user, moderator: Agent | None, participants) -> list[
         if agent.pk in seen:
             errors[f"{key}.agentId"] = ["This agent is already seated."]
             continue
+        persona = _persona(user, p.get("personaId", p.get("persona_id")), f"{key}.personaId", errors)
         seen.add(agent.pk)
-        result.append((agent, role))
+        result.append((agent, role, persona))
     if errors:
         raise ValidationFailed("Some participants are not valid.", errors)
-    if not any(role in Seat.SPEAKING for _, role in result):
+    if not any(role in Seat.SPEAKING for _, role, _ in result):
         raise ValidationFailed("At least one speaking participant is required.", {"participants": ["Add a participant or a devil's advocate; observers do not speak."]})
     return result
 
@@ -61,7 +100,7 @@ def _validate_participants(user, moderator: Agent | None, participants) -> list[
 def _moderator(user, moderator_id) -> Agent:
     if isinstance(moderator_id, bool) or not isinstance(moderator_id, int):
         raise ValidationFailed("moderatorId is required.", {"moderatorId": ["Choose a facilitator agent."]})
-    agent = usable_agents(user).filter(pk=moderator_id).first()
+    agent = usable_by(Agent, user).filter(pk=moderator_id).first()
     if agent is None:
         raise ValidationFailed("Unknown facilitator.", {"moderatorId": [f"Unknown agent {moderator_id!r}."]})
     if not agent.is_facilitator:
@@ -78,45 +117,83 @@ def _choice(value, choices, field: str, default=None):
 
 
 def do_create_room(owner, *, name: str, topic: str, format=None, kind=None, moderator_id=None, max_rounds=None,
-                   participants=None, budget_tokens=None, budget_usd=None) -> Room:
+                   participants=None, budget_tokens=None, budget_usd=None, deliberation: dict | None = None,
+                   turn_policy=None) -> Room:
     """Create a draft room with its facilitator and participant seats. Validates everything first."""
     errors = {}
     if not isinstance(name, str) or not name.strip():
         errors["name"] = ["A name is required."]
-    elif len(name) > 200:
-        errors["name"] = ["At most 200 characters."]
+    elif len(name) > limits.NAME:
+        errors["name"] = [f"At most {limits.NAME} characters."]
     if not isinstance(topic, str) or not topic.strip():
         errors["topic"] = ["A topic is required."]
+    elif len(topic) > limits.TOPIC:
+        errors["topic"] = [f"At most {limits.TOPIC} characters."]
     if errors:
         raise ValidationFailed("The discussion is not valid.", errors)
     fmt = _choice(format, Room.Format, "format", Room.Format.DELIBERATION)
     room_kind = _choice(kind, Room.Kind, "kind", Room.Kind.DISCUSSION)
     rounds = _max_rounds(max_rounds)
+    policy = _turn_policy(turn_policy)
+    if policy and room_kind != Room.Kind.WORKSPACE:
+        raise ValidationFailed("turnPolicy is for workspace rooms.", {"turnPolicy": ["Only with kind workspace."]})
     moderator = _moderator(owner, moderator_id)
     seats = _validate_participants(owner, moderator, participants)
     with transaction.atomic():
         room = Room.objects.create(
             name=name.strip(), topic=topic.strip(), format=fmt, kind=room_kind, max_rounds=rounds,
-            owner=owner, moderator=moderator, budget_tokens=budget_tokens, budget_usd=budget_usd,
+            owner=owner, moderator=moderator, budget_tokens=budget_tokens, budget_usd=budget_usd, turn_policy=policy,
+            **(deliberation or {}),  # template, phase, consensus, max_parallel, validated by the caller
         )
         Seat.objects.create(room=room, agent=moderator, role=Seat.Role.FACILITATOR, position=0)
         Seat.objects.bulk_create(
-            Seat(room=room, agent=agent, role=role, position=i + 1) for i, (agent, role) in enumerate(seats)
+            Seat(room=room, agent=agent, role=role, persona=persona, position=i + 1)
+            for i, (agent, role, persona) in enumerate(seats)
         )
-        record_event(room, "discussion:status", {"status": room.status, "round": room.round, "maxRounds": room.max_rounds})
+        record_event(room, EventType.STATUS, build.status(room))
+        audit(room, owner, "room.create", after={**_snapshot(room), "moderatorId": moderator.pk,
+                                                "participants": [[agent.pk, role] for agent, role, _ in seats]})
     return room
+
+
+def _snapshot(room: Room) -> dict:
+    """What an audit row records of a room's editable fields."""
+    return {"name": room.name, "topic": room.topic, "format": room.format, "kind": room.kind,
+            "maxRounds": room.max_rounds, "conclusion": room.conclusion, "status": room.status}
+
+
+def do_copy_room(room: Room, user) -> Room:
+    """A new draft owned by ``user`` with the room's topic, format, facilitator, seats and limits.
+
+    Nothing that was said is copied. Logged as the invocation ``room.copy``.
+    """
+    participants = [{"agentId": s.agent_id, "role": s.role}
+                    for s in room.seats.exclude(role=Seat.Role.FACILITATOR).order_by("position", "id") if s.agent_id]
+    suffix = " (copy)"
+    name = room.name[: limits.NAME - len(suffix)] + suffix
+    with transaction.atomic():
+        copy = do_create_room(user, name=name, topic=room.topic, format=room.format, kind=room.kind,
+                              moderator_id=room.moderator_id, max_rounds=room.max_rounds, participants=participants,
+                              budget_tokens=room.budget_tokens, budget_usd=room.budget_usd)
+        audit(copy, user, "room.copy", before={"fromDiscussionId": room.pk}, after={"discussionId": copy.pk})
+    return copy
 
 
 def _locked(room: Room) -> Room:
     return Room.objects.select_for_update().get(pk=room.pk)
 
 
-def do_update_room(room: Room, *, name=None, topic=None, format=None, max_rounds=None, conclusion=None) -> Room:
+def do_update_room(room: Room, *, name=None, topic=None, format=None, max_rounds=None, conclusion=None,
+                   actor=None) -> Room:
     errors = {}
-    if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > 200):
-        errors["name"] = ["A name of 1 to 200 characters is required."]
+    if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > limits.NAME):
+        errors["name"] = [f"A name of 1 to {limits.NAME} characters is required."]
     if topic is not None and (not isinstance(topic, str) or not topic.strip()):
         errors["topic"] = ["A topic is required."]
+    elif topic is not None and len(topic) > limits.TOPIC:
+        errors["topic"] = [f"At most {limits.TOPIC} characters."]
+    if conclusion is not None and (not isinstance(conclusion, str) or len(conclusion) > limits.CONCLUSION):
+        errors["conclusion"] = [f"Text of at most {limits.CONCLUSION} characters."]
     if errors:
         raise ValidationFailed("The update is not valid.", errors)
     if format is not None:
@@ -124,16 +201,22 @@ def do_update_room(room: Room, *, name=None, topic=None, format=None, max_rounds
     rounds = _max_rounds(max_rounds) if max_rounds is not None else None
     with transaction.atomic():
         room = _locked(room)
+        if room.status in (Room.Status.COMPLETED, Room.Status.ARCHIVED):
+            raise StateConflict(f"This workspace is {room.status}: it is read-only.", {"status": room.status}, code="room_closed")
         if rounds is not None and rounds < room.round:
             raise ValidationFailed("maxRounds is below the rounds already run.", {"maxRounds": [f"At least {room.round}."]})
         if format is not None and room.status != Room.Status.DRAFT and format != room.format:
             raise StateConflict("The format can only change while the discussion is a draft.")
+        before = _snapshot(room)
         for field, value in (("name", name and name.strip()), ("topic", topic and topic.strip()), ("format", format),
                              ("max_rounds", rounds), ("conclusion", conclusion)):
             if value is not None:
                 setattr(room, field, value)
         room.save()
-        record_event(room, "discussion:status", {"status": room.status, "round": room.round, "maxRounds": room.max_rounds})
+        record_event(room, EventType.STATUS, build.status(room))
+        after = _snapshot(room)
+        audit(room, actor, "room.update", before={k: v for k, v in before.items() if after[k] != v},
+              after={k: v for k, v in after.items() if before[k] != v})
     return room
 
 
@@ -145,39 +228,50 @@ def do_change_moderator(room: Room, user, moderator_id) -> Room:
             raise StateConflict("The facilitator can only change while the discussion is a draft.")
         if room.seats.filter(agent=moderator).exclude(role=Seat.Role.FACILITATOR).exists():
             raise ValidationFailed("The facilitator cannot also be a participant.", {"moderatorId": ["That agent is seated as a participant."]})
+        previous = room.moderator_id
         room.seats.filter(role=Seat.Role.FACILITATOR).delete()
         Seat.objects.create(room=room, agent=moderator, role=Seat.Role.FACILITATOR, position=0)
         room.moderator = moderator
         room.save(update_fields=["moderator", "updated_at"])
+        audit(room, user, "room.change_moderator", before={"moderatorId": previous}, after={"moderatorId": moderator.pk})
     return room
 
 
-def do_delete_room(room: Room) -> None:
+def do_delete_room(room: Room, actor=None) -> None:
     room_id = room.pk
     with transaction.atomic():
+        # The room's own rows go with it: the audit row names it and stays.
+        audit(None, actor, "room.delete", before={"id": room_id, "owner": room.owner_id, **_snapshot(room)})
         room.delete()
         transaction.on_commit(lambda: realtime.revoke(room_id))
 
 
-def do_share_room(room: Room, *, username, access) -> RoomMember:
+def do_share_room(room: Room, *, username, access, actor=None) -> tuple[RoomMember, bool]:
+    """Share the room with a user, or change their access; returns ``(member, created)``."""
     if access not in RoomMember.Access.values:
         raise ValidationFailed("Unknown access.", {"access": ["Must be viewer or participant."]})
-    user = get_user_model().objects.filter(username=username).first() if isinstance(username, str) else None
+    # Unknown, deactivated and service accounts get one answer: nothing about who exists leaks.
+    user = (get_user_model().objects.filter(username=username, is_active=True).first()
+            if isinstance(username, str) and len(username) <= limits.USERNAME else None)
     if user is None:
-        raise ValidationFailed("Unknown user.", {"username": [f"No user named {username!r}."]})
+        raise ValidationFailed("No such user.", {"username": ["No active user by that name can be added."]})
     if user.pk == room.owner_id:
         raise ValidationFailed("The owner already has full access.", {"username": ["That user owns the discussion."]})
     with transaction.atomic():
-        member, _ = RoomMember.objects.update_or_create(room=room, user=user, defaults={"access": access})
-    return member
+        previous = RoomMember.objects.select_for_update().filter(room=room, user=user).values_list("access", flat=True).first()
+        member, created = RoomMember.objects.update_or_create(room=room, user=user, defaults={"access": access})
+        audit(room, actor, "room.share", before=None if created else {"username": user.get_username(), "access": previous},
+              after={"username": user.get_username(), "access": access})
+    return member, created
 
 
-def do_unshare_room(room: Room, *, username) -> bool:
+def do_unshare_room(room: Room, *, username, actor=None) -> bool:
     with transaction.atomic():
-        member = RoomMember.objects.filter(room=room, user__username=username).first()
+        member = RoomMember.objects.select_for_update().filter(room=room, user__username=username).first()
         if member is None:
             return False
         user_id = member.user_id
+        audit(room, actor, "room.unshare", before={"username": username, "access": member.access})
         member.delete()
         # Live connections of that person stop receiving the room at once.
         transaction.on_commit(lambda: realtime.revoke(room.pk, user_id))

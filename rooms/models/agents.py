@@ -3,10 +3,19 @@ from django.conf import settings
 from django.db import models
 
 
+def _key_constraints(prefix: str) -> list:
+    """Built-in keys are unique among built-ins; a custom key is unique among its owner's rows only."""
+    return [
+        models.UniqueConstraint(fields=["key"], condition=models.Q(is_builtin=True), name=f"{prefix}_builtin_key_unique"),
+        models.UniqueConstraint(fields=["created_by", "key"], condition=models.Q(is_builtin=False),
+                                name=f"{prefix}_key_unique_per_owner"),
+    ]
+
+
 class Role(models.Model):
     """What a participant does in a room: a function and the base prompt for it."""
 
-    key = models.SlugField(max_length=64, unique=True)
+    key = models.SlugField(max_length=64)
     name = models.CharField(max_length=120)
     function = models.CharField(max_length=300, blank=True)
     base_prompt = models.TextField(blank=True)
@@ -17,6 +26,7 @@ class Role(models.Model):
 
     class Meta:
         ordering = ["name"]
+        constraints = _key_constraints("role")
 
     def __str__(self):
         return self.name
@@ -25,7 +35,7 @@ class Role(models.Model):
 class Persona(models.Model):
     """How an agent speaks and thinks. Facilitator presets are personas with ``is_facilitator``."""
 
-    key = models.SlugField(max_length=64, unique=True)
+    key = models.SlugField(max_length=64)
     name = models.CharField(max_length=120)
     description = models.CharField(max_length=500, blank=True)
     style = models.CharField(max_length=300, blank=True)
@@ -41,6 +51,7 @@ class Persona(models.Model):
 
     class Meta:
         ordering = ["name"]
+        constraints = _key_constraints("persona")
 
     def __str__(self):
         return self.name

@@ -21,8 +21,11 @@ class Room(models.Model):
         CONCLUDED = "concluded"
         STOPPED = "stopped"
         FAILED = "failed"
+        # A workspace's scope is done (completed) or put away (archived): read-only from then on.
+        COMPLETED = "completed"
+        ARCHIVED = "archived"
 
-    TERMINAL = (Status.CONCLUDED, Status.STOPPED, Status.FAILED)
+    TERMINAL = (Status.CONCLUDED, Status.STOPPED, Status.FAILED, Status.COMPLETED, Status.ARCHIVED)
 
     name = models.CharField(max_length=200)
     topic = models.TextField(help_text="The topic of a discussion or the goal of a facilitation.")
@@ -39,18 +42,21 @@ class Room(models.Model):
     engine_state = models.JSONField(default=dict, blank=True)
     # The realtime/event sequence: every event and observation takes the next value.
     seq = models.PositiveBigIntegerField(default=0)
-    # The step lease: a step is claimed by a conditional update on these fields.
-    step_seq = models.PositiveIntegerField(default=0)
-    step_attempt = models.PositiveIntegerField(default=0)
-    lease_token = models.CharField(max_length=36, blank=True)
-    lease_until = models.DateTimeField(null=True, blank=True, db_index=True)
-    # When the current step became ready to run; the sweeper re-enqueues steps left waiting.
-    step_ready_at = models.DateTimeField(null=True, blank=True)
+
+    # Structured deliberation: the template's phases, the current one, when it began (the seq of its
+    # first event: votes count from there), the consensus rules and how many turns may run at once.
+    template = models.CharField(max_length=20, blank=True)
+    phase = models.CharField(max_length=40, blank=True)
+    phase_started_seq = models.PositiveBigIntegerField(default=0)
+    consensus = models.JSONField(default=dict, blank=True)
+    max_parallel = models.PositiveSmallIntegerField(default=1)
 
     budget_tokens = models.PositiveBigIntegerField(null=True, blank=True)
     budget_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
     tokens_used = models.PositiveBigIntegerField(default=0)
     cost_usd = models.DecimalField(max_digits=14, decimal_places=6, default=0)
+    # Workspace rooms: when a round ends by itself, e.g. {"maxEvents": 10, "maxSeconds": 300}.
+    turn_policy = models.JSONField(default=dict, blank=True)
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -61,6 +67,7 @@ class Room(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(condition=models.Q(max_rounds__gte=1) & models.Q(max_rounds__lte=20), name="room_max_rounds_1_20"),
+            models.CheckConstraint(condition=models.Q(max_parallel__gte=1) & models.Q(max_parallel__lte=3), name="room_max_parallel_1_3"),
         ]
 
     def __str__(self):
@@ -86,6 +93,11 @@ class Seat(models.Model):
     agent = models.ForeignKey("rooms.Agent", null=True, blank=True, on_delete=models.PROTECT, related_name="seats")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="seats")
     role = models.CharField(max_length=20, choices=Role.choices, default=Role.PARTICIPANT)
+    # Workspace rooms: the persona and the functional role this seat works with (empty: the agent's own).
+    # The manager swaps them mid-room; ``version`` is the optimistic lock for that swap.
+    persona = models.ForeignKey("rooms.Persona", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    work_role = models.ForeignKey("rooms.Role", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    version = models.PositiveIntegerField(default=1)
     position = models.PositiveIntegerField(default=0)
     is_active = models.BooleanField(default=True)
     tokens_used = models.PositiveBigIntegerField(default=0)
@@ -107,6 +119,14 @@ class Seat(models.Model):
         if self.agent_id:
             return self.agent.name
         return self.user.get_full_name() or self.user.get_username()
+
+    @property
+    def persona_in_use_id(self) -> int | None:
+        return self.persona_id or (self.agent.persona_id if self.agent_id else None)
+
+    @property
+    def role_in_use_id(self) -> int | None:
+        return self.work_role_id or (self.agent.role_id if self.agent_id else None)
 
     @property
     def is_speaking(self) -> bool:

@@ -1,12 +1,11 @@
 """Fixtures for the REST API tests: the six kinds of caller and a JSON client per caller."""
 import pytest
 from django.core.cache import cache
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from facilitation.scheduling import inline
+from facilitation.runs.scheduling import inline
 from rooms.models import RoomMember
-from tests.factories import make_discussion, make_facilitator, make_participant, make_user
+from tests.factories import make_discussion, make_facilitator, make_participant, make_token, make_user
 
 
 @pytest.fixture(autouse=True)
@@ -27,8 +26,7 @@ class Api:
         self.user = user
         self.client = APIClient()
         if user is not None:
-            token, _ = Token.objects.get_or_create(user=user)
-            self.client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+            self.client.credentials(HTTP_AUTHORIZATION=f"Token {make_token(user)}")
 
     def get(self, path, params=None, **extra):
         return self.client.get(path, params, **extra)

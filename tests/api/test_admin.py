@@ -38,5 +38,29 @@ def test_audit_rows_are_read_only(admin_client, model):
     assert not model_admin.has_add_permission(None) and not model_admin.has_change_permission(None)
 
 
-def test_tokens_can_be_created_in_the_admin(admin_client):
-    assert admin_client.get(reverse("admin:authtoken_tokenproxy_changelist")).status_code == 200
+def test_tokens_are_listed_and_revoked_in_the_admin_but_never_made_there(admin_client, pushed, django_capture_on_commit_callbacks):
+    from rooms.models import ApiToken
+    from tests.factories import make_token
+
+    owner = make_user("holder")
+    make_token(owner, name="ci")
+    token = ApiToken.objects.get(user=owner)
+    assert admin_client.get(reverse("admin:rooms_apitoken_changelist")).status_code == 200
+    assert not admin.site._registry[ApiToken].has_add_permission(None)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(reverse("admin:rooms_apitoken_delete", args=[token.pk]), {"post": "yes"})
+    assert response.status_code == 302 and not ApiToken.objects.filter(pk=token.pk).exists()
+    assert ("access:disconnect", {"disconnect": True, "userId": owner.pk, "tokenId": token.pk}, f"user:{owner.pk}") in pushed
+
+
+def test_deactivating_a_user_in_the_admin_disconnects_them(admin_client, pushed, django_capture_on_commit_callbacks):
+    user = make_user("leaver")
+    url = reverse("admin:auth_user_change", args=[user.pk])
+    form = {"username": "leaver", "is_active": "", "date_joined_0": "2026-01-01", "date_joined_1": "00:00:00",
+            "initial-date_joined_0": "2026-01-01", "initial-date_joined_1": "00:00:00"}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(url, form)
+    assert response.status_code == 302, response.content[:2000]
+    user.refresh_from_db()
+    assert not user.is_active
+    assert ("access:disconnect", {"disconnect": True, "userId": user.pk, "tokenId": None}, f"user:{user.pk}") in pushed

@@ -56,13 +56,26 @@ def test_catalog_validation_creates_nothing(owner_api, kind, body, field):
     assert (Agent.objects.count(), Persona.objects.count(), Role.objects.count()) == before
 
 
-def test_keys_are_unique(owner_api, clients):
+def test_keys_are_unique_per_owner(owner_api, clients):
     assert owner_api.post("/api/roles", {"name": "Scribe", "key": "scribe"}).status_code == 201
-    response = clients["other"].post("/api/roles", {"name": "Another scribe", "key": "scribe"})
+    response = owner_api.post("/api/roles", {"name": "Another scribe", "key": "scribe"})
     assert response.status_code == 400 and "key" in response.json()["error"]["details"]
-    # An omitted key is derived from the name and made unique.
-    second = clients["other"].post("/api/roles", {"name": "Scribe"}).json()["data"]
+    # An omitted key is derived from the name and made unique among the owner's rows.
+    second = owner_api.post("/api/roles", {"name": "Scribe"}).json()["data"]
     assert second["key"] == "scribe-2"
+    # Another user neither learns of nor collides with someone else's keys.
+    theirs = clients["other"].post("/api/roles", {"name": "Their scribe", "key": "scribe"})
+    assert theirs.status_code == 201
+    assert clients["other"].post("/api/roles", {"name": "Scribe"}).json()["data"]["key"] == "scribe-2"
+    assert clients["other"].post("/api/personas", {"name": "P", "prompt": "p", "key": "scribe"}).status_code == 201
+    assert Role.objects.filter(key="scribe").count() == 2
+
+
+def test_built_in_keys_are_reserved(owner_api):
+    builtin = Role.objects.create(key="moderator-x", name="Built-in", is_builtin=True)
+    response = owner_api.post("/api/roles", {"name": "Mine", "key": builtin.key})
+    assert response.status_code == 400
+    assert owner_api.post("/api/roles", {"name": "Moderator X"}).json()["data"]["key"] == "moderator-x-2"
 
 
 def test_agents_cannot_reference_other_users_personas(owner_api, clients):

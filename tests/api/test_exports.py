@@ -7,6 +7,7 @@ from docx import Document
 from facilitation.actions import lifecycle
 from facilitation.deliberation.markers import parse_markers
 from facilitation.exports import render_docx, render_markdown
+from facilitation.exports.minutes import ROLE_LABELS
 from rooms.models import Observation, Room, Seat
 
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -43,10 +44,10 @@ def test_markdown_export_over_the_api(owner_api, finished):
     text = response.content.decode()
     assert text.startswith("# Test discussion\n")
     assert "Offline rehearsal" in text
-    assert "- **Topic:** Should we cache?" in text and "- **Format:** deliberation" in text
-    assert "- **Status:** concluded (round 2 of 3)" in text
+    assert "- **Topic:** Should we cache?" in text and "- **Format:** Deliberation" in text
+    assert "- **Status:** Concluded (round 2 of 3)" in text
     participants = [s.display_name for s in finished.seats.exclude(role=Seat.Role.FACILITATOR).order_by("position")]
-    assert f"{participants[0]} (participant)" in text
+    assert f"{participants[0]} (Participant)" in text
     conclusion = text.split("## Conclusion", 1)[1].split("## Decisions", 1)[0]
     assert "Adopt Redis with a short TTL." in conclusion
     decisions = text.split("## Decisions", 1)[1].split("## Action items", 1)[0]
@@ -71,12 +72,12 @@ def test_docx_minutes_over_the_api(owner_api, finished):
     cells = [[c.text for c in row.cells] for table in doc.tables for row in table.rows]
     assert paragraphs[0] == "Minutes: Test discussion"
     assert any("Offline rehearsal" in p for p in paragraphs)
-    assert ["Topic", "Should we cache?"] in cells and ["Format", "deliberation"] in cells
+    assert ["Topic", "Should we cache?"] in cells and ["Format", "Deliberation"] in cells
     assert any(row[0] == "Facilitator" and row[1] for row in cells)
     assert any(row[0] == "Started" and row[1] != "-" for row in cells)
     participants = [(s.display_name, s.role) for s in finished.seats.exclude(role=Seat.Role.FACILITATOR).order_by("position")]
     for name, role in participants:
-        assert [name, role] in cells
+        assert [name, ROLE_LABELS[role]] in cells
     headings = [p.text for p in doc.paragraphs if p.style.name.startswith("Heading")]
     assert ["Participants", "Conclusion", "Decisions", "Action items", "Transcript"] == [
         h for h in headings if h in ("Participants", "Conclusion", "Decisions", "Action items", "Transcript")]
@@ -90,7 +91,7 @@ def test_docx_minutes_over_the_api(owner_api, finished):
 def test_export_defaults_to_markdown_and_rejects_unknown_formats(owner_api, room):
     response = owner_api.get(f"/api/discussions/{room.pk}/export")
     assert response.status_code == 200 and response["Content-Type"].startswith("text/markdown")
-    assert "_No conclusion yet._" in response.content.decode() and "Offline rehearsal" not in response.content.decode()
+    assert "_No conclusion yet._" in response.content.decode() and "No decision was recorded." in response.content.decode() and "Offline rehearsal" not in response.content.decode()
     bad = owner_api.get(f"/api/discussions/{room.pk}/export", {"format": "pdf"})
     assert bad.status_code == 400 and bad.json()["error"]["details"] == {"format": ["Must be md or docx."]}
 
@@ -105,3 +106,87 @@ def test_docx_survives_text_that_xml_cannot_hold(room):
     Observation.objects.create(room=room, seq=50, round=1, author_name="Ada", content="bell\x07 and tab\x0b here")
     doc = Document(io.BytesIO(render_docx(room)))
     assert any("bell and tab here" in p.text for p in doc.paragraphs)
+
+
+# A conclusion as the facilitator writes it: headings, lists, bold and italics, and its own
+# "Decisions" section (one item the markers also hold, one they do not, worded its own way).
+SYNTHESIS = """# Synthesis: Should we cache?
+
+The Closer closes this *deliberation* after 2 turn(s).
+
+## Key points
+
+- **Architect**: cache the catalogue, not the cart
+- **Skeptic**: invalidation is the hard part
+  - prices change hourly
+
+## Decisions
+
+- Adopt Redis as the read cache (Architect)
+- Keep the TTL at 60 s (Skeptic)
+
+## Next steps
+
+1. Benchmark eviction policies
+2. Write the runbook
+"""
+
+
+@pytest.fixture
+def synthesized(finished):
+    seats = list(finished.seats.order_by("position"))
+    devil = seats[2]
+    Seat.objects.filter(pk=devil.pk).update(role="devil_advocate")
+    Observation.objects.filter(room=finished, kind="synthesis").update(content=SYNTHESIS)
+    Room.objects.filter(pk=finished.pk).update(conclusion=SYNTHESIS)
+    return Room.objects.get(pk=finished.pk)
+
+
+def test_docx_renders_the_conclusion_as_word_headings_lists_and_runs(synthesized):
+    doc = Document(io.BytesIO(render_docx(synthesized)))
+    styled = [(p.style.name, p.text) for p in doc.paragraphs]
+    assert ("Heading 2", "Synthesis: Should we cache?") in styled
+    assert ("Heading 3", "Key points") in styled and ("Heading 3", "Next steps") in styled
+    assert ("List Bullet", "Architect: cache the catalogue, not the cart") in styled
+    assert ("List Bullet 2", "prices change hourly") in styled
+    assert ("List Number", "Benchmark eviction policies") in styled and ("List Number", "Write the runbook") in styled
+    assert not any(text.lstrip().startswith(("#", "- ", "**")) for _, text in styled), "raw Markdown left in the minutes"
+    architect = next(p for p in doc.paragraphs if p.text.startswith("Architect: cache"))
+    assert [(r.text, bool(r.bold)) for r in architect.runs][:2] == [("Architect", True), (": cache the catalogue, not the cart", False)]
+    intro = next(p for p in doc.paragraphs if p.text.startswith("The Closer closes"))
+    assert any(r.text == "deliberation" and r.italic for r in intro.runs)
+
+    # The conclusion once; one Decisions section, the conclusion's own folded into it.
+    texts = [p.text for p in doc.paragraphs]
+    assert sum("The Closer closes this" in t for t in texts) == 1
+    assert "The conclusion, shown above." in texts
+    assert [t for s, t in styled if s.startswith("Heading") and "decision" in t.lower()] == ["Decisions"]
+    section = texts[texts.index("Decisions") + 1: texts.index("Action items")]
+    assert any(t.startswith("Adopt Redis as the read cache") for t in section)
+    assert any(t.startswith("Keep the TTL at 60 s") for t in section)
+    assert len(section) == 2
+    # Roles with their labels, never the internal values.
+    cells = [c.text for table in doc.tables for row in table.rows for c in row.cells]
+    assert "Devil's advocate" in cells
+    assert "devil_advocate" not in "\n".join(texts + cells)
+
+
+def test_markdown_shows_the_conclusion_once_with_one_decisions_section(synthesized):
+    text = render_markdown(synthesized)
+    assert text.count("The Closer closes this") == 1
+    assert text.count("Decisions") == 1 and "None recorded" not in text
+    decisions = text.split("## Decisions", 1)[1].split("## Action items", 1)[0]
+    assert "- Adopt Redis as the read cache — " in decisions and "- Keep the TTL at 60 s — " in decisions
+    conclusion = text.split("## Conclusion", 1)[1].split("## Decisions", 1)[0]
+    assert "### Synthesis: Should we cache?" in conclusion and "#### Key points" in conclusion
+    assert "(Devil's advocate)" in text and "devil_advocate" not in text
+    assert "_The conclusion, shown above._" in text.split("## Transcript", 1)[1]
+
+
+def test_a_conclusion_saying_no_decision_adds_nothing(finished):
+    conclusion = "## Outcome\nWait and see.\n\n## Decisions\n\n- No decision was recorded.\n"
+    Room.objects.filter(pk=finished.pk).update(conclusion=conclusion)
+    text = render_markdown(Room.objects.get(pk=finished.pk))
+    decisions = text.split("## Decisions", 1)[1].split("## Action items", 1)[0]
+    assert decisions.count("- ") == 1 and "Adopt Redis as the read cache" in decisions
+    assert text.count("No decision was recorded.") == 0

@@ -10,7 +10,6 @@ import pytest
 import schemathesis
 from django.contrib.auth.models import User
 from hypothesis import HealthCheck, settings
-from rest_framework.authtoken.models import Token
 from schemathesis.checks import (
     content_type_conformance,
     not_a_server_error,
@@ -21,7 +20,7 @@ from schemathesis.config import SchemathesisConfig
 
 from rooms.models import Agent, Persona, Role, RoomMember
 from tests.api.conftest import new_discussion
-from tests.factories import make_facilitator, make_participant, make_user
+from tests.factories import make_facilitator, make_participant, make_token, make_user
 
 MAX_EXAMPLES = 12
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
@@ -53,8 +52,7 @@ def world(db, keep_db_connection):
     Persona.objects.create(key="fuzz-persona", name="Fuzz persona", prompt="p", created_by=owner)
     Role.objects.create(key="fuzz-role", name="Fuzz role", created_by=owner)
     Agent.objects.create(name="Fuzz agent", created_by=owner)
-    token, _ = Token.objects.get_or_create(user=owner)
-    return {"token": token.key, "catalog": catalog, "rooms": rooms}
+    return {"token": make_token(owner), "catalog": catalog, "rooms": rooms}
 
 
 def _load_schema():
@@ -74,7 +72,7 @@ schema = _load_schema()
 
 
 def _existing_ids(path: str) -> list:
-    from rooms.actions.catalog import usable_by
+    from rooms.queries import usable_by
     from rooms.models import Room
 
     if path.startswith("/api/discussions"):

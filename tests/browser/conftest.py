@@ -18,7 +18,26 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 PASSWORD = "browser-pass-123"
 TURN_DELAY = 0.7
 LONG_TEXT = " ".join(["The long answer keeps going so the card has to fold behind a Show more toggle."] * 14)
+HOSTILE_SPEAKER = "Hostile"
+# Markdown and HTML a model (or a person) might write to break out of the page.
+HOSTILE_TURN = "\n".join([
+    "# A heading from the model",
+    "A **bold claim** and an _italic aside_, with `code` and a [safe link](https://example.com/docs).",
+    "<script>window.__pwned = 'script'</script>",
+    "<img src=x onerror=\"window.__pwned = 'img'\">",
+    "<svg onload=\"window.__pwned = 'svg'\"></svg>",
+    "[click me](javascript:window.__pwned='link') and <javascript:window.__pwned='autolink'>",
+    "[quoted](https://example.com\" onmouseover=\"window.__pwned='attr')",
+    "![tracker](http://127.0.0.1:9/pixel.png)",
+    "<a href=\"#\" onclick=\"window.__pwned='raw-a'\">raw anchor</a> <iframe srcdoc=\"x\"></iframe>",
+    "",
+    "- first point for @architect",
+    "- second point",
+    "DECISION: keep the page inert",
+    "VOTE: READY",
+])
 SCRIPT = [
+    {"purpose": "contribution", "speaker": HOSTILE_SPEAKER, "text": HOSTILE_TURN},
     {"purpose": "contribution", "round": 2, "delay": TURN_DELAY,
      "text": "{speaker} in round {round}.\nQ: which data is read most?\n" + LONG_TEXT + "\nCONCERN: stale prices"},
     {"purpose": "contribution", "delay": TURN_DELAY,
@@ -42,9 +61,7 @@ def screenshots_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); the browser tests need Debian's chromium")
+def browser(shared_stack):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -53,20 +70,76 @@ def browser():
         instance.close()
 
 
+def shot(page, name, full_page=True):
+    page.screenshot(path=str(screenshots_dir() / name), full_page=full_page)
+
+
+def api(page, method, path, body=None):
+    """A REST call from inside the signed-in page (session cookie and CSRF token): (status, json)."""
+    return page.evaluate("""async ([method, path, body]) => {
+        const token = document.querySelector('meta[name="csrf-token"]').content;
+        const init = { method, credentials: "same-origin", headers: { "X-CSRFToken": token, Accept: "application/json" } };
+        if (body !== null) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
+        const response = await fetch(`/api/${path}`, init);
+        const text = await response.text();
+        return [response.status, text ? JSON.parse(text) : null];
+    }""", [method, path, body])
+
+
+def vendor_files() -> list[Path]:
+    from django.conf import settings
+
+    vendor = Path(settings.BASE_DIR) / "frontend" / "static" / "vendor"
+    return [vendor / name for name in ("socket.io.min.js", "markdown-it.min.js", "purify.min.js")]
+
+
+@pytest.fixture(scope="session")
+def shared_stack(django_db_setup, django_db_blocker, tmp_path_factory):
+    """One Redis + worker + daphne for every browser test of the run, on the test database.
+
+    Each test still gets an empty database (``browser_stack`` flushes it afterwards and
+    seeds the presets first); sharing the processes saves their start-up per test.
+    """
+    from tests.conftest import _start_stack
+
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); the browser tests need Debian's chromium")
+    missing = [str(f) for f in vendor_files() if not f.exists()]
+    assert not missing, f"{missing} missing: run `npm --prefix frontend ci` (make install does)"
+    script = tmp_path_factory.mktemp("browser") / "script.json"
+    script.write_text(json.dumps(SCRIPT))
+    with django_db_blocker.unblock():
+        runtime = _start_stack(web=True, extra_env={"LLM_PROVIDER": "scripted", "CONVENE_SCRIPT_FILE": str(script),
+                                                       "CONVENE_DEMO_ACCOUNT": "demo"})
+    yield runtime
+    runtime.stop()
+
+
 @pytest.fixture
-def browser_stack(stack_factory, settings, tmp_path):
-    """Redis + worker + daphne on the test database; presets seeded; slow scripted participants."""
+def browser_stack(shared_stack, transactional_db, settings):
+    """The shared stack, this process pointed at its Redis; presets seeded; slow scripted participants."""
     from facilitation.presets.seed import seed_presets
 
-    vendor = Path(settings.BASE_DIR) / "frontend" / "static" / "vendor" / "socket.io.min.js"
-    assert vendor.exists(), f"{vendor} is missing: run `npm --prefix frontend ci` (make install does)"
-
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(SCRIPT))
-    runtime = stack_factory(web=True, extra_env={"LLM_PROVIDER": "scripted", "CONVENE_SCRIPT_FILE": str(script)})
+    previous = settings.REDIS_URL
+    _point_at(shared_stack.redis_url)
     settings.REALTIME_BACKEND = "redis"
     seed_presets()
-    return runtime
+    yield shared_stack
+    _point_at(previous)
+
+
+def _point_at(url: str) -> None:
+    """Like ``facilitation.runtime.point_at_redis``, but leaves the shared stack's connection
+    pool open (kombu keeps one pool per URL for the whole process; a closed one stays closed)."""
+    from django.conf import settings
+
+    from config.celery import app
+    from rooms import realtime
+
+    settings.REDIS_URL = settings.CELERY_BROKER_URL = app.conf.broker_url = url
+    app._pool = None
+    app.amqp._producer_pool = None
+    realtime.reset()
 
 
 @pytest.fixture
@@ -89,6 +162,8 @@ def make_page(browser, browser_stack):
         page.set_default_timeout(20000)
         page.errors = []
         page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+        # The pages run under the site's Content-Security-Policy: a violation is an error too.
+        page.on("console", lambda msg: page.errors.append(msg.text) if "Content Security Policy" in msg.text else None)
         if sign_in:
             sign_in_as(page, username)
         return page, user

@@ -50,3 +50,13 @@ def test_dockerfile_copies_the_project_and_serves_asgi():
     for folder in ("config/", "rooms/", "facilitation/", "channels_bridge/", "frontend/"):
         assert f"COPY {folder}" in text
     assert "config.asgi:application" in text
+
+
+def test_web_replicas_sit_behind_a_sticky_load_balancer_that_passes_websockets():
+    web, lb = COMPOSE["services"]["web"], COMPOSE["services"]["lb"]
+    assert web["deploy"]["replicas"] >= 2 and "ports" not in web  # only the balancer is published
+    assert lb["ports"] and any("nginx.conf" in v for v in lb["volumes"])
+    conf = (ROOT / "docker" / "nginx.conf").read_text()
+    assert "ip_hash" in conf and "server web:8000" in conf
+    assert "proxy_set_header Upgrade $http_upgrade" in conf
+    assert COMPOSE["services"]["worker"]["deploy"]["replicas"] >= 2

@@ -1,169 +1,160 @@
+"""The offline rehearsal model: it reads the prompt text a real model would get, and nothing else."""
 import json
+import re
+from dataclasses import replace
 
 import pytest
 
 from facilitation.deliberation import parse_markers
+from facilitation.deliberation.conclusion import omissions
+from facilitation.engine import EngineState, Evaluation, Opening, ParticipantTurn, Synthesis
 from facilitation.llm.base import LLMRequest
 from facilitation.llm.rehearsal import FACILITATOR_STYLES, LABEL, RehearsalProvider
+from facilitation.prompts.builder import for_step
+from tests.facilitation.simulated_room import SimulatedRoom
 
 PROVIDER = RehearsalProvider()
-TOPIC = "Should we put a Redis cache in front of Postgres?"
-SPEAKERS = [
-    {"id": 11, "name": "Architect", "role": "participant"},
-    {"id": 12, "name": "Security", "role": "participant"},
-    {"id": 13, "name": "Pragmatist", "role": "devil_advocate"},
-]
-VOICES = {11: "architect", 12: "security", 13: "pragmatist"}
+ARCH, SEC, PRAG = 11, 12, 13
 
 
-def ask(purpose, **meta):
-    base = {"topic": TOPIC, "format": "deliberation", "round": 0, "maxRounds": 5, "roundsLeft": 5, "mustSynthesize": False,
-            "persona": {"key": "impartial-chair", "name": "The Impartial Chair"}, "speakers": SPEAKERS,
-            "lastSpeakerId": None, "recent": [], "points": [], "airtime": {}}
-    base.update(meta)
-    if "roundsLeft" not in meta:
-        base["roundsLeft"] = max(0, base["maxRounds"] - base["round"])
-    return PROVIDER.complete(LLMRequest(system="sys", messages=[{"role": "user", "content": "hello"}], purpose=purpose, meta=base))
+def turn(seq, rnd, seat, text, speaker=None):
+    names = {ARCH: "Architect", SEC: "Security", PRAG: "Pragmatist", 14: "Designer"}
+    return {"kind": "contribution", "seq": seq, "round": rnd, "seatId": seat, "speaker": speaker or names[seat],
+            "content": text, "markers": parse_markers(text), "status": "ok"}
 
 
-def decide(purpose="evaluation", **meta):
-    response = ask(purpose, **meta)
-    return json.loads(response.text)
+def situation(style, records, *, rounds=6, people=None, fmt="deliberation"):
+    room = SimulatedRoom(style, fmt, people=people or (("architect", "participant"), ("security", "participant"),
+                                                        ("pragmatist", "devil_advocate")), max_rounds=rounds)
+    room.records = list(records)
+    done = [r for r in records if r["kind"] == "contribution"]
+    last = done[-1]["seatId"] if done else None
+    room.state = EngineState(phase="evaluation" if done else "opening", round=len(done), maxRounds=rounds, lastSeatId=last)
+    return room
 
 
-def run_room(style, fmt="deliberation", max_rounds=6, speakers=SPEAKERS):
-    """Drive a whole room with the rehearsal provider only; returns (speaker order, synthesis text)."""
-    recent, points, airtime, last, order = [], [], {}, None, []
-    persona = {"key": style, "name": style}
-    d = decide("opening", format=fmt, persona=persona, maxRounds=max_rounds, speakers=speakers)
-    rnd = 0
-    while True:
-        seat = next(s for s in speakers if s["id"] == d["nextParticipantId"])
-        order.append(seat["name"])
-        text = ask("contribution", format=fmt, round=rnd, maxRounds=max_rounds, question=d["question"], speakers=speakers,
-                   persona={"key": VOICES.get(seat["id"], "x"), "name": seat["name"]}, speaker=seat,
-                   recent=recent[-4:], points=points, airtime=dict(airtime), lastSpeakerId=last).text
-        points += [{"speaker": seat["name"], "type": m["type"], "text": m["text"], **({"value": m["value"]} if "value" in m else {})}
-                   for m in parse_markers(text)]
-        recent.append({"seatId": seat["id"], "speaker": seat["name"], "role": seat["role"], "content": text, "round": rnd + 1})
-        rnd += 1
-        last = seat["id"]
-        airtime[str(last)] = airtime.get(str(last), 0) + 1
-        d = decide("evaluation", format=fmt, persona=persona, round=rnd, maxRounds=max_rounds, mustSynthesize=rnd >= max_rounds,
-                   speakers=speakers, lastSpeakerId=last, recent=recent[-4:], points=points, airtime=dict(airtime))
-        if d["decision"] == "synthesize":
-            break
-    synthesis = ask("synthesis", format=fmt, persona=persona, round=rnd, maxRounds=max_rounds, reason="decided",
-                    speakers=speakers, recent=recent[-4:], points=points, airtime=dict(airtime)).text
-    return order, synthesis
+def decide(style, records, **kw):
+    room = situation(style, records, **kw)
+    ctx = room.ctx()
+    step = Evaluation(rounds_left=ctx.max_rounds - ctx.round, must_synthesize=ctx.round >= ctx.max_rounds) if records else Opening()
+    return json.loads(PROVIDER.complete(for_step(ctx, step, 30)).text)
 
 
 def test_provider_identity_and_usage():
-    response = ask("contribution", speaker=SPEAKERS[0], persona={"key": "architect", "name": "Architect"}, question="Why?")
+    room = SimulatedRoom("impartial-chair")
+    request = for_step(room.ctx(), Opening(), 30)
+    response = PROVIDER.complete(request)
     assert PROVIDER.name == "rehearsal" and PROVIDER.offline is True
     assert response.provider == "rehearsal" and response.model == "rehearsal"
-    assert response.input_tokens > 0 and response.output_tokens > 0
+    assert response.input_tokens > 1000 and response.output_tokens > 0
 
 
-@pytest.mark.parametrize("purpose", ["opening", "evaluation", "contribution", "synthesis", "narrative"])
-def test_deterministic(purpose):
-    meta = {"round": 2, "lastSpeakerId": 11, "airtime": {"11": 1, "12": 1}, "speaker": SPEAKERS[1],
-            "persona": {"key": "security", "name": "Security"} if purpose == "contribution" else {"key": "spark", "name": "The Spark"},
-            "points": [{"speaker": "Architect", "type": "question", "text": "What about cache invalidation?"}]}
-    assert ask(purpose, **meta).text == ask(purpose, **meta).text
+def test_deterministic_and_blind_to_everything_but_the_prompt_text():
+    room = SimulatedRoom("spark").run()
+    for request in room.requests:
+        text = PROVIDER.complete(request).text
+        assert PROVIDER.complete(request).text == text
+        # no hidden channel: the structured meta, the purpose label and the limits change nothing
+        blind = replace(request, meta={}, purpose="other", model="x", max_tokens=1, response_schema=None)
+        assert PROVIDER.complete(blind).text == text
 
 
-def test_variation_comes_from_meta():
-    texts = {ask("contribution", speaker=SPEAKERS[0], persona={"key": "architect", "name": "Architect"}, topic=f"Topic {i}").text
-             for i in range(6)}
-    assert len(texts) > 1
+def test_a_change_in_the_prompt_text_alone_changes_the_decision():
+    records = [turn(1, 1, ARCH, "Caching helps.\nVOTE: READY"), turn(2, 2, SEC, "I agree.\nVOTE: READY")]
+    room = situation("equalizer", records)
+    request = for_step(room.ctx(), Evaluation(rounds_left=4, must_synthesize=False), 30)
+    before = json.loads(PROVIDER.complete(request).text)
+    assert before["nextParticipantId"] == PRAG  # has not spoken
+    blocks = request.messages[0]["content"]
+    edited = [dict(b, text=b["text"].replace('- [13] "Pragmatist": 0 turns, 0 words, not heard yet',
+                                             '- [13] "Pragmatist": 5 turns, 900 words, last heard in round 2')
+                   .replace('May speak next: [13] "Pragmatist"', 'May speak next: [11] "Architect", [13] "Pragmatist"')) for b in blocks]
+    after = json.loads(PROVIDER.complete(replace(request, messages=[{"role": "user", "content": edited}])).text)
+    assert after["nextParticipantId"] != PRAG
 
 
 @pytest.mark.parametrize("style", FACILITATOR_STYLES + ("generic-facilitator",))
 def test_decisions_are_pure_json_with_speaking_ids(style):
-    speakers = SPEAKERS + [{"id": 99, "name": "Observer", "role": "observer"}]
-    persona = {"key": style, "name": style}
-    opening = ask("opening", persona=persona, speakers=speakers)
-    assert not opening.text.startswith(LABEL)
-    data = json.loads(opening.text)
-    assert data["rehearsal"] is True and data["decision"] == "continue"
-    assert data["nextParticipantId"] in {11, 12, 13} and data["question"]
-    for last in (11, 12, 13):
-        data = decide(persona=persona, speakers=speakers, round=1, lastSpeakerId=last, airtime={str(last): 1})
+    people = (("architect", "participant"), ("security", "participant"), ("pragmatist", "devil_advocate"), ("watcher", "observer"))
+    opening = decide(style, [], people=people)
+    assert opening["rehearsal"] is True and opening["decision"] == "continue"
+    assert opening["nextParticipantId"] in {ARCH, SEC, PRAG} and opening["question"]
+    for last in (ARCH, SEC, PRAG):
+        data = decide(style, [turn(1, 1, last, "A first view on caching the reads.")], people=people)
         assert set(data) >= {"decision", "nextParticipantId", "question", "reasoning", "progress"}
-        assert data["nextParticipantId"] in {11, 12, 13}
-        assert data["nextParticipantId"] != last
+        assert data["nextParticipantId"] in {ARCH, SEC, PRAG} and data["nextParticipantId"] != last
         assert 0 <= data["progress"]["coverage"] <= 1 and data["progress"]["openQuestions"] >= 0
 
 
 @pytest.mark.parametrize("style", FACILITATOR_STYLES)
 def test_must_synthesize_is_obeyed(style):
-    data = decide(persona={"key": style, "name": style}, round=5, roundsLeft=0, mustSynthesize=True, lastSpeakerId=11,
-                  airtime={"11": 2, "12": 2, "13": 1})
-    assert data["decision"] == "synthesize"
+    records = [turn(n, n, seat, "Views.") for n, seat in enumerate((ARCH, SEC, PRAG, ARCH, SEC), start=1)]
+    assert decide(style, records, rounds=5)["decision"] == "synthesize"
 
 
-def test_no_speakers_concludes():
-    data = decide(speakers=[{"id": 5, "name": "Watcher", "role": "observer"}], round=1)
-    assert data["decision"] == "synthesize" and data["nextParticipantId"] is None
-
-
-def test_personas_choose_differently():
-    # Architect just spoke; Security has never spoken; Pragmatist (devil's advocate) spoke once.
-    situation = {"round": 3, "lastSpeakerId": 11, "airtime": {"11": 2, "13": 1},
-                 "points": [{"speaker": "Architect", "type": "decision", "text": "Cache reads for five minutes."},
-                            {"speaker": "Architect", "type": "vote", "text": "READY", "value": "READY"}]}
-    equalizer = decide(persona={"key": "equalizer", "name": "The Equalizer"}, **situation)
-    contrarian = decide(persona={"key": "contrarian", "name": "The Contrarian"}, **situation)
-    chair = decide(persona={"key": "impartial-chair", "name": "The Impartial Chair"}, **situation)
-    assert equalizer["nextParticipantId"] == 12  # least airtime
-    assert contrarian["nextParticipantId"] == 13  # the devil's advocate attacks the fresh decision
-    assert chair["nextParticipantId"] == 12  # round-robin after Architect
-    assert equalizer["question"] != contrarian["question"]
-
-
-def test_equalizer_prefers_least_airtime():
-    data = decide(persona={"key": "equalizer", "name": "The Equalizer"}, round=5, lastSpeakerId=12, airtime={"11": 3, "12": 1, "13": 1})
-    assert data["nextParticipantId"] == 13
+def test_equalizer_prefers_least_words_and_differs_from_the_chair():
+    records = [turn(1, 1, ARCH, "Short."), turn(2, 2, SEC, " ".join(["word"] * 200)), turn(3, 3, PRAG, "Also brief, a few words only here."),
+               turn(4, 4, ARCH, "Another short one.")]
+    equalizer = decide("equalizer", records)
+    chair = decide("impartial-chair", records)
+    assert equalizer["nextParticipantId"] == PRAG  # fewest words among those with the fewest turns
+    assert chair["nextParticipantId"] == SEC  # next in seat order
 
 
 def test_socratic_hands_an_open_question_to_someone_else():
-    points = [{"speaker": "Security", "type": "question", "text": "Who may read the cached entries?"}]
-    data = decide(persona={"key": "socratic", "name": "The Socratic"}, round=1, lastSpeakerId=12, airtime={"12": 1}, points=points)
-    assert data["nextParticipantId"] != 12
-    assert "Who may read the cached entries?" in data["question"]
+    records = [turn(1, 1, SEC, "Access matters here.\nQ: Who may read the cached entries?")]
+    data = decide("socratic", records)
+    assert data["nextParticipantId"] != SEC and "Who may read the cached entries?" in data["question"]
 
 
-def test_closer_synthesizes_once_everyone_was_heard():
-    persona = {"key": "closer", "name": "The Closer"}
-    early = decide(persona=persona, round=1, lastSpeakerId=11, airtime={"11": 1})
-    assert early["decision"] == "continue" and early["nextParticipantId"] in (12, 13)
-    done = decide(persona=persona, round=3, lastSpeakerId=13, airtime={"11": 1, "12": 1, "13": 1})
-    assert done["decision"] == "synthesize"
-    # the chair, in the same situation, keeps going round the table
-    chair = decide(round=3, lastSpeakerId=13, airtime={"11": 1, "12": 1, "13": 1})
-    assert chair["decision"] == "continue" and chair["nextParticipantId"] == 11
+def test_contrarian_sends_the_devil_advocate_at_a_fresh_decision_and_then_the_proposer_answers():
+    records = [turn(1, 1, ARCH, "Caching reads is cheap.\nDECISION: Cache reads for five minutes.\nVOTE: READY"),
+               turn(2, 2, SEC, "Security view.\nVOTE: CHANGES")]
+    assert decide("contrarian", records)["nextParticipantId"] == PRAG
+    records.append(turn(3, 3, PRAG, "This assumes load stays flat.\nCONCERN: Five minutes of stale reads hurts billing.\nVOTE: REJECT"))
+    answer = decide("contrarian", records)
+    assert answer["nextParticipantId"] == ARCH and "REJECT" in answer["question"]
 
 
-@pytest.mark.parametrize("voice", ["architect", "security", "pragmatist", "perfectionist", "designer", "researcher", "visualizer", "custom"])
+def test_a_mention_steers_the_next_speaker():
+    records = [turn(1, 1, ARCH, "I see a risk in invalidation. @security what would you check first?")]
+    for style in ("socratic", "bridge-builder", "generic-facilitator"):
+        assert decide(style, records, people=(("architect", "participant"), ("pragmatist", "participant"), ("security", "participant")))[
+            "nextParticipantId"] == 13, style  # Security sits third here
+
+
+def test_closer_concludes_once_everyone_was_heard_and_the_chair_goes_round_again():
+    records = [turn(1, 1, ARCH, "DECISION: Cache reads for five minutes.\nVOTE: READY"), turn(2, 2, SEC, "Fine.\nVOTE: READY"),
+               turn(3, 3, PRAG, "Fine by me.\nVOTE: READY")]
+    assert decide("closer", records)["decision"] == "synthesize"
+    chair = decide("impartial-chair", records)
+    assert chair["decision"] == "continue" and chair["nextParticipantId"] == ARCH
+
+
+def test_examiner_does_not_conclude_over_an_unanswered_reject():
+    records = [turn(1, 1, ARCH, "Looks fine.\nVOTE: READY"), turn(2, 2, SEC, "Looks fine.\nVOTE: READY"),
+               turn(3, 3, PRAG, "The cache leaks tenant data.\nVOTE: REJECT")]
+    data = decide("examiner", records)
+    assert data["decision"] == "continue" and data["nextParticipantId"] in (ARCH, SEC) and "Pragmatist" in data["question"]
+
+
+@pytest.mark.parametrize("alias", ["architect", "security", "pragmatist", "perfectionist", "designer", "researcher", "visualizer", "custom"])
 @pytest.mark.parametrize("fmt", ["review", "deliberation"])
-def test_contributions_are_labelled_and_marked(voice, fmt):
-    text = ask("contribution", format=fmt, round=1, speaker=SPEAKERS[1], persona={"key": voice, "name": voice.title()},
-               question="Security, what worries you most?", lastSpeakerId=11,
-               points=[{"speaker": "Architect", "type": "concern", "text": "Stale reads after writes."}]).text
+def test_contributions_are_labelled_and_marked(alias, fmt):
+    room = situation("impartial-chair", [turn(1, 1, ARCH, "CONCERN: Stale reads after writes.")], fmt=fmt,
+                     people=(("architect", "participant"), (alias, "participant")))
+    text = PROVIDER.complete(for_step(room.ctx(), ParticipantTurn(12, "What worries you most?"), 30)).text
     assert text.startswith(LABEL + "\n")
     words = len(text.split("\n", 1)[1].split())
-    assert 80 <= words <= 200, words
+    assert 60 <= words <= 220, words
     items = parse_markers(text)
     assert {"question", "concern", "decision", "todo"} & {m["type"] for m in items}
-    assert items[-1]["type"] == "vote" and items[-1]["value"] in ("READY", "CHANGES", "REJECT")
-    assert text.rstrip().splitlines()[-1].startswith("VOTE: ")
+    assert items[-1]["type"] == "vote" and text.rstrip().splitlines()[-1].startswith("VOTE: ")
 
 
 def test_brainstorm_contribution_lists_ideas_and_mentions_someone():
-    text = ask("contribution", format="brainstorm", speaker=SPEAKERS[0], persona={"key": "designer", "name": "Designer"},
-               question="Architect, what are three bold ideas?").text
-    assert text.startswith(LABEL + "\n")
+    room = situation("spark", [], fmt="brainstorm")
+    text = PROVIDER.complete(for_step(room.ctx(), ParticipantTurn(ARCH, "Three bold ideas?"), 30)).text
     items = parse_markers(text)
     mentions = [m["text"] for m in items if m["type"] == "mention"]
     assert mentions and all(m in ("security", "pragmatist") for m in mentions)
@@ -171,62 +162,89 @@ def test_brainstorm_contribution_lists_ideas_and_mentions_someone():
     assert not any(m["type"] == "vote" for m in items)
 
 
-def test_devil_advocate_challenges_the_latest_point():
-    points = [{"speaker": "Architect", "type": "decision", "text": "Cache every read for five minutes."}]
-    text = ask("contribution", round=1, speaker=SPEAKERS[2], persona={"key": "pragmatist", "name": "Pragmatist"},
-               question="Pragmatist, what is the case against it?", lastSpeakerId=11, points=points).text
-    assert "Cache every read for five minutes." in text and "Architect" in text
+def test_devil_advocate_challenges_the_point_it_is_asked_about():
+    room = situation("contrarian", [turn(1, 1, ARCH, "DECISION: Cache every read for five minutes.")])
+    text = PROVIDER.complete(for_step(room.ctx(), ParticipantTurn(PRAG, "What is the case against caching every read?"), 30)).text
+    assert "Cache every read for five minutes" in text and "Architect" in text
     assert any(m["type"] == "concern" for m in parse_markers(text))
 
 
-def test_synthesis_is_extractive_and_persona_shaped():
-    points = [
-        {"speaker": "Architect", "type": "decision", "text": "Cache reads for five minutes."},
-        {"speaker": "Security", "type": "concern", "text": "Cached entries could leak data across tenants."},
-        {"speaker": "Security", "type": "question", "text": "Who may read the cache?"},
-        {"speaker": "Pragmatist", "type": "todo", "text": "Measure the hit rate in staging."},
-        {"speaker": "Architect", "type": "vote", "text": "READY", "value": "READY"},
-        {"speaker": "Security", "type": "vote", "text": "CHANGES", "value": "CHANGES"},
+def test_synthesis_accounts_for_every_decision_and_open_item_and_follows_the_persona():
+    records = [
+        turn(1, 1, ARCH, "A short cache keeps Postgres calm under load.\nDECISION: Cache reads for five minutes.\nVOTE: READY"),
+        turn(2, 2, SEC, "Tenancy matters.\nCONCERN: Cached entries could leak data across tenants.\nQ: Who may read the cache?\nVOTE: CHANGES"),
+        turn(3, 3, PRAG, "Measure first.\nTODO: Measure the hit rate in staging.\nVOTE: REJECT"),
     ]
-    recent = [{"seatId": 11, "speaker": "Architect", "role": "participant", "content": "A short cache keeps Postgres calm under load.", "round": 1}]
-    meta = {"round": 3, "reason": "max_rounds", "points": points, "recent": recent, "mustSynthesize": True}
     texts = {}
     for style in ("examiner", "closer", "equalizer", "impartial-chair"):
-        text = ask("synthesis", persona={"key": style, "name": style}, **meta).text
+        room = situation(style, records, rounds=3)
+        ctx = room.ctx()
+        text = PROVIDER.complete(for_step(ctx, Synthesis("max_rounds"), 30)).text
         assert text.startswith(LABEL + "\n")
-        for heading in ("## Key points", "## Agreements", "## Disagreements", "## Decisions", "## Open questions", "## Recommendations"):
+        assert omissions(text, ctx.room) == [], style
+        for heading in ("## Key points", "## Decisions", "## Unresolved", "## Recommendations"):
             assert heading in text, (style, heading)
-        for needle in ("Cache reads for five minutes.", "Who may read the cache?", "Measure the hit rate in staging.", "Architect", "Security"):
-            assert needle in text
-        assert "round limit" in text
+        for needle in ("Cache reads for five minutes", "Who may read the cache?", "Measure the hit rate in staging",
+                       "Pragmatist still votes REJECT", "round limit"):
+            assert needle in text, (style, needle)
         texts[style] = text
     assert "## Verdict" in texts["examiner"] and "critical" in texts["examiner"]
     assert "## Decision\n" in texts["closer"]
-    assert "## Every voice" in texts["equalizer"] and "Pragmatist" in texts["equalizer"]
+    assert "## Every voice" in texts["equalizer"]
     assert len(set(texts.values())) == 4
 
 
-def test_other_purposes_are_labelled_summaries():
-    text = ask("narrative", points=[{"speaker": "Security", "type": "decision", "text": "Encrypt the cache."}]).text
-    assert text.startswith(LABEL + "\n") and "Encrypt the cache." in text
+def test_other_prompts_get_a_labelled_summary():
+    text = PROVIDER.complete(LLMRequest(system="Summarise.", messages=[{"role": "user", "content": "DECISION: Encrypt the cache."}],
+                                        purpose="narrative")).text
+    assert text.startswith(LABEL + "\n")
 
 
-def test_tolerates_sparse_meta():
-    for purpose in ("opening", "evaluation", "contribution", "synthesis"):
-        response = PROVIDER.complete(LLMRequest(system="", messages=[], purpose=purpose, meta={}))
-        assert response.text
+def test_tolerates_empty_prompts():
+    for system in ("", "## Your selection policy (The Closer)"):
+        assert PROVIDER.complete(LLMRequest(system=system, messages=[], purpose="opening")).text
 
 
 @pytest.mark.parametrize("style", FACILITATOR_STYLES)
 @pytest.mark.parametrize("fmt", ["brainstorm", "review", "deliberation"])
-def test_whole_rooms_run_to_a_synthesis(style, fmt):
-    order, synthesis = run_room(style, fmt)
-    assert 1 <= len(order) <= 6
+def test_whole_rooms_run_to_a_checked_conclusion_without_repeats(style, fmt):
+    room = SimulatedRoom(style, fmt, max_rounds=8).run()
+    order = room.order
+    assert 1 <= len(order) <= 8
     assert all(a != b for a, b in zip(order, order[1:]))
-    assert synthesis.startswith(LABEL)
+    assert room.conclusion.startswith(LABEL)
+    assert omissions(room.conclusion, room.ctx().room) == []
+    own = [c for d in room.decisions for c in d.corrections if c["rule"] in ("no_repeat", "not_speaking", "fair_share", "strict_share")]
+    assert own == [], own  # the rehearsal model itself keeps to the rules
 
 
-def test_styles_stop_at_different_times():
-    lengths = {style: len(run_room(style, max_rounds=12)[0]) for style in ("closer", "examiner", "impartial-chair")}
-    assert lengths["closer"] < lengths["impartial-chair"]
-    assert lengths["examiner"] <= lengths["impartial-chair"]
+FOUR = (("architect", "participant"), ("security", "participant"), ("pragmatist", "devil_advocate"), ("designer", "participant"))
+
+
+def test_the_eight_presets_steer_differently():
+    orders = {style: tuple(SimulatedRoom(style, people=FOUR, max_rounds=12).run().order) for style in FACILITATOR_STYLES}
+    assert len(set(orders.values())) == 8, orders
+
+
+def test_contrarian_hears_the_whole_room():
+    order = SimulatedRoom("contrarian", people=FOUR, max_rounds=12).run().order
+    assert {"Architect", "Security", "Pragmatist", "Designer"} <= set(order[:6])
+
+
+def test_spark_does_not_hand_the_devil_advocate_every_other_turn():
+    order = SimulatedRoom("spark", "brainstorm", people=FOUR, max_rounds=12).run().order
+    assert order.count("Pragmatist") <= (len(order) + 3) // 4 + 1
+
+
+def test_rehearsal_text_is_clean():
+    texts = []
+    for style in FACILITATOR_STYLES:
+        room = SimulatedRoom(style, people=FOUR, max_rounds=10).run()
+        texts += [t["content"] for t in room.turns] + [room.conclusion] + [d.question for d in room.decisions]
+        tally = room.ctx().room.tally()
+        if tally["changes"] and not tally["reject"] and not tally["ready"]:
+            assert "nobody votes against" not in " ".join(d.reasoning for d in room.decisions)
+    body = "\n".join(texts)
+    assert '.".' not in body and '?".' not in body
+    assert not re.search(r"[.!?] [a-z]", body), re.search(r".{40}[.!?] [a-z].{20}", body)
+    assert "(owner: " in body and not re.search(r"\(owner[^:]|owned by|\(owners?\b(?!:)", body)  # owners written one way

@@ -2,11 +2,21 @@
 
 Point the real SDK at it with ``anthropic.Anthropic(base_url=server.url, api_key=...)``
 (or ``ANTHROPIC_BASE_URL=server.url``). Replies use the real response and error
-shapes. Prompt caching is imitated: the prefix up to the last block marked with
-``cache_control`` is written to the cache the first time it is seen and read from
-it afterwards, so usage reports ``cache_creation_input_tokens`` then
-``cache_read_input_tokens``. Like API version 2026-10-21, it refuses
-``temperature``, ``top_p`` and ``top_k`` with a 400 when that version is sent::
+shapes. Like API version 2026-10-21, it refuses ``temperature``, ``top_p`` and
+``top_k`` with a 400 when that version is sent.
+
+Prompt caching follows Anthropic's rules. The prompt is a sequence of blocks in the
+API's order: the tool definitions, the system blocks, then every message block. A
+block with ``cache_control`` is a breakpoint (at most four, else a 400). The prefix up
+to a breakpoint is cached only when it holds at least ``min_cacheable`` tokens (1,024,
+as for Sonnet and Opus). A request reads the longest cached prefix that is identical
+to one of its own prefixes ending at a block boundary at most 20 blocks before one of
+its breakpoints; it writes every breakpoint prefix beyond that. ``usage`` reports
+``cache_read_input_tokens``, ``cache_creation_input_tokens`` and the rest as
+``input_tokens``. Tokens are counted as characters / 4.
+
+Tools: when ``tool_choice`` forces a tool, a responder's dict (or a string holding a
+JSON object) comes back as that tool's ``tool_use`` input; other strings as text::
 
     with FakeAnthropicServer(responder=lambda body: "Agreed.") as server:
         server.fail_next(429, retry_after=3)
@@ -15,6 +25,7 @@ it afterwards, so usage reports ``cache_creation_input_tokens`` then
 """
 import hashlib
 import itertools
+import json
 
 from tests.fakes import FakeServer, Reply
 
@@ -49,8 +60,15 @@ def tokens(text: str) -> int:
     return len(text) // 4 + 1 if text else 0
 
 
+MIN_CACHEABLE = 1024
+LOOKBACK_BLOCKS = 20
+MAX_BREAKPOINTS = 4
+
+
 def _blocks_in_order(body: dict):
-    """(text, has_cache_control) for every text block of the prompt, system first."""
+    """(text, has_cache_control) for every block of the prompt: tools, system, messages."""
+    if body.get("tools"):
+        yield json.dumps(body["tools"], sort_keys=True), False
     system = body.get("system")
     if isinstance(system, str):
         yield system, False
@@ -63,15 +81,17 @@ def _blocks_in_order(body: dict):
             yield content, False
         else:
             for block in content or []:
-                yield block.get("text", ""), bool(block.get("cache_control"))
+                text = block.get("text") if block.get("type", "text") == "text" else json.dumps(block, sort_keys=True)
+                yield text or "", bool(block.get("cache_control"))
 
 
 class FakeAnthropicServer(FakeServer):
     paths = ("/v1/messages",)
 
-    def __init__(self, responder=None, *, api_key: str | None = None):
+    def __init__(self, responder=None, *, api_key: str | None = None, min_cacheable: int = MIN_CACHEABLE):
         self._ids = itertools.count(1)
         self._cached_prefixes: set[str] = set()
+        self.min_cacheable = min_cacheable
         super().__init__(responder, api_key=api_key)
 
     @property
@@ -114,25 +134,40 @@ class FakeAnthropicServer(FakeServer):
             return "messages: roles must be 'user' or 'assistant'"
         if isinstance(body.get("system"), list) and any(not b.get("text") for b in body["system"]):
             return "system: text content blocks must be non-empty"
+        marks = sum(1 for _, cached in _blocks_in_order(body) if cached)
+        if marks > MAX_BREAKPOINTS:
+            return f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. Found {marks}."
+        choice = body.get("tool_choice")
+        if choice and choice.get("type") == "tool" and choice.get("name") not in {t.get("name") for t in body.get("tools") or []}:
+            return f"tool_choice: tool {choice.get('name')!r} is not among the tools"
         return ""
 
     def _usage(self, body: dict, text: str) -> dict:
         blocks = list(_blocks_in_order(body))
-        total = sum(tokens(t) for t, _ in blocks)
+        sizes = [tokens(t) for t, _ in blocks]
+        ends = list(itertools.accumulate(sizes))  # ends[i]: tokens up to and including block i
+        keys, digest = [], hashlib.sha256()
+        for block_text, _ in blocks:
+            digest.update(block_text.encode() + b"\x00")
+            keys.append(digest.copy().hexdigest())
         marks = [i for i, (_, cached) in enumerate(blocks) if cached]
-        written = read = 0
-        if marks:
-            prefix = blocks[: marks[-1] + 1]
-            size = sum(tokens(t) for t, _ in prefix)
-            key = hashlib.sha256("\x00".join(t for t, _ in prefix).encode()).hexdigest()
-            with self._lock:
-                seen = key in self._cached_prefixes
-                self._cached_prefixes.add(key)
-            read, written = (size, 0) if seen else (0, size)
+        with self._lock:
+            hit = -1
+            for mark in marks:
+                for i in range(mark, max(-1, mark - LOOKBACK_BLOCKS - 1), -1):
+                    if keys[i] in self._cached_prefixes:
+                        hit = max(hit, i)
+                        break
+            written = [m for m in marks if m > hit and ends[m] >= self.min_cacheable]
+            for mark in written:
+                self._cached_prefixes.add(keys[mark])
+        read = ends[hit] if hit >= 0 else 0
+        creation = ends[written[-1]] - read if written else 0
+        total = ends[-1] if ends else 0
         return {
-            "input_tokens": max(1, total - read - written),
+            "input_tokens": max(1, total - read - creation),
             "output_tokens": tokens(text),
-            "cache_creation_input_tokens": written,
+            "cache_creation_input_tokens": creation,
             "cache_read_input_tokens": read,
         }
 
@@ -141,14 +176,30 @@ class FakeAnthropicServer(FakeServer):
         problem = self._invalid(body, record["headers"])
         if problem:
             return self.error_reply(400, problem)
-        text = str(self.responder(body))
+        answer = self.responder(body)
+        choice = body.get("tool_choice") or {}
+        forced = choice.get("name") if choice.get("type") == "tool" else None
+        tool_input = answer if isinstance(answer, dict) else None
+        if forced and tool_input is None:
+            try:
+                parsed = json.loads(str(answer))
+                tool_input = parsed if isinstance(parsed, dict) else None
+            except ValueError:
+                tool_input = None
+        if forced and tool_input is not None:
+            text = json.dumps(tool_input)
+            content = [{"type": "tool_use", "id": f"toolu_fake{next(self._ids):06d}", "name": forced, "input": tool_input}]
+            stop = "tool_use"
+        else:
+            text = json.dumps(answer) if isinstance(answer, dict) else str(answer)
+            content, stop = [{"type": "text", "text": text}], "end_turn"
         message = {
             "id": f"msg_fake{next(self._ids):06d}",
             "type": "message",
             "role": "assistant",
             "model": body["model"],
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
+            "content": content,
+            "stop_reason": stop,
             "stop_sequence": None,
             "usage": self._usage(body, text),
         }

@@ -8,9 +8,14 @@ ends in ``/v1`` as those servers' base URLs do.
 Cached prompt tokens are imitated: a system message seen before is reported in
 ``usage.prompt_tokens_details.cached_tokens``. Pass ``usage_details=False`` to
 leave the details out, as many local servers do.
+
+Structured output: a ``response_format`` of type ``json_schema`` is accepted unless
+``json_schema=False`` (then a 400 like a server without structured outputs); a
+responder's dict is sent back as JSON text.
 """
 import hashlib
 import itertools
+import json
 import time
 
 from tests.fakes import FakeServer, Reply
@@ -39,8 +44,9 @@ def _text(content) -> str:
 class FakeOpenAIServer(FakeServer):
     paths = ("/v1/chat/completions", "/chat/completions")
 
-    def __init__(self, responder=None, *, api_key: str | None = None, usage_details: bool = True):
+    def __init__(self, responder=None, *, api_key: str | None = None, usage_details: bool = True, json_schema: bool = True):
         self.usage_details = usage_details
+        self.json_schema = json_schema
         self._ids = itertools.count(1)
         self._seen_systems: set[str] = set()
         super().__init__(responder, api_key=api_key)
@@ -82,7 +88,11 @@ class FakeOpenAIServer(FakeServer):
             return self.error_reply(400, "you must provide a model parameter")
         if not isinstance(messages, list) or not messages:
             return self.error_reply(400, "'messages' must contain at least one message")
-        text = str(self.responder(body))
+        fmt = body.get("response_format") or {}
+        if fmt.get("type") == "json_schema" and not self.json_schema:
+            return self.error_reply(400, "response_format of type 'json_schema' is not supported by this server")
+        answer = self.responder(body)
+        text = json.dumps(answer) if isinstance(answer, dict) else str(answer)
         completion = {
             "id": f"chatcmpl-fake{next(self._ids):06d}",
             "object": "chat.completion",

@@ -5,6 +5,8 @@ import time
 
 import pytest
 
+from rooms.events import EventType
+from tests.event_checks import check, check_replayed
 from tests.waiting import wait_for
 
 
@@ -19,15 +21,18 @@ def session_cookie(user) -> str:
 
 
 def api_token(user) -> str:
-    from rest_framework.authtoken.models import Token
+    from tests.factories import make_token
 
-    return Token.objects.get_or_create(user=user)[0].key
+    return make_token(user)
 
 
 class Recorder:
-    """An AsyncClient that records every discussion event it receives, in arrival order."""
+    """An AsyncClient that records every discussion event it receives, in arrival order.
 
-    TYPES = ("discussion:turn", "discussion:moderator", "discussion:concluded", "discussion:status", "discussion:revoked")
+    Each event, and each replayed one in a join's answer, is checked against its schema.
+    """
+
+    TYPES = tuple(t.value for t in EventType if t is not EventType.SESSION_REVOKED)
 
     def __init__(self, base_url: str, *, cookie: str | None = None, token: str | None = None):
         import socketio
@@ -41,6 +46,7 @@ class Recorder:
 
     def _handler(self, name):
         async def handler(data):
+            check(name, data)
             self.events.append({"type": name, **data})
         return handler
 
@@ -52,7 +58,10 @@ class Recorder:
         return self
 
     async def call(self, event, data, timeout=15):
-        return await self.sio.call(event, data, timeout=timeout)
+        answer = await self.sio.call(event, data, timeout=timeout)
+        if isinstance(answer, dict) and answer.get("missed"):
+            check_replayed(answer["missed"])
+        return answer
 
     async def close(self):
         if self.sio.connected:

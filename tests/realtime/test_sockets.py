@@ -181,7 +181,9 @@ def test_reconnect_replays_what_was_missed_once_and_in_order(socket_stack):
         assert missed_seqs == sorted(missed_seqs) and missed_seqs[0] == last_seq + 1
         assert rejoined["seq"] >= missed_seqs[-1]
         apply(applied, rejoined["missed"])
-        await until(lambda: any(e["type"] == "discussion:concluded" for e in applied + second.events))
+        # The closing status event is committed with the synthesis and pushed right after it.
+        await until(lambda: any(e["type"] == "discussion:status" and e["status"] == "concluded"
+                                for e in applied + second.events))
         apply(applied, second.events)
         await second.close()
         return applied, rejoined

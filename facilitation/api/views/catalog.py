@@ -15,6 +15,7 @@ from facilitation.api.shapes import agent_shape, persona_shape, role_shape
 from rooms.actions import catalog as actions
 from rooms.errors import ValidationFailed
 from rooms.models import Agent, Persona, Role
+from rooms.queries import usable_by
 
 
 
@@ -38,7 +39,7 @@ class _CatalogList(APIView):
     exact_filters: tuple[tuple[str, str], ...] = ()  # (query name, model field) exact text filters
 
     def get(self, request):
-        qs = actions.usable_by(self.model, request.user)
+        qs = usable_by(self.model, request.user)
         for param, field in self.filters:
             value = bool_param(request, param)
             if value is not None:
@@ -75,7 +76,7 @@ class _CatalogDetail(APIView):
 
     def delete(self, request, id: int):
         row = catalog_row(self.model, request.user, id, self.what)
-        self.remove(row)
+        self.remove(row, request.user)
         return ok({"id": id, "deleted": True})
 
 
@@ -126,8 +127,8 @@ class AgentDetailView(_CatalogDetail):
     def update(self, row, user, fields):
         return actions.do_update_agent(row, user, **fields)
 
-    def remove(self, row):
-        actions.do_delete_agent(row)
+    def remove(self, row, user):
+        actions.do_delete_agent(row, actor=user)
 
 
 _schema_for(AgentListView, AgentDetailView, tag="agent", plural="agents", out=schemas.AgentOut,
@@ -154,10 +155,10 @@ class PersonaDetailView(_CatalogDetail):
     shape = staticmethod(persona_shape)
 
     def update(self, row, user, fields):
-        return actions.do_update_persona(row, **fields)
+        return actions.do_update_persona(row, actor=user, **fields)
 
-    def remove(self, row):
-        actions.do_delete_persona(row)
+    def remove(self, row, user):
+        actions.do_delete_persona(row, actor=user)
 
 
 _schema_for(PersonaListView, PersonaDetailView, tag="persona", plural="personas", out=schemas.PersonaOut,
@@ -184,10 +185,10 @@ class RoleDetailView(_CatalogDetail):
     shape = staticmethod(role_shape)
 
     def update(self, row, user, fields):
-        return actions.do_update_role(row, **fields)
+        return actions.do_update_role(row, actor=user, **fields)
 
-    def remove(self, row):
-        actions.do_delete_role(row)
+    def remove(self, row, user):
+        actions.do_delete_role(row, actor=user)
 
 
 _schema_for(RoleListView, RoleDetailView, tag="role", plural="roles", out=schemas.RoleOut, input_class=inputs.RoleIn,

@@ -2,11 +2,12 @@
 from decimal import Decimal, InvalidOperation
 
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.views import APIView
 
 from facilitation.actions import lifecycle
+from facilitation.actions.phases import deliberation_settings
 from facilitation.api import inputs, schemas
 from facilitation.api.envelope import ok
 from facilitation.api.pagination import paginate
@@ -14,10 +15,14 @@ from facilitation.api.parsing import choice_params, json_body
 from facilitation.api.permissions import access_of, controllable_room, viewable_room
 from facilitation.api.shapes import discussion_detail, discussion_summary
 from facilitation.api.throttles import CREATE_SCOPE, WriteThrottleMixin
+from facilitation.api.views.goals import run_fields
+from facilitation.goals.actions import do_create_run
+from facilitation.workspace.actions import lifecycle as ws_lifecycle
 from rooms.access import visible_rooms
-from rooms.actions.rooms import do_change_moderator, do_create_room, do_delete_room, do_update_room
+from rooms.audit import correlation
+from rooms.actions.rooms import do_change_moderator, do_copy_room, do_create_room, do_delete_room, do_update_room
 from rooms.errors import StateConflict, ValidationFailed
-from rooms.models import Room, RoomMember
+from rooms.models import FacilitationRun, Room, RoomMember
 
 S = Room.Status
 TAG = ["discussions"]
@@ -27,22 +32,31 @@ FILTERS = [
                      f"({', '.join(S.values)})."),
     OpenApiParameter("format", str, enum=Room.Format.values, description="Filter by format."),
     OpenApiParameter("kind", str, enum=Room.Kind.values, description="Filter by kind."),
+    OpenApiParameter("q", str, description="Search: words that must all appear in the name or the topic."),
 ]
 
-# PATCH {"status": ...} runs the lifecycle action that reaches it from the current status.
-TRANSITIONS = {
-    S.ACTIVE: {S.DRAFT: lifecycle.do_start_discussion, S.PAUSED: lifecycle.do_resume_discussion},
-    S.PAUSED: {S.ACTIVE: lifecycle.do_pause_discussion},
-    S.STOPPED: {S.ACTIVE: lifecycle.do_stop_discussion, S.PAUSED: lifecycle.do_stop_discussion},
-    S.CONCLUDED: {S.ACTIVE: lifecycle.do_conclude_discussion, S.PAUSED: lifecycle.do_conclude_discussion},
-}
+# PATCH {"status": ...} runs the lifecycle transition that reaches it from the current status.
+TARGETS = list(dict.fromkeys(t.target for t in lifecycle.TRANSITIONS.values()))
 PATCH_FIELDS = ("name", "topic", "format", "status", "conclusion", "max_rounds")
+
+
+def workspace_status(room: Room, target: str, user) -> Room:
+    """PATCH {"status"} on a workspace runs the workspace action that reaches it."""
+    if target == S.COMPLETED:
+        return ws_lifecycle.do_complete_workspace(room, user)
+    if target == S.ARCHIVED:
+        return ws_lifecycle.do_archive_workspace(room, user)
+    verb = {S.ACTIVE: "resume" if room.status == S.PAUSED else "start", S.PAUSED: "pause"}.get(target, target)
+    return ws_lifecycle.do_control_workspace(room, verb, user)
 
 
 def detail_response(user, room: Room, status: int = 200):
     room = Room.objects.select_related("owner", "moderator").get(pk=room.pk)
     member = RoomMember.objects.filter(room=room, user=user).values_list("access", flat=True).first()
-    return ok(discussion_detail(room, access_of(user, room, member)), status=status)
+    data = discussion_detail(room, access_of(user, room, member))
+    if room.kind == Room.Kind.FACILITATION:
+        data.update(run_fields(user, room))
+    return ok(data, status=status)
 
 
 def _budgets(body: dict) -> dict:
@@ -85,11 +99,15 @@ class DiscussionListView(WriteThrottleMixin, APIView):
         statuses = choice_params(request, "status", S.values)
         formats = choice_params(request, "format", Room.Format.values)
         kinds = choice_params(request, "kind", Room.Kind.values)
-        base = Room.objects.filter(pk__in=visible_rooms(user).values("pk"))
+        # Ephemeral facilitation runs live outside the main list (staff: GET /api/ephemeral-runs).
+        base = Room.objects.filter(pk__in=visible_rooms(user).values("pk")).exclude(
+            Q(kind=Room.Kind.FACILITATION) & ~Q(run__origin=FacilitationRun.Origin.PERSISTENT))
         if formats:
             base = base.filter(format__in=formats)
         if kinds:
             base = base.filter(kind__in=kinds)
+        for word in request.query_params.get("q", "")[:200].split()[:10]:
+            base = base.filter(Q(name__icontains=word) | Q(topic__icontains=word))
         counts = {s: 0 for s in S.values}
         counts.update({row["status"]: row["n"] for row in base.order_by().values("status").annotate(n=Count("id"))})
         rows_qs = base.filter(status__in=statuses) if statuses else base
@@ -101,14 +119,21 @@ class DiscussionListView(WriteThrottleMixin, APIView):
     @extend_schema(
         tags=TAG, operation_id="discussions_create", summary="Create a draft discussion",
         request=inputs.DiscussionCreateIn,
-        responses=schemas.responses({201: DiscussionEnvelope}, 400, 415, 429),
+        description="With `kind: \"facilitation\"` the body is a facilitation run instead: `{name, topic (the goal), "
+                    "pattern, slots, reportTo, deadline, reminderMinutes?, ttlHours?, mode?}`; it needs the permission "
+                    "to start runs (403) and is refused over the quota or the live-run cap (409). The answer carries "
+                    "`joinCode`.",
+        responses=schemas.responses({201: DiscussionEnvelope}, 400, 403, 409, 415, 429),
     )
     def post(self, request):
         body = json_body(request)
+        if body.get("kind") == Room.Kind.FACILITATION:
+            return detail_response(request.user, do_create_run(request.user, body), status=201)
         room = do_create_room(
             request.user, name=body.get("name"), topic=body.get("topic"), format=body.get("format"),
             kind=body.get("kind"), moderator_id=body.get("moderator_id"), max_rounds=body.get("max_rounds"),
-            participants=body.get("participants"), **_budgets(body),
+            participants=body.get("participants"), turn_policy=body.get("turn_policy"), **_budgets(body),
+            deliberation=deliberation_settings(body.get("template"), body.get("consensus"), body.get("max_parallel")),
         )
         return detail_response(request.user, room, status=201)
 
@@ -137,27 +162,29 @@ class DiscussionDetailView(APIView):
                 k: ["Unknown or read-only field (the facilitator changes via PATCH .../moderator)."] for k in unknown})
         target = body.get("status")
         if target is not None and (not isinstance(target, str) or target not in S.values):
-            raise ValidationFailed("Unknown status.", {"status": [f"Must be one of {', '.join(TRANSITIONS)}."]})
+            raise ValidationFailed("Unknown status.", {"status": [f"Must be one of {', '.join(TARGETS)}."]})
         conclusion = body.get("conclusion")
         if conclusion is not None and not isinstance(conclusion, str):
             raise ValidationFailed("The conclusion must be text.", {"conclusion": ["Must be a string."]})
         fields = {k: body.get(k) for k in ("name", "topic", "format", "max_rounds") if body.get(k) is not None}
-        with transaction.atomic():
+        with transaction.atomic(), correlation():  # one request, one correlation id on its audit rows
             if fields or conclusion is not None:
-                room = do_update_room(room, conclusion=conclusion, **fields)
-            if target is not None and target != room.status:
-                action = TRANSITIONS.get(target, {}).get(room.status)
-                if action is None:
+                room = do_update_room(room, conclusion=conclusion, actor=request.user, **fields)
+            if target is not None and target != room.status and room.kind == Room.Kind.WORKSPACE:
+                room = workspace_status(room, target, request.user)
+            elif target is not None and target != room.status:
+                verb = lifecycle.verb_for(target, room.status)
+                if verb is None:
                     raise StateConflict(f"Cannot change a {room.status} discussion to {target}.",
                                         {"status": room.status}, code="invalid_transition")
-                room = action(room)
+                room = lifecycle.run(verb, room, actor=request.user)
         return detail_response(request.user, room)
 
     @extend_schema(tags=TAG, operation_id="discussions_destroy", summary="Delete a discussion",
                    responses=schemas.responses({200: schemas.envelope("DeletedEnvelope", schemas.DeletedOut())}, 403))
     def delete(self, request, id: int):
         room = controllable_room(request.user, id)
-        do_delete_room(room)
+        do_delete_room(room, actor=request.user)
         return ok({"id": id, "deleted": True})
 
 
@@ -172,3 +199,16 @@ class ModeratorView(APIView):
         body = json_body(request)
         room = do_change_moderator(room, request.user, body.get("moderator_id"))
         return detail_response(request.user, room)
+
+
+class CopyView(WriteThrottleMixin, APIView):
+    """A new draft from a discussion (its owner or staff): same topic, format, facilitator and seats."""
+
+    throttle_scope = CREATE_SCOPE
+
+    @extend_schema(tags=TAG, operation_id="discussions_copy", summary="Copy as a new draft", request=None,
+                   description="Nothing that was said is copied; the copy is yours. Logged as invocation `room.copy`.",
+                   responses=schemas.responses({201: DiscussionEnvelope}, 400, 403, 429))
+    def post(self, request, id: int):
+        room = controllable_room(request.user, id)
+        return detail_response(request.user, do_copy_room(room, request.user), status=201)

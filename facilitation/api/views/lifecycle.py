@@ -5,35 +5,39 @@ from rest_framework.views import APIView
 from facilitation.actions import lifecycle
 from facilitation.api import schemas
 from facilitation.api.permissions import controllable_room
-from facilitation.api.throttles import LIFECYCLE_SCOPE, ScopedThrottle
+from facilitation.api.throttles import LIFECYCLE_SCOPE, WRITE_THROTTLES, ScopedThrottle
 from facilitation.api.views.discussions import DiscussionEnvelope, detail_response
-
-ACTIONS = {
-    "start": (lifecycle.do_start_discussion, "Start a draft discussion (the facilitator opens)."),
-    "pause": (lifecycle.do_pause_discussion, "Pause an active discussion; takes effect between steps."),
-    "resume": (lifecycle.do_resume_discussion, "Resume a paused discussion exactly where it stopped."),
-    "stop": (lifecycle.do_stop_discussion, "Stop for good: the step in flight is abandoned and the discussion ends."),
-    "conclude": (lifecycle.do_conclude_discussion,
-                 "Synthesize now from what exists; status becomes concluded when the synthesis is written."),
-}
+from facilitation.goals import actions as goals
+from facilitation.workspace.actions.lifecycle import do_control_workspace
+from rooms.models import Room
 
 
 class LifecycleView(APIView):
     """The lifecycle controls of a discussion (owner or staff)."""
 
-    throttle_classes = [ScopedThrottle]
+    throttle_classes = [ScopedThrottle, *WRITE_THROTTLES]
     throttle_scope = LIFECYCLE_SCOPE
     verb = ""
 
     def post(self, request, id: int):
         room = controllable_room(request.user, id)
-        action, _ = ACTIONS[self.verb]
-        room = action(room)
+        if room.kind == Room.Kind.FACILITATION and self.verb in ("start", "stop"):
+            # A facilitation run opens with its handshake in the room, and stops with a closing message.
+            if self.verb == "start":
+                goals.do_open_run(room.pk, initiator_name=request.user.get_full_name() or request.user.get_username(),
+                                  initiator_user=request.user)
+            else:
+                goals.do_stop_run(room.pk, request.user)
+            return detail_response(request.user, room)
+        if room.kind == Room.Kind.WORKSPACE:
+            room = do_control_workspace(room, self.verb, request.user)
+        else:
+            room = lifecycle.run(self.verb, room, actor=request.user)
         return detail_response(request.user, room)
 
 
 def lifecycle_view(verb: str):
-    _, summary = ACTIONS[verb]
+    summary = lifecycle.TRANSITIONS[verb].summary
 
     def post(self, request, id: int):  # a function of its own per verb, for its own schema
         return LifecycleView.post(self, request, id)

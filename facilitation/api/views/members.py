@@ -16,11 +16,11 @@ MemberEnvelope = schemas.envelope("MemberEnvelope", schemas.MemberOut())
 RemovedEnvelope = schemas.envelope("MemberRemovedEnvelope", schemas.DeletedOut())
 
 
-def _unshare(room, username) -> dict:
+def _unshare(room, username, actor) -> dict:
     if not isinstance(username, str) or not username:
         raise ValidationFailed("username is required.", {"username": ["Name the user to remove."]})
     safe_text(username, "username")
-    if not do_unshare_room(room, username=username):
+    if not do_unshare_room(room, username=username, actor=actor):
         raise NotFound(f"{username!r} is not a member of this discussion.")
     return {"id": username, "deleted": True}
 
@@ -42,10 +42,9 @@ class MembersView(APIView):
     def post(self, request, id: int):
         room = controllable_room(request.user, id)
         body = json_body(request)
-        username = body.get("username")
-        existed = isinstance(username, str) and RoomMember.objects.filter(room=room, user__username=username).exists()
-        member = do_share_room(room, username=username, access=body.get("access", RoomMember.Access.VIEWER))
-        return ok(member_shape(member), status=200 if existed else 201)
+        member, created = do_share_room(room, username=body.get("username"),
+                                        access=body.get("access", RoomMember.Access.VIEWER), actor=request.user)
+        return ok(member_shape(member), status=201 if created else 200)
 
     @extend_schema(tags=TAG, operation_id="discussions_members_remove", summary="Stop sharing with a user",
                    description="Name the user in the body (`{\"username\"}`) or as `?username=`.",
@@ -57,7 +56,7 @@ class MembersView(APIView):
         username = request.query_params.get("username")
         if not username and request.data:
             username = json_body(request).get("username")
-        return ok(_unshare(room, username))
+        return ok(_unshare(room, username, request.user))
 
 
 class MemberView(APIView):
@@ -67,4 +66,4 @@ class MemberView(APIView):
                    responses=schemas.responses({200: RemovedEnvelope}, 400, 403))
     def delete(self, request, id: int, username: str):
         room = controllable_room(request.user, id)
-        return ok(_unshare(room, username))
+        return ok(_unshare(room, username, request.user))

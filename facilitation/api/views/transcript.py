@@ -10,8 +10,9 @@ from facilitation.api.envelope import ok
 from facilitation.api.parsing import int_param
 from facilitation.api.permissions import viewable_room
 from facilitation.exports import DOCX_TYPE, MARKDOWN_TYPE, render_docx, render_markdown
+from facilitation.goals.minutes import render_run_minutes
 from rooms.errors import ValidationFailed
-from rooms.models import Observation
+from rooms.models import Observation, Room
 from rooms.payloads import turn_payload
 
 MAX_SEQ = 2**62
@@ -64,6 +65,7 @@ class ExportView(APIView):
         if fmt == "md":
             response = HttpResponse(render_markdown(room).encode("utf-8"), content_type=f"{MARKDOWN_TYPE}; charset=utf-8")
         else:
-            response = HttpResponse(render_docx(room), content_type=DOCX_TYPE)
+            minutes = render_run_minutes(room) if room.kind == Room.Kind.FACILITATION else render_docx(room)
+            response = HttpResponse(minutes, content_type=DOCX_TYPE)
         response["Content-Disposition"] = f'attachment; filename="{stem}.{fmt}"'
         return response

@@ -1,8 +1,9 @@
 """Participant turns: persona voices, contributions, devil's-advocate challenges and observer notes."""
 import re
 
+from facilitation.deliberation.state import takes_up
 from facilitation.llm.rehearsal.room import Room
-from facilitation.llm.rehearsal.text import LABEL, gist_of, ideas_in, lower_first, quote, seeded_pick, short, slug
+from facilitation.llm.rehearsal.text import LABEL, gist_of, ideas_in, lower_first, quote, seeded_pick, short, slug, tidy
 
 _VOICES = {
     "architect": {
@@ -121,10 +122,10 @@ _VOICES = {
 
 
 def _voice_key(room: Room) -> str:
-    key = str(room.persona.get("key") or "").lower()
+    key = str(room.speaker.get("alias") or "").lower()
     if key in _VOICES:
         return key
-    names = " ".join(str(x or "").lower() for x in (room.persona.get("name"), room.speaker.get("name")))
+    names = " ".join(str(x or "").lower() for x in (room.speaker.get("alias"), room.speaker.get("name")))
     for voice in _VOICES:
         if voice != "generic" and voice in names:
             return voice
@@ -170,23 +171,37 @@ def _diagram(room: Room) -> list[str]:
     return ["```plantuml", "@startuml", f"[{a}] --> [core] : asks", f"[core] --> [{b}] : delegates", "@enduml", "```"]
 
 
-def contribution(meta: dict) -> str:
-    room = Room(meta, "contribution")
+def _asked_point(room: Room, me: str) -> dict | None:
+    """The open item (or decision) the facilitator's question takes up, if any."""
+    if not room.question:
+        return None
+    for point in reversed(room.points):
+        if point.get("type") in ("question", "concern", "decision", "todo") and point.get("speaker") != me and point.get("text") \
+                and takes_up(room.question, point["text"], 0.5):
+            return point
+    return None
+
+
+def _own_open(room: Room, me: str, kind: str) -> bool:
+    return any(p.get("type") == kind and p.get("open") and p.get("speaker") == me for p in room.points)
+
+
+def contribution(room: Room) -> str:
     voice_key = _voice_key(room)
     voice = _VOICES[voice_key]
     role = str(room.speaker.get("role") or "participant")
-    me = room.speaker.get("name") or room.persona.get("name") or "Participant"
+    me = room.speaker.get("name") or "Participant"
     s = room.seed
     fill = {"subject": room.subject}
-    target = room.latest_point_not_by(me, ("decision", "concern")) or room.latest_point_not_by(me)
+    target = _asked_point(room, me) or room.preferred_point(me, ("concern", "decision"), ("question", "todo"))
     turn = room.latest_turn_not_by(me)
     lines = [LABEL, ""]
 
     if role == "observer":
-        return "\n".join(lines + _observer_lines(room))
+        return tidy("\n".join(lines + _observer_lines(room)))
 
     if role == "devil_advocate":
-        return "\n".join(lines + _challenge_lines(room, voice, room.latest_point_not_by(me, ("decision", "concern")), turn))
+        return tidy("\n".join(lines + _challenge_lines(room, voice, _asked_point(room, me) or room.preferred_point(me, ("decision", "concern")), turn, me)))
 
     if room.format == "brainstorm":
         ideas = [i.format(**fill) for i in voice["ideas"]]
@@ -201,14 +216,17 @@ def contribution(meta: dict) -> str:
             lines.append(f"- Riffing on {turn.get('speaker')}'s '{quote(other_ideas[0], 60)}': pair it with {lower_first(ideas[2])}.")
         else:
             lines.append(f"- {ideas[2]}.")
+        if target and target.get("type") in ("question", "concern"):
+            lines += ["", _reaction(target, voice, s)]
         mention = _mention_for(room, turn.get("speaker") if turn else None)
         lines.append("")
         if mention:
             lines.append(f"{_handle(mention)}, how would you push the first idea further from your side?")
         lines.append("")
-        lines.append("Q: " + seeded_pick(voice["questions"], s, 2))
+        if not _own_open(room, me, "question"):
+            lines.append("Q: " + seeded_pick(voice["questions"], s, 2))
         lines.append("TODO: " + seeded_pick(voice["todos"], s, 4))
-        return "\n".join(lines)
+        return tidy("\n".join(lines))
 
     # review / deliberation
     pick = s % len(voice["body"])
@@ -225,20 +243,25 @@ def contribution(meta: dict) -> str:
     if not asked and not reaction:
         lines += ["", f"Since nothing has been put to me directly, here is the test I would apply to any option for \"{room.subject}\": "
                       f"{lower_first(seeded_pick(voice['questions'], s, 8))} If we cannot answer that, we are not ready to choose."]
+    mention = _mention_for(room, None)
+    if mention and s % 3 == 0:
+        lines += ["", f"{_handle(mention)}, I would like your view on this from your side."]
     if voice.get("diagram"):
         lines.append("")
         lines.extend(_diagram(room))
     lines.append("")
-    lines.append("CONCERN: " + seeded_pick(voice["concerns"], s, 2))
-    lines.append("Q: " + seeded_pick(voice["questions"], s, 3))
     vote = _vote(voice_key, room)
+    if vote != "READY" and not _own_open(room, me, "concern") and room.rounds_left > 1:
+        lines.append("CONCERN: " + seeded_pick(voice["concerns"], s, 2))
+    if not _own_open(room, me, "question") and room.rounds_left > 2:
+        lines.append("Q: " + seeded_pick(voice["questions"], s, 3))
     if vote == "READY" or room.rounds_left <= 1 or _DECISION_ASKED.search(room.question):
         lines.append("DECISION: " + seeded_pick(voice["decisions"], s, 4))
     else:
         lines.append("TODO: " + seeded_pick(voice["todos"], s, 4))
     lines.append("")
     lines.append(f"VOTE: {vote}")
-    return "\n".join(lines)
+    return tidy("\n".join(lines))
 
 
 _DECISION_ASKED = re.compile(r"\b(decid|decision|commit|position|recommend|propose\b|answer it directly)", re.IGNORECASE)
@@ -256,7 +279,7 @@ def _asked(question: str, me: str) -> str:
 def _reaction(point: dict | None, voice: dict, s: int) -> str:
     if not point:
         return ""
-    who, text, lens = point.get("speaker") or "someone", quote(point.get("text"), 90), voice["lens"]
+    who, text, lens = point.get("speaker") or "someone", quote(point.get("text"), 160), voice["lens"]
     kind = point.get("type")
     if kind == "concern":
         return seeded_pick([f"{who} is right to worry that \"{text}\" From the {lens} side, I would treat it as a condition, not a footnote.",
@@ -276,7 +299,7 @@ _ASSUMPTIONS = (
 )
 
 
-def _challenge_lines(room: Room, voice: dict, target: dict | None, turn: dict | None) -> list[str]:
+def _challenge_lines(room: Room, voice: dict, target: dict | None, turn: dict | None, me: str) -> list[str]:
     s = room.seed
     if target:
         claim, owner = quote(target.get("text"), 90), target.get("speaker") or "the room"
@@ -303,13 +326,15 @@ def _challenge_lines(room: Room, voice: dict, target: dict | None, turn: dict | 
         return out
     votes = room.latest_votes()
     d, c = room.last_index("decision"), room.last_index("concern")
-    vote = "REJECT" if d >= 0 and c < d else "CHANGES"
+    vote = "REJECT" if d >= 0 and c < d and not room.rejects else "CHANGES"
+    out += [""]
+    if not _own_open(room, me, "concern"):
+        out.append(f"CONCERN: {owner}'s point assumes {assumption}, and nobody has tested that.")
+    if not _own_open(room, me, "question"):
+        out.append("Q: " + seeded_pick(["What is the strongest evidence that this holds outside the best case?",
+                                        "Under which conditions would we regret this choice?",
+                                        "Who loses if we turn out to be wrong, and did we ask them?"], s, 2))
     out += [
-        "",
-        f"CONCERN: {owner}'s point assumes {assumption}, and nobody has tested that.",
-        "Q: " + seeded_pick(["What is the strongest evidence that this holds outside the best case?",
-                       "Under which conditions would we regret this choice?",
-                       "Who loses if we turn out to be wrong, and did we ask them?"], s, 2),
         "TODO: " + seeded_pick(["Write down the top three assumptions and how each would be checked.",
                           "Ask one person outside this room to argue the opposite case."], s, 3),
         "",

@@ -1,6 +1,7 @@
 """Facilitator decisions: the facilitator's style, who speaks next, when to stop, and the question to ask."""
+from facilitation.deliberation.state import significant_words
 from facilitation.llm.rehearsal.room import Room
-from facilitation.llm.rehearsal.text import quote, seeded_pick, vote_of
+from facilitation.llm.rehearsal.text import quote, seeded_pick, tidy
 
 FACILITATOR_STYLES = ("socratic", "contrarian", "bridge-builder", "spark", "examiner", "impartial-chair", "closer", "equalizer")
 _STYLE_HINTS = {"bridge": "bridge-builder", "impartial": "impartial-chair", "chair": "impartial-chair", "equaliz": "equalizer", "equalis": "equalizer"}
@@ -19,7 +20,22 @@ def facilitator_style(persona: dict) -> str:
 
 
 def _least_airtime(room: Room, seats: list[dict]) -> dict:
-    return min(seats, key=lambda s: (room.airtime(s), room.last_heard(s), room.rr_rank(s)))
+    return min(seats, key=lambda s: (room.airtime(s), room.last_round(s), room.rr_rank(s)))
+
+
+def _least_words(room: Room, seats: list[dict]) -> dict:
+    return min(seats, key=lambda s: (room.words(s), room.airtime(s), room.last_round(s), room.rr_rank(s)))
+
+
+def _best_qualified(room: Room, seats: list[dict], text: str) -> dict:
+    """The seat whose function and expertise share the most words with ``text`` (then the least heard)."""
+    wanted = significant_words(text)
+    return max(seats, key=lambda s: (len(wanted & significant_words(s.get("details", ""))), -room.airtime(s), -room.rr_rank(s)))
+
+
+def _addressed(room: Room, cands: list[dict]) -> dict | None:
+    """The seat the latest turn addressed with @, when it may speak now."""
+    return next((s for s in room.mentioned if s in cands), None)
 
 
 def _choose(style: str, room: Room, opening: bool) -> tuple[dict, str, dict | None]:
@@ -33,19 +49,26 @@ def _choose(style: str, room: Room, opening: bool) -> tuple[dict, str, dict | No
             return seeded_pick(cands, room.seed), "any voice can strike the first spark", None
         if style == "equalizer":
             return cands[0], "everyone starts with equal airtime; we go in seat order", None
+        if style == "bridge-builder":
+            return cands[-1], "the last seat in the list often sees the problem from furthest away", None
         return cands[0], "the first speaking seat opens", None
 
     unheard = [s for s in cands if not room.heard(s)]
     last_name = room.last.get("name") if room.last else None
+    addressed = _addressed(room, cands)
 
     if style == "equalizer":
-        seat = _least_airtime(room, cands)
-        return seat, f"{seat['name']} has had the least airtime ({room.airtime(seat)} turn(s))", room.preferred_point(seat["name"], ("decision", "concern"), ("question", "todo"))
+        seat = _least_words(room, cands)
+        return seat, f"{seat['name']} has had the least airtime ({room.words(seat)} words in {room.airtime(seat)} turn(s))", \
+            room.preferred_point(seat["name"], ("decision", "concern"), ("question", "todo"))
 
     if style == "impartial-chair":
+        in_order = room.round_robin_after(room.last)
+        if addressed is not None and addressed is not in_order and room.airtime(addressed) <= room.airtime(in_order):
+            return addressed, f"{addressed['name']} was addressed directly and gets a right of reply", room.preferred_point(addressed["name"], ("question", "concern"))
         seat = room.round_robin_after(room.last)
-        if seat is room.last:
-            seat = cands[0]
+        while seat not in cands and len(room.speakers) > 1:
+            seat = room.round_robin_after(seat)
         return seat, "next in seat order; every seat gets the same floor", room.preferred_point(seat["name"], ("decision", "concern", "question"))
 
     if style == "closer":
@@ -55,43 +78,38 @@ def _choose(style: str, room: Room, opening: bool) -> tuple[dict, str, dict | No
         blockers = [s for s in cands if votes.get(s["name"]) in ("REJECT", "CHANGES")]
         if blockers:
             seat = min(blockers, key=lambda s: (votes[s["name"]] != "REJECT", room.rr_rank(s)))
-            return seat, f"{seat['name']} still holds a blocking view ({votes[seat['name']]})", room.latest_point_not_by(None, ("concern", "decision"))
+            return seat, f"{seat['name']} still holds a blocking view ({votes[seat['name']]})", room.preferred_point(None, ("concern",), ("decision",))
         seat = _least_airtime(room, cands)
         return seat, f"{seat['name']} can still change the decision", room.latest_point_not_by(None, ("decision",))
 
     if style == "socratic":
-        questions = room.open_questions() or room.of_type("question")
+        questions = room.open_questions()
         if questions:
             q = questions[-1]
             pool = [s for s in cands if s.get("name") != q.get("speaker")] or cands
-            seat = _least_airtime(room, pool)
+            low = min(room.airtime(s) for s in pool)
+            seat = _addressed(room, pool) or _best_qualified(room, [s for s in pool if room.airtime(s) == low], q.get("text", ""))
             return seat, f"{q.get('speaker')}'s open question goes to a different voice to test it", q
-        seat = unheard[0] if unheard else _least_airtime(room, cands)
+        seat = addressed or (unheard[0] if unheard else _least_airtime(room, cands))
         return seat, f"{last_name or 'the last speaker'} made a claim worth probing from another angle", room.preferred_point(seat["name"], ("decision", "concern"), ("todo",))
 
     if style == "contrarian":
         advocates = [s for s in cands if s.get("role") == "devil_advocate"]
-        advocate_names = {s["name"] for s in room.speakers if s.get("role") == "devil_advocate"}
         if room.last is not None and room.last.get("role") == "devil_advocate":
             decisions = room.of_type("decision")
             proposer = room.by_name.get(decisions[-1].get("speaker")) if decisions else None
-            if proposer is None or proposer is room.last:
+            if proposer is None or proposer not in cands:
                 defender = room.latest_turn_not_by(last_name)
                 proposer = room.by_name.get(defender.get("speaker")) if defender else None
-            if proposer is not None and proposer is not room.last:
+            if proposer is not None and proposer in cands:
                 objection = room.preferred_point(proposer["name"], ("concern",), ("question",))
                 return proposer, f"{proposer['name']} must answer the objection {last_name} just raised", ({**objection, "mode": "answer"} if objection else None)
-        advocates_spoke = any(room.heard(s) for s in room.speakers if s["name"] in advocate_names)
-        quiet = [s for s in unheard if s["name"] not in advocate_names]
-        just_answered = len(room.recent) >= 2 and room.recent[-2].get("role") == "devil_advocate"
-        if advocates and not (quiet and just_answered):
-            last_advocate = max((i for i, p in enumerate(room.points) if p.get("speaker") in advocate_names), default=-1)
-            fresh = [p for p in room.points[last_advocate + 1:] if p.get("type") in ("decision", "todo") and p.get("speaker") not in advocate_names]
-            if fresh or last_advocate < 0:
-                seat = _least_airtime(room, advocates)
-                return seat, f"the room is building a position; {seat['name']} (devil's advocate) tests it", room.preferred_point(seat["name"], ("decision",), ("todo",), ("concern",))
-        if quiet and advocates_spoke:
+        quiet = [s for s in unheard if s.get("role") != "devil_advocate"]
+        if quiet and (not advocates or any(room.heard(s) for s in room.speakers if s.get("role") == "devil_advocate")):
             return quiet[0], f"{quiet[0]['name']} has not spoken yet; a silent dissenter must not stay silent", room.preferred_point(quiet[0]["name"], ("decision",), ("concern",))
+        if advocates:
+            seat = _least_airtime(room, advocates)
+            return seat, f"the room is building a position; {seat['name']} (devil's advocate) tests it", room.preferred_point(seat["name"], ("decision",), ("todo",), ("concern",))
         votes = room.latest_votes()
         dissent = [s for s in cands if votes.get(s["name"]) in ("REJECT", "CHANGES")]
         if dissent:
@@ -105,18 +123,23 @@ def _choose(style: str, room: Room, opening: bool) -> tuple[dict, str, dict | No
         rank = {"READY": 0, "CHANGES": 1, "REJECT": 2}
         anchor = rank.get(votes.get(last_name), 1)
         floor = min(room.airtime(c) for c in cands)
-        pool = [c for c in cands if room.airtime(c) <= floor + 1]
-        seat = max(pool, key=lambda s: (not room.heard(s), abs(rank.get(votes.get(s["name"]), 1) - anchor), -room.airtime(s), -room.rr_rank(s)))
+        pool = [c for c in cands if room.airtime(c) <= floor]
+        if addressed in pool:
+            return addressed, f"{addressed['name']} was addressed by {last_name}; let them answer before we move on", room.preferred_point(addressed["name"], ("decision", "concern"), ("todo",))
+        seat = max(pool, key=lambda s: (abs(rank.get(votes.get(s["name"]), 1) - anchor), -room.words(s), -room.rr_rank(s)))
         return seat, f"{seat['name']} stands furthest from {last_name or 'the last view'}; look for the overlap", room.preferred_point(seat["name"], ("decision", "concern"), ("todo",))
 
     if style == "spark":
         if unheard:
             seat = seeded_pick(unheard, room.seed)
             return seat, f"{seat['name']} has not added ideas yet", None
+        low = min(room.airtime(s) for s in cands)
+        pool = [s for s in cands if room.airtime(s) == low]
+        if addressed in pool:
+            return addressed, f"cross-pollinate: {addressed['name']} was handed the last idea", None
         last_role = room.last.get("role") if room.last else None
-        pool = [s for s in cands if s.get("role") != last_role] or cands
-        low = min(room.airtime(s) for s in pool)
-        seat = seeded_pick([s for s in pool if room.airtime(s) == low], room.seed)
+        varied = [s for s in pool if s.get("role") != last_role] or pool
+        seat = seeded_pick(varied, room.seed)
         return seat, f"cross-pollinate: {seat['name']} brings a different angle to the last idea", None
 
     if style == "examiner":
@@ -126,15 +149,15 @@ def _choose(style: str, room: Room, opening: bool) -> tuple[dict, str, dict | No
         if concern:
             pool = [s for s in cands if s.get("name") != concern.get("speaker")] or cands
             ordered = [s for s in pool if s in unvoted] or pool
-            seat = min(ordered, key=lambda s: (room.airtime(s), room.rr_rank(s)))
+            seat = _best_qualified(room, ordered, concern.get("text", ""))
             return seat, f"{concern.get('speaker')}'s concern needs verification by another reviewer", concern
         if unvoted:
             seat = min(unvoted, key=lambda s: (room.airtime(s), room.rr_rank(s)))
             return seat, f"{seat['name']} has not put a verdict on record", room.preferred_point(seat["name"], ("concern",), ("decision",))
-        seat = _least_airtime(room, cands)
+        seat = _least_words(room, cands)
         return seat, f"{seat['name']} reviews the area with the least scrutiny so far", room.preferred_point(seat["name"], ("concern",), ("decision",))
 
-    seat = _least_airtime(room, cands)
+    seat = addressed or _least_airtime(room, cands)
     return seat, f"{seat['name']} has spoken least so far", room.preferred_point(seat["name"], ("decision", "concern"), ("question", "todo"))
 
 
@@ -143,17 +166,19 @@ def _should_stop(style: str, room: Room) -> tuple[bool, str]:
     opens = room.open_questions()
     if not room.speakers:
         return True, "there is nobody left to speak"
+    if room.rejects or room.open_concerns():
+        return False, ""  # nothing concludes over an unanswered REJECT or an open concern
     if style == "closer":
         heard = sum(1 for seat in room.speakers if room.heard(seat))
         accepted = votes and all(v == "READY" for v in votes.values())
         if room.of_type("decision") and accepted and heard >= max(2, (len(room.speakers) + 1) // 2):
             return True, "a decision is on record, half the room has weighed in and everyone who voted accepts it"
-        if room.all_heard and "REJECT" not in votes.values():
+        if room.all_heard and room.of_type("decision"):
             return True, "everyone has been heard once and nothing blocks a decision"
         return False, ""
     if style == "equalizer":
         balanced = room.max_airtime - room.min_airtime == 0
-        if room.all_heard and balanced and (not opens or room.min_airtime >= 2):
+        if room.all_heard and balanced and room.min_airtime >= 2 and not opens:
             return True, "airtime is balanced and every voice has been heard"
         return False, ""
     if style == "impartial-chair":
@@ -161,32 +186,26 @@ def _should_stop(style: str, room: Room) -> tuple[bool, str]:
             return True, "every seat has had the same number of turns, twice round the table"
         return False, ""
     if style == "socratic":
-        if room.all_heard and not opens and room.of_type("decision"):
+        if room.all_heard and not opens and room.of_type("decision") and room.min_airtime >= 2:
             return True, "the central claims have been questioned and no question is left open"
         return False, ""
     if style == "contrarian":
-        if not room.all_heard:
+        if not room.all_heard or not room.of_type("decision"):
             return False, ""
-        pts = room.points
-        for i, proposal in enumerate(pts):
-            if proposal.get("type") != "decision":
-                continue
-            for j in range(i + 1, len(pts)):
-                objection = pts[j]
-                if objection.get("type") != "concern" or objection.get("speaker") == proposal.get("speaker"):
-                    continue
-                if any(p.get("type") == "decision" and p.get("speaker") != objection.get("speaker") for p in pts[j + 1:]):
-                    return True, "the leading position has met a serious objection and the room has answered it"
+        advocates = [s for s in room.speakers if s.get("role") == "devil_advocate"]
+        tested = any(room.heard(s) for s in advocates) or any(v in ("REJECT", "CHANGES") for v in votes.values())
+        if tested and room.min_airtime >= 1 and len(room.recent) >= 2:
+            return True, "the leading position has met a serious objection and the room has answered it"
         return False, ""
     if style == "bridge-builder":
         if room.format == "brainstorm":
             return (room.min_airtime >= 2, "every voice has been woven in twice")
-        if room.all_heard and len(votes) >= len(room.speakers) and len(set(votes.values())) == 1 and "REJECT" not in votes.values():
-            return True, "the positions have converged and nobody votes against"
-        history: dict = {}
-        for p in room.of_type("vote"):
-            history.setdefault(p.get("speaker"), []).append(vote_of(p))
-        if room.min_airtime >= 2 and history and all(len(v) >= 2 and v[-1] == v[-2] for v in history.values()):
+        values = set(votes.values())
+        if room.all_heard and len(votes) >= len(room.speakers) and values == {"READY"}:
+            return True, "the positions have converged and everyone supports the direction"
+        if room.all_heard and len(votes) >= len(room.speakers) and len(values) == 1:
+            return True, f"everyone asks for changes ({next(iter(values))}): the remaining differences are clear"
+        if room.min_airtime >= 2:
             return True, "the remaining difference is clear and stable; more talk will not close it"
         return False, ""
     if style == "spark":
@@ -194,9 +213,6 @@ def _should_stop(style: str, room: Room) -> tuple[bool, str]:
             return True, "every voice has added ideas twice; time to cluster"
         return False, ""
     if style == "examiner":
-        pending = room.unanswered_concern()
-        if pending and (room.last is None or pending.get("speaker") != room.last.get("name")):
-            return False, ""
         if room.format == "brainstorm":
             return (room.all_heard, "every reviewer has examined the work")
         if room.all_heard and all(s["name"] in votes for s in room.speakers):
@@ -247,6 +263,7 @@ _FOLLOW_UPS = {
     "generic": ["{name}, building on {ref}, what would you add, challenge or refine?"],
 }
 _ANSWER = "{name}, {author} objects: \"{text}\" Answer it directly: what evidence holds your position up, or what would you change?"
+_REBUT = "{name}, {author} votes REJECT{why}. Answer that objection directly: what would resolve it, or why should we go ahead anyway?"
 _KIND_WORDS = {"decision": "proposal", "todo": "suggestion", "concern": "concern", "question": "question"}
 
 
@@ -261,6 +278,9 @@ def _question(style: str, room: Room, seat: dict, point: dict | None, opening: b
     author, text = point.get("speaker") or "someone", quote(point.get("text"), 100)
     if point.get("mode") == "answer":
         return _ANSWER.format(name=name, author=author, text=text)
+    if point.get("type") == "reject":
+        reason = text[len("REJECT"):].strip(" -:,") if text.upper().startswith("REJECT") else text
+        return _REBUT.format(name=name, author=author, why=f" (\"{reason}\")" if reason else "")
     ref = f"{author}'s {_KIND_WORDS.get(point.get('type'), 'point')} \"{text}\""
     question = seeded_pick(_FOLLOW_UPS.get(style) or _FOLLOW_UPS["generic"], room.seed, 1).format(name=name, subject=room.subject, ref=ref, author=author)
     if style == "equalizer" and room.airtime(seat) < room.max_airtime:
@@ -268,10 +288,9 @@ def _question(style: str, room: Room, seat: dict, point: dict | None, opening: b
     return question
 
 
-def decision(purpose: str, meta: dict) -> dict:
-    room = Room(meta, purpose)
-    style = facilitator_style(room.persona)
-    opening = purpose == "opening"
+def decision(room: Room) -> dict:
+    style = room.persona.get("key") or "generic"
+    opening = room.purpose == "opening"
     persona_name = room.persona.get("name") or "The facilitator"
     opens = room.open_questions()
     heard = sum(1 for s in room.speakers if room.heard(s))
@@ -286,21 +305,35 @@ def decision(purpose: str, meta: dict) -> dict:
                 "reasoning": f"{persona_name}: no speaking participant is available, so the room concludes.",
                 "progress": progress, "rehearsal": True}
 
-    seat, why, point = _choose(style, room, opening)
-    if room.last is not None and seat is room.last and len(room.speakers) > 1:
-        seat = room.round_robin_after(room.last)
     stop, stop_why = (False, "")
-    if meta.get("mustSynthesize"):
+    if room.reading.must_synthesize:
         stop, stop_why = True, "no rounds remain, so the room must conclude"
     elif not opening and room.rounds_left <= 0:
         stop, stop_why = True, "the round limit is reached"
     elif not opening:
         stop, stop_why = _should_stop(style, room)
-
     if stop:
-        return {"decision": "synthesize", "nextParticipantId": seat.get("id"), "question": "",
+        return {"decision": "synthesize", "nextParticipantId": None, "question": "",
                 "reasoning": f"{persona_name}: time to synthesize, because {stop_why}.",
-                "progress": {**progress, "coverage": max(coverage, 0.8) if not meta.get("mustSynthesize") else coverage},
+                "progress": {**progress, "coverage": max(coverage, 0.8) if not room.reading.must_synthesize else coverage},
                 "rehearsal": True}
-    return {"decision": "continue", "nextParticipantId": seat.get("id"), "question": _question(style, room, seat, point, opening),
+
+    seat, why, point = _rebut_or_choose(style, room, opening)
+    return {"decision": "continue", "nextParticipantId": seat.get("id"), "question": tidy(_question(style, room, seat, point, opening)),
             "reasoning": f"{persona_name}: {why}.", "progress": progress, "rehearsal": True}
+
+
+def _rebut_or_choose(style: str, room: Room, opening: bool) -> tuple[dict, str, dict | None]:
+    """A standing REJECT gets an answer from someone else first; otherwise the style chooses."""
+    if not opening and room.rejects:
+        reject = room.rejects[0]
+        pool = [s for s in room.candidates() if s.get("name") != reject["speaker"]]
+        if pool:
+            seat = _addressed(room, pool) or _least_airtime(room, pool)
+            point = {"speaker": reject["speaker"], "type": "reject", "text": reject["text"]}
+            return seat, f"{reject['speaker']}'s REJECT needs an answer before anything else", point
+    seat, why, point = _choose(style, room, opening)
+    cands = room.candidates()
+    if seat not in cands and cands:
+        seat = cands[0]
+    return seat, why, point

@@ -1,50 +1,66 @@
-"""The room as the request's meta shows it: speakers, airtime, recent turns and gathered points."""
+"""The room as the prompt text shows it: seats, airtime, votes, open items and the latest turns."""
+from facilitation.llm.rehearsal.reading import Reading, turn_markers
 from facilitation.llm.rehearsal.text import digest, subject, vote_of
 
 SPEAKING_ROLES = ("participant", "devil_advocate")
 
 
 class Room:
-    def __init__(self, meta: dict, purpose: str):
-        self.meta = meta
+    def __init__(self, reading: Reading, purpose: str):
+        self.reading = reading
         self.purpose = purpose
-        self.seed = digest(purpose, meta)
-        self.topic = str(meta.get("topic") or "")
+        self.seed = digest(purpose, reading.text, reading.style, reading.me.id if reading.me else None)
+        self.topic = reading.topic
         self.subject = subject(self.topic)
-        self.format = str(meta.get("format") or "deliberation").lower()
-        self.round = int(meta.get("round") or 0)
-        self.max_rounds = int(meta.get("maxRounds") or 0)
-        left = meta.get("roundsLeft")
-        self.rounds_left = int(left) if left is not None else max(0, self.max_rounds - self.round)
-        self.speakers = [s for s in (meta.get("speakers") or []) if s.get("role", "participant") in SPEAKING_ROLES]
-        self.by_name = {s.get("name"): s for s in self.speakers}
-        last = meta.get("lastSpeakerId")
-        self.last = next((s for s in self.speakers if str(s.get("id")) == str(last)), None) if last is not None else None
-        self.recent = [r for r in (meta.get("recent") or []) if isinstance(r, dict)]
-        self.points = [p for p in (meta.get("points") or []) if isinstance(p, dict)]
-        self.persona = meta.get("persona") or {}
-        self.speaker = meta.get("speaker") or {}
-        self.question = str(meta.get("question") or "")
+        self.format = reading.format
+        self.round = reading.round
+        self.max_rounds = reading.max_rounds
+        self.rounds_left = reading.rounds_left
+        self.speakers = [s.as_dict() for s in reading.seats if s.role in SPEAKING_ROLES and s.active]
+        self.by_name = {s["name"]: s for s in self.speakers}
+        self.by_id = {s["id"]: s for s in self.speakers}
+        self.last = self.by_id.get(reading.last_id)
+        self.recent = reading.turns
+        self.persona = {"key": reading.style, "name": reading.facilitator_name}
+        self.speaker = reading.me.as_dict() if reading.me else {}
+        self.question = reading.question
+        self.mentioned = [self.by_id[i] for i in reading.mentioned if i in self.by_id]
+        allowed = reading.allowed
+        self.allowed = [self.by_id[i] for i in allowed if i in self.by_id] if allowed is not None else None
+        self.points = self._points()
+
+    def _points(self) -> list[dict]:
+        """Open items and decisions from the room state, the votes, and the markers of the verbatim turns, by round."""
+        points, seen = [], set()
+        for item in self.reading.items:
+            points.append({"speaker": item["speaker"], "type": item["type"], "text": item["text"], "round": item["round"],
+                           "id": item["id"], "open": item["open"]})
+            seen.add((item["type"], item["text"]))
+        for point in turn_markers(self.reading):
+            if point["type"] == "vote" or (point["type"], point["text"]) in seen:
+                continue
+            points.append({**point, "open": False})
+        for name, vote in self.reading.votes.items():
+            points.append({"speaker": name, "type": "vote", "text": vote["value"], "value": vote["value"], "round": vote["round"]})
+        points.sort(key=lambda p: p.get("round") or 0)
+        return points
 
     # -- who spoke how much
     def airtime(self, seat: dict) -> int:
-        table = self.meta.get("airtime")
-        if isinstance(table, dict) and table:
-            return int(table.get(str(seat.get("id")), table.get(seat.get("id"), 0)) or 0)
-        return sum(1 for r in self.recent if self._is(r, seat))
+        return int(self.reading.airtime.get(seat.get("id"), {}).get("turns", 0))
 
-    @staticmethod
-    def _is(turn: dict, seat: dict) -> bool:
-        if turn.get("seatId") is not None:
-            return str(turn.get("seatId")) == str(seat.get("id"))
-        return turn.get("speaker") == seat.get("name")
+    def words(self, seat: dict) -> int:
+        return int(self.reading.airtime.get(seat.get("id"), {}).get("words", 0))
+
+    def last_round(self, seat: dict) -> int:
+        last = self.reading.airtime.get(seat.get("id"), {}).get("lastRound")
+        return -1 if last is None else int(last)
 
     def last_heard(self, seat: dict) -> int:
-        """Index of the seat's latest recent turn (-1: not in the recent turns)."""
-        return max((i for i, r in enumerate(self.recent) if self._is(r, seat)), default=-1)
+        return self.last_round(seat)
 
     def heard(self, seat: dict) -> bool:
-        return self.airtime(seat) > 0 or self.last_heard(seat) >= 0
+        return self.airtime(seat) > 0
 
     @property
     def all_heard(self) -> bool:
@@ -63,27 +79,24 @@ class Room:
         return [p for p in self.points if p.get("type") == kind]
 
     def latest_votes(self) -> dict:
-        votes = {}
-        for p in self.points:
-            if p.get("type") == "vote" and vote_of(p):
-                votes[p.get("speaker")] = vote_of(p)
-        return votes
+        return {name: vote["value"] for name, vote in self.reading.votes.items()}
 
     def last_index(self, kind: str) -> int:
         return max((i for i, p in enumerate(self.points) if p.get("type") == kind), default=-1)
 
     def open_questions(self) -> list[dict]:
-        after = self.last_index("decision")
-        return [p for i, p in enumerate(self.points) if p.get("type") == "question" and i > after]
+        return [p for p in self.points if p.get("type") == "question" and p.get("open")]
+
+    def open_concerns(self) -> list[dict]:
+        return [p for p in self.points if p.get("type") == "concern" and p.get("open")]
 
     def unanswered_concern(self) -> dict | None:
-        """The latest concern if nobody else has spoken up (with any marker) since."""
-        idx = self.last_index("concern")
-        if idx < 0:
-            return None
-        concern = self.points[idx]
-        later = [p for p in self.points[idx + 1:] if p.get("speaker") != concern.get("speaker") and p.get("type") != "mention"]
-        return None if later else concern
+        concerns = self.open_concerns()
+        return concerns[-1] if concerns else None
+
+    @property
+    def rejects(self) -> list[dict]:
+        return self.reading.rejects
 
     def latest_point_not_by(self, name: str | None, kinds=("decision", "concern", "question", "todo")) -> dict | None:
         for p in reversed(self.points):
@@ -92,8 +105,11 @@ class Room:
         return None
 
     def preferred_point(self, name: str | None, *groups) -> dict | None:
-        """The latest point not by ``name`` from the first group of kinds that has one."""
+        """The latest point not by ``name`` from the first group of kinds that has one (open items first)."""
         for kinds in groups:
+            opened = [p for p in self.points if p.get("type") in kinds and p.get("speaker") != name and p.get("open")]
+            if opened:
+                return opened[-1]
             point = self.latest_point_not_by(name, kinds)
             if point:
                 return point
@@ -113,11 +129,17 @@ class Room:
         return self.speakers[(self.speakers.index(seat) + 1) % len(self.speakers)]
 
     def rr_rank(self, seat: dict) -> int:
-        """Distance in seat order after the last speaker (1 = next in turn)."""
+        """Distance in seat order after the last speaker (0 = next in turn)."""
         n = len(self.speakers)
         base = self.speakers.index(self.last) if self.last in self.speakers else -1
         return (self.speakers.index(seat) - base - 1) % n
 
     def candidates(self) -> list[dict]:
+        """Who may speak next: the room state's "May speak next", else everyone but the last speaker."""
+        if self.allowed:
+            return list(self.allowed)
         others = [s for s in self.speakers if s is not self.last]
         return others or list(self.speakers)
+
+
+__all__ = ["Room", "vote_of"]

@@ -3,14 +3,8 @@ import re
 
 from facilitation.llm.rehearsal.decisions import facilitator_style
 from facilitation.llm.rehearsal.room import Room
-from facilitation.llm.rehearsal.text import LABEL, VOTES, gist_of, ideas_in, short
+from facilitation.llm.rehearsal.text import LABEL, VOTES, gist_of, ideas_in, short, tidy
 
-_REASONS = {
-    "decided": "The facilitator judged the topic covered.",
-    "max_rounds": "The round limit was reached.",
-    "budget": "The budget ran low, so the room concluded with what it had.",
-    "forced": "The discussion was concluded on request, from what had been said so far.",
-}
 _HIGH = re.compile(r"secur|sensitive|authori[sz]ation|another user|breach|leak|data loss|attack|privacy|outage|unauthori|crash|corrupt", re.IGNORECASE)
 _LOW = re.compile(r"naming|style|polish|cosmetic|wording|docs?\b|document", re.IGNORECASE)
 
@@ -25,11 +19,11 @@ def _dedupe(points: list[dict], limit: int = 8) -> list[dict]:
     return out[-limit:]
 
 
-def _bullets(points: list[dict], empty: str) -> list[str]:
-    items = _dedupe(points)
+def _bullets(points: list[dict], empty: str, limit: int = 8) -> list[str]:
+    items = _dedupe(points, limit)
     if not items:
         return [f"- {empty}"]
-    return [f"- {short(p.get('text'), 160)} ({p.get('speaker') or 'unattributed'})" for p in items]
+    return [f"- {(p['id'] + ': ') if p.get('id') else ''}{short(p.get('text'), 200)} ({p.get('speaker') or 'unattributed'})" for p in items]
 
 
 def _severity(point: dict, votes: dict) -> str:
@@ -53,6 +47,9 @@ def _perspectives(room: Room) -> list[tuple[str, str]]:
         turns = [r for r in room.recent if r.get("speaker") == name and r.get("content")]
         gist = gist_of(turns[-1]["content"]) if turns else ""
         if not gist:
+            earlier = [x["gist"] for x in room.reading.summaries if x["speaker"] == name]
+            gist = re.sub(r" \((?:raised|voted) [^)]*\)$", "", earlier[-1]) if earlier else ""
+        if not gist:
             own = [p for p in room.points if p.get("speaker") == name and p.get("type") in ("decision", "concern", "question", "todo")]
             gist = short(own[-1]["text"], 140) if own else ""
         if gist:
@@ -60,16 +57,16 @@ def _perspectives(room: Room) -> list[tuple[str, str]]:
     return out
 
 
-def synthesis(meta: dict) -> str:
-    room = Room(meta, "synthesis")
+def synthesis(room: Room) -> str:
     style = facilitator_style(room.persona)
     votes = room.latest_votes()
-    decisions, concerns = room.of_type("decision"), room.of_type("concern")
-    questions = room.open_questions() or room.of_type("question")
-    todos = room.of_type("todo") + room.of_type("assigned")
+    decisions = [p for p in room.of_type("decision") if p.get("id")] or room.of_type("decision")
+    concerns = room.open_concerns()
+    questions = room.open_questions()
+    todos = [p for p in room.of_type("todo") if p.get("id")]
     views = _perspectives(room)
     tally = {v: sorted(n for n, x in votes.items() if x == v) for v in VOTES}
-    reason = _REASONS.get(str(meta.get("reason") or ""), "")
+    reason = f"It ends because {room.reading.reason}." if room.reading.reason else ""
 
     out = [LABEL, "", f"# Synthesis: {room.subject}", ""]
     intro = f"{room.persona.get('name') or 'The facilitator'} closes this {room.format} after {room.round} turn(s)."
@@ -79,7 +76,7 @@ def synthesis(meta: dict) -> str:
     if style == "examiner":
         verdict = ("Not ready" if tally["REJECT"] else "Ready with changes" if tally["CHANGES"] or concerns else "Ready")
         out += ["## Verdict", "", f"**{verdict}.**" + (f" Votes: " + ", ".join(f"{v} {len(n)}" for v, n in tally.items() if n) + "." if votes else ""), ""]
-        ranked = sorted(_dedupe(concerns), key=lambda p: ("critical", "major", "minor").index(_severity(p, votes)))
+        ranked = sorted(_dedupe(room.of_type("concern"), 12), key=lambda p: ("critical", "major", "minor").index(_severity(p, votes)))
         out += ["## Findings by severity", ""]
         out += [f"- **{_severity(p, votes)}**: {short(p.get('text'), 150)} ({p.get('speaker')})" for p in ranked] or ["- No findings were raised."]
         out.append("")
@@ -111,24 +108,25 @@ def synthesis(meta: dict) -> str:
     out += ["## Agreements", ""]
     agreed = [f"- {', '.join(names)} voted {v}." for v, names in tally.items() if len(names) >= 2]
     if decisions:
-        agreed.append(f"- {len(_dedupe(decisions))} proposed decision(s) met no rejection." if not tally["REJECT"] else
+        agreed.append(f"- {len(_dedupe(decisions, 100))} proposed decision(s) met no rejection." if not tally["REJECT"] else
                       "- Decisions were proposed, but at least one participant rejects the current direction.")
     out += agreed or ["- No explicit agreement was recorded."]
     out.append("")
 
-    out += ["## Disagreements and concerns", ""]
     split = [f"- {', '.join(names)}: {v}" for v, names in tally.items() if names] if len({*votes.values()}) > 1 else []
-    out += split + (_bullets(concerns, "No concerns were raised.") if style not in ("examiner", "contrarian") else
-                    [f"- {len(_dedupe(concerns))} concern(s), listed above."])
-    out.append("")
+    if split:
+        out += ["## Where views differ", ""] + split + [""]
 
-    out += ["## Decisions", ""] + _bullets(decisions, "No decision was recorded.") + [""]
-    out += ["## Open questions", ""] + _bullets(questions, "No open questions remain.") + [""]
+    out += ["## Decisions", ""] + _bullets(decisions, "No decision was recorded.", 100) + [""]
+    unresolved = [f"- {p['id']} (concern, raised by {p.get('speaker')}): {short(p.get('text'), 200)}" for p in concerns]
+    unresolved += [f"- {p['id']} (question, asked by {p.get('speaker')}): {short(p.get('text'), 200)}" for p in questions]
+    unresolved += [f"- {r['speaker']} still votes REJECT: {short(r.get('text'), 160)}" for r in room.rejects]
+    out += ["## Unresolved", ""] + (unresolved or ["- Nothing is left open."]) + [""]
 
     out += ["## Recommendations", ""]
-    recs = [f"- {short(p.get('text'), 150)} (owner: {p.get('speaker')})" for p in _dedupe(todos, 6)]
+    recs = [f"- {short(p.get('text'), 150)} (owner: {p.get('owner') or p.get('speaker')})" for p in _dedupe(todos, 6)]
     if style == "impartial-chair":
-        recs = [r.replace("(owner:", "(proposed by") for r in recs] or ["- The room made no proposals of its own."]
+        recs = recs or ["- The room made no proposals of its own."]
     else:
         if style == "socratic" and questions:
             recs.append(f"- Answer the open question first: \"{short(questions[-1].get('text'), 100)}\"")
@@ -154,16 +152,16 @@ def synthesis(meta: dict) -> str:
             turns = room.airtime(seat)
             out.append(f"- **{name}** ({turns} turn(s)): " + (f"contributed \"{short(gist, 100)}\"." if gist else "had little airtime; hear them first next time."))
         out.append("")
-    return "\n".join(out).rstrip() + "\n"
+    return tidy("\n".join(out).rstrip() + "\n")
 
 
-def generic(purpose: str, meta: dict) -> str:
-    room = Room(meta, purpose)
+def generic(room: Room) -> str:
+    """A short extractive summary of whatever the prompt shows (narratives, minutes ...)."""
     views = _perspectives(room)
-    out = [LABEL, "", f"Summary ({purpose}) of \"{room.subject}\", round {room.round}:", ""]
+    out = [LABEL, "", f"Summary of \"{room.subject}\", round {room.round}:", ""]
     out += [f"- {n}: {g}" for n, g in views] or ["- Nothing has been said yet."]
     for kind, title in (("decision", "Decisions"), ("question", "Open questions"), ("todo", "Actions")):
         pts = _dedupe(room.of_type(kind), 5)
         if pts:
             out += ["", f"{title}:"] + [f"- {short(p.get('text'), 140)} ({p.get('speaker')})" for p in pts]
-    return "\n".join(out) + "\n"
+    return tidy("\n".join(out) + "\n")

@@ -3,6 +3,8 @@ import hashlib
 import json
 import re
 
+from facilitation.deliberation.summaries import gist, prose_lines
+
 LABEL = "[Offline rehearsal - not written by a language model]"
 
 VOTES = ("READY", "CHANGES", "REJECT")
@@ -34,31 +36,13 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", str(name or "").lower()).strip("-") or "someone"
 
 
-_MARKER_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN)\b", re.IGNORECASE)
-
-
 def _plain_lines(content: str) -> list[str]:
     """The prose lines of a turn: no label, markers, headings, fences or diagram code."""
-    lines, fenced = [], False
-    for line in str(content or "").splitlines():
-        stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            fenced = not fenced
-            continue
-        if fenced or not stripped or stripped == LABEL or stripped.startswith("#") or _MARKER_LINE.match(stripped):
-            continue
-        lines.append(stripped)
-    return lines
+    return prose_lines(content)
 
 
 def gist_of(content: str, limit: int = 140) -> str:
-    for line in _plain_lines(content):
-        text = re.sub(r"[*_`>]", "", line).strip(" -")
-        text = re.sub(r"@([\w-]+)", r"\1", text)
-        if len(text.split()) >= 4:
-            first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
-            return short(first, limit)
-    return ""
+    return gist(content, limit)
 
 
 def ideas_in(content: str) -> list[str]:
@@ -85,8 +69,28 @@ def seeded_pick(options, seed: int, salt: int = 0):
 
 
 def quote(text: str, limit: int = 100) -> str:
-    return short(str(text or "").replace('"', "'"), limit)
+    """Someone's words for use inside double quotes: single quotes inside, no closing full stop."""
+    text = short(str(text or "").replace('"', "'"), limit)
+    return text[:-1] if text.endswith(".") and not text.endswith("...") else text
 
 
 def lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
+
+
+_QUOTE_ENDS_SENTENCE = re.compile(r'"([^"\n]*?[^.!?"\n])" (?=[A-Z])')
+_LOWER_START = re.compile(r"(?<=[.!?]) ([a-z])")
+_DOUBLE_STOP = re.compile(r'([.!?])"([.,?!])')
+
+
+def tidy(text: str) -> str:
+    """Clean punctuation: a quotation that ends a sentence gets its full stop inside
+    (``"...badly." Which``, never ``badly.". Which``), no stop after a quotation that
+    already has one, and every sentence starts with a capital letter."""
+    out = []
+    for line in str(text).split("\n"):
+        line = _QUOTE_ENDS_SENTENCE.sub(lambda m: f'"{m.group(1)}." ', line)
+        line = _DOUBLE_STOP.sub(r'\1"', line)
+        line = _LOWER_START.sub(lambda m: " " + m.group(1).upper(), line)
+        out.append(line)
+    return "\n".join(out)

@@ -7,6 +7,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
+from config.bootstrap import ensure_schema
+
 from facilitation.actions.lifecycle import do_start_discussion
 from facilitation.presets.seed import seed_presets
 from facilitation.runtime import Runtime
@@ -44,10 +46,11 @@ class Command(BaseCommand):
         parser.add_argument("--pace", type=float, default=2.0, help="Seconds each offline answer takes, so it can be watched live.")
 
     def handle(self, *args, **opts):
+        ensure_schema(self.stderr)
         seed_presets()
         username, password, created = demo_credentials()
-        settings.CONVENE["FORCE_PROVIDER"] = "rehearsal"
-        with Runtime(port=opts["port"], out=self.stdout, extra_env={"LLM_PROVIDER": "rehearsal", "CONVENE_REHEARSAL_PACE": str(opts["pace"])}) as runtime:
+        with Runtime(port=opts["port"], out=self.stdout, extra_env={"LLM_PROVIDER": "rehearsal", "CONVENE_REHEARSAL_PACE": str(opts["pace"]),
+                                                                        "CONVENE_DEMO_ACCOUNT": username}) as runtime:
             runtime.point_this_process_here()
             room = self._create_demo(username)
             base = f"http://{runtime.host}:{runtime.port}"

@@ -5,13 +5,16 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from config.bootstrap import ensure_schema
+
 from facilitation.actions.lifecycle import do_start_discussion
 from facilitation.llm.registry import PROVIDERS
-from facilitation.presets.seed import seed_presets
-from facilitation.runner import drive_inline
-from facilitation.scheduling import inline
+from facilitation.presets.seed import ensure_presets
+from facilitation.management.inline import drive_inline
+from facilitation.runs.scheduling import inline
 from facilitation.transcript import discussion_document
 from rooms.actions.rooms import do_create_room
+from rooms import realtime
 from rooms.errors import ActionError
 from rooms.models import Agent, Observation, Room, Seat
 
@@ -40,13 +43,11 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="Print only the final discussion as JSON.")
 
     def handle(self, *args, **opts):
-        if not Agent.objects.filter(is_builtin=True).exists():
-            seed_presets()
+        ensure_schema(self.stderr)
+        ensure_presets()
         if not _redis_reachable():
             # Nobody can be watching live; the events are still stored for replay.
-            settings.REALTIME_BACKEND = "off"
-        if opts["provider"]:
-            settings.CONVENE["FORCE_PROVIDER"] = opts["provider"]
+            realtime.use(realtime.NullPublisher())
         facilitator = Agent.objects.filter(is_facilitator=True, name__iexact=opts["facilitator"]).first()
         if facilitator is None:
             names = ", ".join(Agent.objects.filter(is_facilitator=True).values_list("name", flat=True))
@@ -77,7 +78,7 @@ class Command(BaseCommand):
 
         if not opts["json"]:
             self.stdout.write(f"Discussion #{room.pk}: {room.topic} ({room.format}, up to {room.max_rounds} rounds, facilitator {facilitator.name})")
-        room = drive_inline(room.pk, on_step=show)
+        room = drive_inline(room.pk, on_step=show, provider=opts["provider"] or "")
         if opts["json"]:
             self.stdout.write(json.dumps(discussion_document(room), indent=2))
         else:

@@ -4,6 +4,8 @@ Ctrl-C or SIGTERM stops every process it started.
 """
 from django.core.management.base import BaseCommand
 
+from config.bootstrap import ensure_schema
+from facilitation.presets.seed import ensure_presets
 from facilitation.runtime import Runtime
 
 
@@ -15,5 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("--host", default="127.0.0.1")
 
     def handle(self, *args, **opts):
+        ensure_schema(self.stderr)
+        ensure_presets()
         with Runtime(host=opts["host"], port=opts["port"], out=self.stdout) as runtime:
             runtime.wait()

@@ -68,6 +68,13 @@
       else if (key === "text") node.textContent = value;
       else if (key === "html") node.innerHTML = value;
       else if (key === "dataset") Object.assign(node.dataset, value);
+      else if (key === "style") {
+        // Through the CSSOM: the Content-Security-Policy blocks style attributes.
+        for (const decl of String(value).split(";")) {
+          const i = decl.indexOf(":");
+          if (i > 0) node.style.setProperty(decl.slice(0, i).trim(), decl.slice(i + 1).trim());
+        }
+      }
       else if (key.startsWith("on") && typeof value === "function") node.addEventListener(key.slice(2), value);
       else node.setAttribute(key, value === true ? "" : String(value));
     }

@@ -10,6 +10,8 @@
 
   let facilitators = [];
   let personas = new Map(); // id -> persona
+  let editing = null; // the agent being edited, or null when creating
+  let templateName = ""; // the preset name the persona text was copied with
 
   function modelForTier(tier) {
     return (page.modelTiers && page.modelTiers[tier]) || "";
@@ -30,7 +32,14 @@
         best ? [el("dt", {}, "Best for"), el("dd", {}, best)] : null,
         persona.modelTier ? [el("dt", {}, "Model"), el("dd", {}, agent.model || modelForTier(persona.modelTier) || persona.modelTier)] : null),
       el("div", { class: "inline" },
-        el("button", { type: "button", class: "btn btn-small", "data-template": agent.id, "aria-label": `Use ${agent.name} as a template` }, "Use as template")));
+        el("button", { type: "button", class: "btn btn-small", "data-template": agent.id, "aria-label": `Use as template: ${agent.name}` }, "Use as template")));
+  }
+
+  // The persona as its text says it (its first sentences), not its name again.
+  function personaGist(persona) {
+    const text = String(persona.prompt || persona.description || "").replace(/\s+/g, " ").trim();
+    if (!text) return persona.name;
+    return text.length > 180 ? `${text.slice(0, text.lastIndexOf(" ", 177) > 80 ? text.lastIndexOf(" ", 177) : 177)}…` : text;
   }
 
   function customCard(agent) {
@@ -40,8 +49,9 @@
       el("p", {}, agent.description || ""),
       el("dl", { class: "facts" },
         el("dt", {}, "Model"), el("dd", {}, agent.model || "default"),
-        persona ? [el("dt", {}, "Persona"), el("dd", {}, persona.name)] : null),
+        persona ? [el("dt", {}, "Persona"), el("dd", { class: "persona-gist" }, personaGist(persona))] : null),
       el("div", { class: "inline" },
+        el("button", { type: "button", class: "btn btn-small", "data-edit": agent.id, "aria-label": `Edit ${agent.name}` }, "Edit"),
         el("button", { type: "button", class: "btn btn-small btn-danger", "data-delete": agent.id, "aria-label": `Delete ${agent.name}` }, "Delete")));
   }
 
@@ -71,9 +81,21 @@
     }
   }
 
-  function openForm(open) {
+  function openForm(open, agent) {
     const form = $("#create-form");
     form.hidden = !open;
+    editing = open ? agent || null : null;
+    $("#create-title").textContent = editing ? `Edit ${editing.name}` : "Create a facilitator";
+    $("#create-save").textContent = editing ? "Save changes" : "Save facilitator";
+    $("#template").closest(".field").hidden = Boolean(editing);
+    if (editing) {
+      const persona = personaOf(editing) || {};
+      $("#f-name").value = editing.name;
+      $("#f-description").value = editing.description || "";
+      $("#f-model").value = editing.model || "";
+      $("#f-persona").value = persona.prompt || "";
+      templateName = "";
+    }
     $("#create-toggle").setAttribute("aria-expanded", String(open));
     if (open) $("#template").focus(); else $("#create-toggle").focus();
   }
@@ -86,10 +108,19 @@
       return;
     }
     const persona = personaOf(agent) || {};
-    $("#f-name").value = `My ${agent.name.replace(/^The /, "")}`;
+    const name = `My ${agent.name.replace(/^The /, "")}`;
+    $("#f-name").value = name;
     $("#f-description").value = agent.description || persona.description || "";
     $("#f-model").value = agent.model || modelForTier(persona.modelTier);
-    $("#f-persona").value = persona.prompt || "";
+    templateName = agent.name;
+    $("#f-persona").value = renamed(persona.prompt || "", agent.name, name);
+    templateName = name;
+  }
+
+  // The copied persona speaks of itself by the preset's name ("You are The Closer"): it takes the new name.
+  function renamed(text, from, to) {
+    if (!from || !to || from === to) return text;
+    return text.split(from).join(to);
   }
 
   async function save(event) {
@@ -99,12 +130,27 @@
     const name = $("#f-name").value.trim();
     const description = $("#f-description").value.trim();
     const model = $("#f-model").value.trim();
-    const prompt = $("#f-persona").value;
+    const prompt = editing ? $("#f-persona").value : renamed($("#f-persona").value, templateName, name);
     if (!name) { error.textContent = "Give the facilitator a name."; error.hidden = false; $("#f-name").focus(); return; }
-    const template = facilitators.find((a) => String(a.id) === $("#template").value);
+    const template = editing ? null : facilitators.find((a) => String(a.id) === $("#template").value);
     const base = template ? personaOf(template) : null;
     const button = $("#create-save");
     button.disabled = true;
+    if (editing) {
+      try {
+        await saveEdit(editing, { name, description, model, prompt });
+        toast(`Saved "${name}"`);
+        $("#create-form").reset();
+        openForm(false);
+        await load();
+      } catch (err) {
+        error.textContent = [err.message, ...fieldErrors(err)].join(" ");
+        error.hidden = false;
+      } finally {
+        button.disabled = false;
+      }
+      return;
+    }
     try {
       let personaId = null;
       if (prompt.trim()) {
@@ -135,6 +181,22 @@
     }
   }
 
+  // Your own facilitator: its own persona row is edited in place; a shared one (the generic
+  // persona) is replaced by a new persona holding the edited text.
+  async function saveEdit(agent, { name, description, model, prompt }) {
+    const persona = personaOf(agent);
+    let personaId = agent.personaId;
+    if (persona && !persona.isBuiltin && prompt.trim()) {
+      await request("PATCH", `personas/${persona.id}`, { name, prompt, description });
+    } else if (prompt.trim() && (!persona || prompt !== persona.prompt)) {
+      const { data } = await request("POST", "personas", { name, description, prompt, isFacilitator: true });
+      personaId = data.id;
+    }
+    const body = { name, description, model };
+    if (personaId != null) body.personaId = personaId;
+    await request("PATCH", `agents/${agent.id}`, body);
+  }
+
   async function remove(agentId) {
     const agent = facilitators.find((a) => String(a.id) === String(agentId));
     if (!agent || !window.confirm(`Delete the facilitator "${agent.name}"?`)) return;
@@ -148,9 +210,16 @@
     }
   }
 
-  $("#create-toggle").addEventListener("click", () => openForm($("#create-form").hidden));
+  $("#create-toggle").addEventListener("click", () => { openForm($("#create-form").hidden || Boolean(editing)); if (!editing) $("#create-form").reset(); });
   $("#create-cancel").addEventListener("click", () => openForm(false));
   $("#template").addEventListener("change", (e) => applyTemplate(e.target.value));
+  $("#f-name").addEventListener("change", () => {
+    const name = $("#f-name").value.trim();
+    if (!editing && templateName && name) {
+      $("#f-persona").value = renamed($("#f-persona").value, templateName, name);
+      templateName = name;
+    }
+  });
   $("#create-form").addEventListener("submit", save);
   $("#create-form").addEventListener("keydown", (e) => { if (e.key === "Escape") openForm(false); });
   document.addEventListener("click", (e) => {
@@ -161,6 +230,12 @@
       applyTemplate(use.dataset.template);
       $("#f-name").focus();
       $("#f-name").select();
+      return;
+    }
+    const edit = e.target.closest("[data-edit]");
+    if (edit) {
+      const agent = facilitators.find((a) => String(a.id) === edit.dataset.edit);
+      if (agent && !agent.isBuiltin) { openForm(true, agent); $("#f-name").focus(); }
       return;
     }
     const del = e.target.closest("[data-delete]");

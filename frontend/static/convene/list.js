@@ -1,9 +1,12 @@
-// The discussion list: GET /api/discussions, one page at a time.
+// The discussion list: GET /api/discussions (search, status and kind filters), one page at a time.
+// Shared discussions are marked with their owner; your own can be renamed and deleted here.
 (function () {
   "use strict";
-  const { request, el, statusBadge } = window.Convene;
+  const { request, el, statusBadge, toast } = window.Convene;
   const $ = (sel) => document.querySelector(sel);
   let page = 1;
+  let rows = [];
+  let searchTimer = null;
 
   function relative(ts) {
     if (!ts) return "";
@@ -11,22 +14,54 @@
     return Number.isNaN(date.getTime()) ? "" : date.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
   }
 
+  // The topic under the name only when it says more than the name does.
+  function topicLine(d) {
+    const name = (d.name || "").replace(/…$/, "").trim().toLowerCase();
+    const topic = (d.topic || "").trim();
+    if (!topic || topic.toLowerCase().startsWith(name)) return null;
+    return el("div", { class: "muted small clamp" }, topic);
+  }
+
+  function sharedTag(d) {
+    if (d.access === "owner") return null;
+    if (d.access === "staff") return el("span", { class: "badge shared small" }, `Owner: ${d.owner}`);
+    return el("span", { class: "badge shared small", title: `Shared with you by ${d.owner} as ${d.access}` }, `Shared with you · ${d.owner}`);
+  }
+
+  function row(d) {
+    const mine = d.access === "owner" || d.access === "staff";
+    return el("tr", { "data-id": d.id, "data-status": d.status, "data-access": d.access },
+      el("td", {}, el("a", { href: d.kind === "workspace" ? `/workspaces/${d.id}/` : `/discussions/${d.id}/`, class: "row-name" }, d.name || `Discussion #${d.id}`), " ", sharedTag(d), topicLine(d)),
+      el("td", {}, d.kind && d.kind !== "discussion" ? `${d.format || ""} · ${d.kind}` : d.format || ""),
+      el("td", {}, statusBadge(d.status)),
+      el("td", { class: "nowrap" }, `${d.round ?? 0} of ${d.maxRounds ?? "?"}`),
+      el("td", { class: "muted small nowrap" }, relative(d.updatedAt || d.createdAt)),
+      el("td", {}, mine ? el("div", { class: "row-actions" },
+        el("button", { type: "button", class: "btn btn-small btn-ghost", "data-rename": d.id, "aria-label": `Rename ${d.name}` }, "Rename"),
+        el("button", { type: "button", class: "btn btn-small btn-ghost btn-danger", "data-delete": d.id, "aria-label": `Delete ${d.name}` }, "Delete")) : null));
+  }
+
+  function query() {
+    const params = new URLSearchParams({ page: String(page) });
+    const q = $("#list-q").value.trim();
+    if (q) params.set("q", q);
+    if ($("#list-filter-status").value) params.set("status", $("#list-filter-status").value);
+    if ($("#list-filter-kind").value) params.set("kind", $("#list-filter-kind").value);
+    return params;
+  }
+
   async function load() {
     const status = $("#list-status");
     try {
-      const { data, meta } = await request("GET", `discussions?page=${page}`);
-      const rows = Array.isArray(data) ? data : (data && data.results) || [];
-      const body = $("#discussion-rows");
-      body.replaceChildren(...rows.map((d) => el("tr", { "data-id": d.id, "data-status": d.status },
-        el("td", {}, el("a", { href: `/discussions/${d.id}/` }, d.name || `Discussion #${d.id}`),
-          el("div", { class: "muted small clamp" }, d.topic || "")),
-        el("td", {}, d.format || ""),
-        el("td", {}, statusBadge(d.status)),
-        el("td", { class: "nowrap" }, `${d.round ?? 0} of ${d.maxRounds ?? "?"}`),
-        el("td", { class: "muted small nowrap" }, relative(d.updatedAt || d.createdAt)))));
+      const params = query();
+      const { data, meta } = await request("GET", `discussions?${params}`);
+      rows = Array.isArray(data) ? data : (data && data.results) || [];
+      $("#discussion-rows").replaceChildren(...rows.map(row));
       $("#discussion-table").hidden = rows.length === 0;
       const total = meta.count ?? meta.total ?? rows.length;
-      status.textContent = rows.length ? `${total} discussion${total === 1 ? "" : "s"}` : "No discussions yet. Create one to get started.";
+      const filtered = params.has("q") || params.has("status") || params.has("kind");
+      status.textContent = rows.length ? `${total} discussion${total === 1 ? "" : "s"}`
+        : (filtered ? "No discussion matches." : "No discussions yet. Create one to get started.");
       const pages = meta.totalPages || meta.pages || (meta.pageSize ? Math.ceil(total / meta.pageSize) : 1);
       $("#pager").hidden = !(pages > 1);
       $("#page-info").textContent = `Page ${page} of ${pages}`;
@@ -37,6 +72,45 @@
     }
   }
 
+  async function rename(id) {
+    const d = rows.find((r) => String(r.id) === String(id));
+    if (!d) return;
+    const name = window.prompt("New name", d.name);
+    if (name === null || !name.trim() || name.trim() === d.name) return;
+    try {
+      await request("PATCH", `discussions/${id}`, { name: name.trim() });
+      toast(`Renamed to "${name.trim()}"`);
+      await load();
+    } catch (err) {
+      toast(`Could not rename: ${err.message}`, "error");
+    }
+  }
+
+  async function remove(id) {
+    const d = rows.find((r) => String(r.id) === String(id));
+    if (!d) return;
+    const running = d.status === "active" || d.status === "paused";
+    const question = running ? `"${d.name}" is running. Stop it and delete it with its transcript?` : `Delete "${d.name}" and its transcript?`;
+    if (!window.confirm(question)) return;
+    try {
+      if (running) await request("POST", `discussions/${id}/stop`);
+      await request("DELETE", `discussions/${id}`);
+      toast(`Deleted "${d.name}"`);
+      await load();
+    } catch (err) {
+      toast(`Could not delete: ${err.message}`, "error");
+    }
+  }
+
+  $("#list-filters").addEventListener("submit", (e) => e.preventDefault());
+  $("#list-q").addEventListener("input", () => { clearTimeout(searchTimer); searchTimer = setTimeout(() => { page = 1; load(); }, 250); });
+  for (const id of ["#list-filter-status", "#list-filter-kind"]) $(id).addEventListener("change", () => { page = 1; load(); });
+  $("#discussion-rows").addEventListener("click", (e) => {
+    const ren = e.target.closest("[data-rename]");
+    if (ren) { rename(ren.dataset.rename); return; }
+    const del = e.target.closest("[data-delete]");
+    if (del) remove(del.dataset.delete);
+  });
   $("#prev-page").addEventListener("click", () => { page = Math.max(1, page - 1); load(); });
   $("#next-page").addEventListener("click", () => { page += 1; load(); });
   load();

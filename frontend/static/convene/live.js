@@ -10,7 +10,12 @@
 (function () {
   "use strict";
 
-  const EVENT_TYPES = ["discussion:turn", "discussion:moderator", "discussion:concluded", "discussion:status"];
+  // The names of events and commands come from the server (rooms/events/types.py), rendered
+  // into the page as JSON: {events: {TURN: ...}, logged: [...], commands: {JOIN: ...}}.
+  const NAMES = JSON.parse(document.getElementById("socket-names").textContent);
+  const EVENTS = NAMES.events;
+  const COMMANDS = NAMES.commands;
+  const EVENT_TYPES = NAMES.logged; // every event that takes a seq: all must be applied in order
   const GAP_WAIT_MS = 800;
   const ACK_TIMEOUT_MS = 10000;
 
@@ -50,7 +55,7 @@
         this.socket.on(type, (payload) => this.receive({ type, ...payload }));
       }
       // The owner took this person's access away: the server already stopped the events.
-      this.socket.on("discussion:revoked", (payload) => {
+      this.socket.on(EVENTS.REVOKED, (payload) => {
         if (payload && payload.discussionId === this.discussionId && this.handlers.onRefused) {
           this.handlers.onRefused({ code: "revoked", error: "You no longer have access to this discussion." });
         }
@@ -67,7 +72,7 @@
       this.joining = true;
       this.joined = false;
       const sentFor = this.socket.id;
-      this.socket.timeout(ACK_TIMEOUT_MS).emit("discussion:join", { discussionId: this.discussionId, lastSeq: this.lastSeq }, (err, ack) => {
+      this.socket.timeout(ACK_TIMEOUT_MS).emit(COMMANDS.JOIN, { discussionId: this.discussionId, lastSeq: this.lastSeq }, (err, ack) => {
         this.joining = false;
         if (!this.socket.connected || this.socket.id !== sentFor) return; // a newer connection joins again
         if (err || !ack) {
@@ -128,6 +133,12 @@
       if (this.handlers.onEvent) this.handlers.onEvent(event, replayed);
     }
 
+    // Events fetched over REST while the socket is down: applied in seq order, duplicates dropped.
+    // (REST lists turns only; status changes come with the discussion's details.)
+    applyFetched(events) {
+      for (const event of [...events].sort((a, b) => a.seq - b.seq)) this._accept(event, true);
+    }
+
     // Controls: pause | resume | stop | conclude. Resolves to the server's acknowledgement.
     control(verb) {
       return new Promise((resolve) => {
@@ -135,12 +146,17 @@
           resolve({ ok: false, error: "Not connected.", code: "offline" });
           return;
         }
-        this.socket.timeout(ACK_TIMEOUT_MS).emit(`discussion:${verb}`, { discussionId: this.discussionId }, (err, ack) => {
+        const command = COMMANDS[String(verb).toUpperCase()];
+        if (!command) {
+          resolve({ ok: false, error: `Unknown control ${verb}.`, code: "invalid" });
+          return;
+        }
+        this.socket.timeout(ACK_TIMEOUT_MS).emit(command, { discussionId: this.discussionId }, (err, ack) => {
           resolve(err ? { ok: false, error: "The server did not answer.", code: "timeout" } : ack);
         });
       });
     }
   }
 
-  window.ConveneLive = { LiveDiscussion, EVENT_TYPES };
+  window.ConveneLive = { LiveDiscussion, EVENT_TYPES, EVENTS, COMMANDS };
 })();

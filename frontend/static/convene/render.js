@@ -1,12 +1,10 @@
 // Rendering of timeline cards: participant turns, facilitator decisions, the synthesis.
-// Markers come from the server (turn.markers, each with its line); this only highlights them.
+// Text is Markdown (see markdownNode): rendered, sanitized, then its markers and @mentions highlighted.
 (function () {
   "use strict";
   const { el, roleBadge } = window.Convene;
 
   const COLLAPSE_CHARS = 700;
-  // Lines that start with a marker keyword, when the server did not list markers (e.g. facilitator text).
-  const MARKER_LINE = /^\s*(?:>\s*)*(?:(?:[-*+]|\d{1,3}[.)])\s+)?(?:\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN)(?:\*\*|__)?\s*:/i;
   const KEY_TO_TYPE = { VOTE: "vote", Q: "question", TODO: "todo", DECISION: "decision", ASSIGNED: "assigned", DONE: "done", CONCERN: "concern" };
   const MENTION = /(^|[^\w@.`/])@([A-Za-z][A-Za-z0-9_-]*)/g;
 
@@ -25,47 +23,135 @@
     return svg;
   }
 
-  // Content with marker lines highlighted and @mentions emphasised; text only, never HTML.
-  function contentNode(text, markers) {
-    const lines = String(text || "").split("\n");
-    const byLine = new Map();
-    for (const m of markers || []) {
-      if (m && typeof m.line === "number" && m.type && m.type !== "mention" && !byLine.has(m.line)) byLine.set(m.line, m.type);
+  // --- Markdown ----------------------------------------------------------------------------
+  // Turns, decisions and the conclusion are Markdown written by models and people. markdown-it
+  // parses it with raw HTML off (a "<script>" stays text), images off (they would load from
+  // anywhere), and links limited to http(s) and mailto; DOMPurify then keeps only the tags and
+  // attributes listed below. The result is a DOM fragment, never a string put into the page.
+  const ALLOWED_TAGS = ["p", "br", "strong", "em", "del", "s", "code", "pre", "blockquote", "ul", "ol", "li",
+    "h1", "h2", "h3", "h4", "h5", "h6", "hr", "a", "table", "thead", "tbody", "tr", "th", "td"];
+  const ALLOWED_ATTR = ["href", "title", "start", "rel", "target"];
+  const SAFE_LINK = /^(?:https?:|mailto:)/i;
+  const MARKER_START = /^\s*(?:\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN)(?:\*\*|__)?\s*:/i;
+  const FENCE = /^\s{0,3}(```|~~~)/;
+  const LIST_ITEM = /^\s*(?:[-*+]|\d{1,9}[.)])\s+/;
+  let parser = null;
+
+  function markdownParser() {
+    if (parser || typeof window.markdownit !== "function") return parser;
+    parser = window.markdownit({ html: false, linkify: true, breaks: true, typographer: false });
+    parser.disable(["image"]);
+    parser.validateLink = (url) => SAFE_LINK.test(String(url).trim());
+    const shift = (tokens, idx, options, env, self) => {
+      const token = tokens[idx];
+      const level = Math.min(6, Number(token.tag.slice(1)) + ((env && env.headingShift) || 0));
+      token.tag = `h${level}`;
+      return self.renderToken(tokens, idx, options);
+    };
+    parser.renderer.rules.heading_open = shift;
+    parser.renderer.rules.heading_close = shift;
+    parser.renderer.rules.link_open = (tokens, idx, options, env, self) => {
+      tokens[idx].attrSet("rel", "nofollow noopener noreferrer");
+      tokens[idx].attrSet("target", "_blank");
+      return self.renderToken(tokens, idx, options);
+    };
+    return parser;
+  }
+
+  // A marker line ("DECISION: ...") that sits inside a paragraph becomes its own paragraph,
+  // so it can be highlighted as one block. Fenced code is left alone.
+  function isolateMarkerLines(text) {
+    const out = [];
+    let fence = null;
+    for (const line of String(text || "").split("\n")) {
+      const f = FENCE.exec(line);
+      if (f) fence = fence === null ? f[1] : (f[1] === fence ? null : fence);
+      const marker = fence === null && !f && MARKER_START.test(line.replace(/^\s*(?:>\s*)*/, "")) && !LIST_ITEM.test(line);
+      if (marker && out.length && out[out.length - 1].trim() !== "") out.push("");
+      out.push(line);
+      if (marker) out.push("");
     }
-    const hasServerMarkers = byLine.size > 0;
-    const box = el("div", { class: "content" });
-    lines.forEach((line, i) => {
-      let type = byLine.get(i);
-      if (!type && !hasServerMarkers) {
-        const match = MARKER_LINE.exec(line);
-        if (match) type = KEY_TO_TYPE[match[1].toUpperCase()];
-      }
-      const row = el("span", { class: type ? `line marker marker-${type}` : "line", "data-marker": type || null });
-      const key = type ? MARKER_LINE.exec(line) : null;
-      if (key) {
-        // The keyword ("Q:", "DECISION:" ...) stands out; the rest reads as text.
-        row.append(el("strong", { class: "marker-key" }, line.slice(0, key[0].length)));
-        appendWithMentions(row, line.slice(key[0].length));
-      } else {
-        appendWithMentions(row, line);
-      }
-      box.append(row);
-      if (i < lines.length - 1) box.append("\n");
+    return out.join("\n");
+  }
+
+  function sanitize(html) {
+    if (!window.DOMPurify) return null;
+    return window.DOMPurify.sanitize(html, {
+      ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false, ALLOW_ARIA_ATTR: false,
+      ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i, RETURN_DOM_FRAGMENT: true,
     });
+  }
+
+  // Blocks that start with a marker keyword get its class; the keyword stands out.
+  function highlightMarkers(root) {
+    for (const block of root.querySelectorAll("p, li, h1, h2, h3, h4, h5, h6")) {
+      if (block.tagName === "LI" && block.querySelector(":scope > p")) continue; // its paragraphs are marked
+      const match = MARKER_START.exec(block.textContent);
+      if (!match) continue;
+      const type = KEY_TO_TYPE[match[1].toUpperCase()];
+      block.classList.add("marker", `marker-${type}`);
+      block.dataset.marker = type;
+      const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+      let first = walker.nextNode();
+      while (first && !first.nodeValue.trim()) first = walker.nextNode();
+      if (!first) continue;
+      const holder = first.parentElement;
+      if (holder !== block && /^(STRONG|B)$/.test(holder.tagName) && /^\s*[A-Za-z]+\s*:?\s*$/.test(holder.textContent)) {
+        holder.classList.add("marker-key");
+        continue;
+      }
+      const own = MARKER_START.exec(first.nodeValue);
+      if (!own) continue;
+      const rest = first.splitText(own[0].length);
+      const key = el("strong", { class: "marker-key" }, first.nodeValue.trim());
+      first.replaceWith(key);
+      if (!rest.nodeValue.startsWith(" ")) rest.nodeValue = ` ${rest.nodeValue}`;
+    }
+  }
+
+  // @alias in text (not in code or links) is emphasised.
+  function highlightMentions(root) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+      acceptNode: (node) => (node.parentElement && node.parentElement.closest("code, pre, a") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+    });
+    const nodes = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) if (node.nodeValue.includes("@")) nodes.push(node);
+    for (const node of nodes) {
+      const line = node.nodeValue;
+      const parts = [];
+      let last = 0;
+      MENTION.lastIndex = 0;
+      let match;
+      while ((match = MENTION.exec(line)) !== null) {
+        const start = match.index + match[1].length;
+        parts.push(line.slice(last, start), el("span", { class: "mention" }, `@${match[2]}`));
+        last = start + match[2].length + 1;
+      }
+      if (!parts.length) continue;
+      parts.push(line.slice(last));
+      node.replaceWith(...parts.filter((p) => p !== ""));
+    }
+  }
+
+  // Markdown as a sanitized DOM node. Without the vendored libraries the text is shown as is.
+  function markdownNode(text, { headingShift = 3, className = "markdown" } = {}) {
+    const box = el("div", { class: className });
+    const md = markdownParser();
+    const fragment = md ? sanitize(md.render(isolateMarkerLines(text), { headingShift })) : null;
+    if (!fragment) {
+      box.classList.add("plain");
+      box.textContent = String(text || "");
+      return box;
+    }
+    box.append(fragment);
+    highlightMarkers(box);
+    highlightMentions(box);
     return box;
   }
 
-  function appendWithMentions(node, line) {
-    let last = 0;
-    MENTION.lastIndex = 0;
-    let match;
-    while ((match = MENTION.exec(line)) !== null) {
-      const start = match.index + match[1].length;
-      node.append(line.slice(last, start));
-      node.append(el("span", { class: "mention" }, `@${match[2]}`));
-      last = start + match[2].length + 1;
-    }
-    node.append(line.slice(last));
+  // A turn's content: the same Markdown, with its markers and @mentions highlighted.
+  function contentNode(text) {
+    return markdownNode(text, { headingShift: 3, className: "content markdown" });
   }
 
   function collapsible(contentEl, length) {
@@ -107,7 +193,7 @@
       el("span", { class: "spacer" }),
       timeLabel(event.ts));
     const text = status === "timed_out" && !turn.content ? "No response: the turn timed out." : turn.content;
-    const body = collapsible(contentNode(text, turn.markers), (text || "").length);
+    const body = collapsible(contentNode(text), (text || "").length);
     return el("li", {
       class: `tcard turn role-${role} ${status !== "ok" ? "turn-failed" : ""}`,
       "data-seq": event.seq, "data-kind": "turn", "data-turn-id": turn.id, "data-speaker-id": speaker.id,
@@ -131,7 +217,7 @@
       el("span", { class: "spacer" }),
       timeLabel(event.ts));
     const rows = el("dl", { class: "decision-body" });
-    if (d.question) rows.append(el("dt", {}, "Question"), el("dd", { class: "question" }, contentNode(d.question, [])));
+    if (d.question) rows.append(el("dt", {}, "Question"), el("dd", { class: "question" }, contentNode(d.question)));
     if (d.reasoning) rows.append(el("dt", {}, "Reasoning"), el("dd", { class: "reasoning" }, d.reasoning));
     if (d.fallback) rows.append(el("dt", {}, "Fallback"), el("dd", { class: "fallback-reason" }, String(d.fallback)));
     return el("li", {
@@ -155,55 +241,6 @@
     if (previous && previous === event.status) return null;
     return el("li", { class: "status-line", "data-seq": event.seq, "data-kind": "status" },
       el("span", { class: "muted small" }, `Status: ${labels[event.status] || event.status}`));
-  }
-
-  // A small, safe Markdown subset for the conclusion: headings, lists, paragraphs, code
-  // blocks, **bold** and `code`. Built as DOM nodes from text; never innerHTML.
-  function inlineNodes(text) {
-    const nodes = [];
-    const pattern = /(\*\*[^*]+\*\*|`[^`]+`)/g;
-    let last = 0;
-    let match;
-    while ((match = pattern.exec(text)) !== null) {
-      if (match.index > last) nodes.push(text.slice(last, match.index));
-      const token = match[0];
-      nodes.push(token.startsWith("**") ? el("strong", {}, token.slice(2, -2)) : el("code", {}, token.slice(1, -1)));
-      last = match.index + token.length;
-    }
-    if (last < text.length) nodes.push(text.slice(last));
-    return nodes;
-  }
-
-  function markdownNode(text) {
-    const box = el("div", { class: "markdown" });
-    let list = null;
-    let para = null;
-    let code = null;
-    const close = () => { list = null; para = null; };
-    for (const raw of String(text || "").split("\n")) {
-      if (/^\s*```/.test(raw)) {
-        if (code) { code = null; } else { close(); code = el("code"); box.append(el("pre", {}, code)); }
-        continue;
-      }
-      if (code) { code.append(`${raw}\n`); continue; }
-      const line = raw.trimEnd();
-      let m;
-      if (!line.trim()) { close(); continue; }
-      if ((m = /^(#{1,6})\s+(.*)$/.exec(line))) {
-        close();
-        box.append(el(`h${Math.min(6, m[1].length + 3)}`, {}, inlineNodes(m[2])));
-      } else if ((m = /^\s*(?:[-*+]|(\d{1,3})[.)])\s+(.*)$/.exec(line))) {
-        para = null;
-        const tag = m[1] ? "ol" : "ul";
-        if (!list || list.tagName.toLowerCase() !== tag) { list = el(tag); box.append(list); }
-        list.append(el("li", {}, inlineNodes(m[2])));
-      } else {
-        list = null;
-        if (!para) { para = el("p"); box.append(para); } else { para.append(el("br")); }
-        para.append(...inlineNodes(line));
-      }
-    }
-    return box;
   }
 
   window.ConveneRender = { markdownNode, participantCard, moderatorCard, synthesisCard, statusLine, contentNode, gavelIcon };

@@ -4,22 +4,25 @@
   "use strict";
   const { request, el, toast, pageData, roleBadge, STATUS_LABELS } = window.Convene;
   const R = window.ConveneRender;
+  const { EVENTS } = window.ConveneLive;
 
   const page = pageData();
   const id = page.discussionId;
   const $ = (sel) => document.querySelector(sel);
 
+  const POLL_MS = 3000;
+  const OFFLINE_GRACE_MS = 3000;
+
   const state = {
-    status: "draft", round: 0, maxRounds: 5, lastStatus: null,
+    status: "draft", round: 0, maxRounds: 5, lastStatus: null, conclusion: "",
+    usage: { calls: 0, tokens: 0, costUsd: 0 }, seen: { calls: 0, tokens: 0 }, lastUpdate: null,
     seats: new Map(), // seat id -> {name, role}
     airtime: new Map(), // speaker key -> {name, role, turns, tokens}
     rehearsal: false, refused: false,
   };
 
-  const ALLOWED = {
-    draft: ["start"], active: ["pause", "stop", "conclude"], paused: ["resume", "stop", "conclude"],
-    concluded: [], stopped: [], failed: [],
-  };
+  // Verbs allowed from each status, from the server's lifecycle table.
+  const ALLOWED = page.controls || {};
 
   function setStatus(status, round, maxRounds) {
     if (status) state.status = status;
@@ -31,6 +34,8 @@
     badge.textContent = STATUS_LABELS[state.status] || state.status;
     $("#room").dataset.status = state.status;
     $("#round-indicator").textContent = `Round ${state.round} of ${state.maxRounds}`;
+    const stopped = $("#stopped-actions");
+    if (stopped) stopped.hidden = state.status !== "stopped" || state.refused;
     updateControls();
   }
 
@@ -47,12 +52,80 @@
     box.hidden = !message;
   }
 
+  function clock(date) {
+    return date ? date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" }) : "never";
+  }
+
   function setConnection(s, detail) {
     const node = $("#connection");
-    node.dataset.state = s;
+    state.connection = s;
+    if (s === "online") stopPolling();
+    else if (!state.refused) pollSoon();
+    const polling = pollTimer !== null && s !== "online";
+    node.dataset.state = polling ? "polling" : s;
     const labels = { online: "Live", offline: "Offline: reconnecting…", reconnecting: "Reconnecting…", connecting: "Connecting…", error: "Connection problem" };
-    node.querySelector(".label").textContent = labels[s] || s;
+    node.querySelector(".label").textContent = polling
+      ? `Live updates unavailable, retrying · last update ${clock(state.lastUpdate)}`
+      : labels[s] || s;
     node.title = detail ? String(detail) : "";
+  }
+
+  // --- the transcript over REST: first load, and polling while the socket is down ---------
+  function eventFromTurn(t) {
+    const base = { discussionId: id, seq: t.seq, ts: t.createdAt, turn: t };
+    if (t.kind === "decision") return { ...base, type: EVENTS.MODERATOR, decision: t.data || {}, round: t.round };
+    if (t.kind === "synthesis") return { ...base, type: EVENTS.CONCLUDED, conclusion: t.content, status: null };
+    return { ...base, type: EVENTS.TURN };
+  }
+
+  async function fetchTurnsAfter(seq) {
+    const events = [];
+    for (let after = seq, page = 0; page < 20; page += 1) {
+      const { data } = await request("GET", `discussions/${id}/turns?afterSeq=${after}&limit=500`);
+      const rows = Array.isArray(data) ? data : (data && data.results) || [];
+      events.push(...rows.map(eventFromTurn));
+      if (rows.length < 500) break;
+      after = rows[rows.length - 1].seq;
+    }
+    return events;
+  }
+
+  let pollTimer = null;
+  let graceTimer = null;
+  function pollSoon() {
+    if (pollTimer !== null || graceTimer !== null) return;
+    graceTimer = setTimeout(() => {
+      graceTimer = null;
+      if (state.connection !== "online" && !state.refused) startPolling();
+    }, OFFLINE_GRACE_MS);
+  }
+
+  function startPolling() {
+    if (pollTimer !== null) return;
+    pollTimer = setInterval(pollOnce, POLL_MS);
+    setConnection(state.connection || "offline");
+    pollOnce();
+  }
+
+  function stopPolling() {
+    clearTimeout(graceTimer);
+    graceTimer = null;
+    clearInterval(pollTimer);
+    pollTimer = null;
+  }
+
+  async function pollOnce() {
+    try {
+      live.applyFetched(await fetchTurnsAfter(live.lastSeq));
+      const { data } = await request("GET", `discussions/${id}`);
+      setStatus(data.status, data.round, data.maxRounds);
+      if (data.conclusion && data.conclusion !== state.conclusion) showConclusion(data.conclusion);
+      showUsage(data.usage);
+      state.lastUpdate = new Date();
+    } catch (err) {
+      if (err.status === 403 || err.status === 404) refuse("Discussion not found, or you may not view it.");
+    }
+    if (pollTimer !== null) setConnection(state.connection || "offline");
   }
 
   function rememberSeat(seatId, name, role) {
@@ -108,14 +181,20 @@
 
   function showConclusion(text) {
     if (!text) return;
+    state.conclusion = text;
     $("#conclusion-text").replaceChildren(R.markdownNode(text));
     $("#conclusion").hidden = false;
   }
 
   // One event, applied exactly once and in seq order by live.js.
   function onEvent(event, replayed) {
+    state.lastUpdate = new Date();
+    if (event.type !== EVENTS.STATUS) {
+      countUsage(event.turn);
+      if (!replayed) refreshUsageSoon();
+    }
     switch (event.type) {
-      case "discussion:turn": {
+      case EVENTS.TURN: {
         const turn = event.turn || {};
         const sp = turn.speaker || {};
         rememberSeat(sp.id, sp.name, sp.role);
@@ -124,19 +203,20 @@
         countAirtime(turn);
         break;
       }
-      case "discussion:moderator": {
+      case EVENTS.MODERATOR: {
         markRehearsal(event.turn);
         append(R.moderatorCard(event, nameOf));
         break;
       }
-      case "discussion:concluded": {
+      case EVENTS.CONCLUDED: {
         markRehearsal(event.turn);
         append(R.synthesisCard(event));
-        showConclusion(event.conclusion);
+        // A replayed synthesis does not undo a conclusion edited since (the details have the current one).
+        if (!replayed || !state.conclusion) showConclusion(event.conclusion);
         setStatus(event.status);
         break;
       }
-      case "discussion:status": {
+      case EVENTS.STATUS: {
         if (state.lastStatus !== null && state.lastStatus !== event.status) append(R.statusLine(event));
         state.lastStatus = event.status;
         setStatus(event.status, event.round, event.maxRounds);
@@ -148,11 +228,37 @@
     }
   }
 
+  // Quality of the discussion (from REST): airtime balance, open items, corrections and fallbacks.
+  function showAnalytics(a) {
+    if (!a) return;
+    let node = document.getElementById("analytics");
+    if (!node) {
+      node = el("p", { id: "analytics", class: "muted small" });
+      $("#usage").after(node);
+    }
+    const count = (o) => Object.values(o || {}).reduce((x, y) => x + y, 0);
+    node.textContent = `Airtime balance (Gini) ${Number(a.gini || 0).toFixed(2)} · open: ${(a.openQuestions || []).length} question(s), ` +
+      `${(a.openConcerns || []).length} concern(s) · devil's advocate objections ${(a.devilsAdvocateObjections || []).length} · ` +
+      `corrections ${count(a.corrections)}, fallbacks ${count(a.fallbacks)}`;
+  }
+
+  // Totals: the server's figures, never behind what the page has already seen (the bars).
   function showUsage(usage) {
-    if (!usage) return;
-    const tokens = usage.totalTokens || 0;
-    const calls = usage.calls != null ? `${usage.calls} model call${usage.calls === 1 ? "" : "s"} · ` : "";
-    $("#usage").textContent = `${calls}${tokens.toLocaleString()} tokens in total · $${Number(usage.costUsd || 0).toFixed(4)}`;
+    if (usage) state.usage = { calls: usage.calls || 0, tokens: usage.totalTokens || 0, costUsd: Number(usage.costUsd || 0) };
+    const calls = Math.max(state.usage.calls, state.seen.calls);
+    const tokens = Math.max(state.usage.tokens, state.seen.tokens);
+    const node = $("#usage");
+    node.dataset.calls = calls;
+    node.dataset.tokens = tokens;
+    node.textContent = `${calls} model call${calls === 1 ? "" : "s"} · ${tokens.toLocaleString()} tokens in total · $${state.usage.costUsd.toFixed(4)}`;
+  }
+
+  function countUsage(turn) {
+    if (!turn) return;
+    const tokens = Number(turn.tokens) || 0;
+    if (tokens > 0) state.seen.calls += 1;
+    state.seen.tokens += tokens;
+    showUsage(null);
   }
 
   // The room's usage (all calls, facilitator included) comes from REST; refreshed after changes.
@@ -163,13 +269,15 @@
       try {
         const { data } = await request("GET", `discussions/${id}`);
         showUsage(data.usage);
+        showAnalytics(data.analytics);
       } catch (err) { /* the next change tries again */ }
-    }, 1500);
+    }, 800);
   }
 
   async function loadDetails() {
     try {
       const { data } = await request("GET", `discussions/${id}`);
+      state.owner = data.owner;
       $("#room-name").textContent = data.name || `Discussion #${id}`;
       document.title = `${data.name || "Discussion"} · Convene`;
       $("#room-topic").textContent = data.topic && data.topic !== data.name ? data.topic : "";
@@ -189,6 +297,7 @@
         people.append(el("li", { class: "person", "data-role": p.role }, el("span", { class: `swatch role-${p.role}`, "aria-hidden": "true" }), el("span", { class: "name" }, name), roleBadge(p.role)));
       }
       showUsage(data.usage);
+      showAnalytics(data.analytics);
     } catch (err) {
       if (err.status === 403 || err.status === 404) refuse("Discussion not found, or you may not view it.");
       else showError(`Could not load the discussion: ${err.message}`);
@@ -197,19 +306,31 @@
 
   function refuse(message) {
     state.refused = true;
+    stopPolling();
     showError(message);
     updateControls();
     if (live && live.socket) live.socket.disconnect();
     setConnection("error", message);
   }
 
+  function confirmStop() {
+    const dialog = $("#stop-dialog");
+    if (!dialog || typeof dialog.showModal !== "function") return Promise.resolve(window.confirm("Stop this discussion for good?"));
+    return new Promise((resolve) => {
+      dialog.returnValue = "";
+      dialog.addEventListener("close", () => resolve(dialog.returnValue === "stop"), { once: true });
+      dialog.showModal();
+    });
+  }
+
   async function act(action, button) {
+    if (action === "stop" && !(await confirmStop())) return;
     button.dataset.busy = "1";
     updateControls();
     showError("");
     try {
       let ack;
-      if (action === "start" || !live.socket || !live.socket.connected) {
+      if (action === "start" || state.status === "stopped" || !live.socket || !live.socket.connected) {
         // Start is a REST action in the contract; the others fall back to REST when offline.
         const { data } = await request("POST", `discussions/${id}/${action}`);
         ack = { ok: true, status: data && data.status };
@@ -234,6 +355,78 @@
     button.addEventListener("click", () => act(button.dataset.action, button));
   }
 
+  async function copyAsDraft() {
+    try {
+      const { data } = await request("POST", `discussions/${id}/copy`);
+      toast(`Copied as "${data.name}"`);
+      window.location.assign(`/discussions/${data.id}/`);
+    } catch (err) {
+      showError(`Could not copy: ${err.message}`);
+    }
+  }
+  if ($("#btn-copy")) $("#btn-copy").addEventListener("click", copyAsDraft);
+
+  // --- sharing (owner and staff) -----------------------------------------------------------
+  const ACCESS = [["viewer", "Viewer"], ["participant", "Participant"]];
+  async function loadMembers() {
+    const list = $("#members");
+    if (!list) return;
+    try {
+      const { data } = await request("GET", `discussions/${id}/members`);
+      list.replaceChildren(
+        el("li", { class: "member owner" }, el("span", { class: "name" }, state.owner || "Owner"), el("span", { class: "muted small" }, "Owner")),
+        ...(data || []).map((m) => {
+          const select = el("select", { "aria-label": `Access of ${m.username}`, "data-member": m.username },
+            ACCESS.map(([v, label]) => el("option", { value: v, selected: v === m.access }, label)));
+          select.addEventListener("change", () => share(m.username, select.value));
+          const remove = el("button", { type: "button", class: "btn btn-small btn-ghost", "aria-label": `Remove ${m.username}` }, "Remove");
+          remove.addEventListener("click", () => unshare(m.username));
+          return el("li", { class: "member", "data-username": m.username }, el("span", { class: "name" }, m.username), select, remove);
+        }));
+      if (!data || !data.length) list.append(el("li", { class: "muted small" }, "Not shared with anyone yet."));
+    } catch (err) {
+      list.replaceChildren(el("li", { class: "error" }, `Could not load who has access: ${err.message}`));
+    }
+  }
+
+  function shareError(message) {
+    const node = $("#share-error");
+    node.textContent = message || "";
+    node.hidden = !message;
+  }
+
+  async function share(username, access) {
+    shareError("");
+    try {
+      await request("POST", `discussions/${id}/members`, { username, access });
+      toast(`${username} is now a ${access}`);
+    } catch (err) {
+      shareError(err.message);
+    }
+    await loadMembers();
+  }
+
+  async function unshare(username) {
+    if (!window.confirm(`Remove ${username}'s access to this discussion?`)) return;
+    try {
+      await request("DELETE", `discussions/${id}/members/${encodeURIComponent(username)}`);
+      toast(`${username} no longer has access`);
+    } catch (err) {
+      shareError(err.message);
+    }
+    await loadMembers();
+  }
+
+  if ($("#share-form")) {
+    $("#share-form").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const username = $("#share-username").value.trim();
+      if (!username) { shareError("Enter a username."); $("#share-username").focus(); return; }
+      await share(username, $("#share-access").value);
+      if ($("#share-error").hidden) $("#share-username").value = "";
+    });
+  }
+
   const live = new window.ConveneLive.LiveDiscussion(id, {
     onEvent,
     onConnection: setConnection,
@@ -243,8 +436,14 @@
   window.convene = { live, state }; // for debugging and the browser tests
 
   setStatus("draft", 0, 5);
-  loadDetails().then(() => {
+  loadDetails().then(async () => {
     if (state.refused) return;
+    loadMembers();
+    // The transcript comes over REST first: it shows even when live updates cannot connect.
+    try {
+      live.applyFetched(await fetchTurnsAfter(0));
+      state.lastUpdate = new Date();
+    } catch (err) { /* the socket's join replays it */ }
     if (typeof window.io !== "function") {
       // static/vendor/ is filled by `npm --prefix frontend ci` (see frontend/package.json).
       showError("The live connection is unavailable: the Socket.IO client bundle is missing on the server.");
@@ -252,5 +451,6 @@
       return;
     }
     live.connect();
+    if (state.connection !== "online") pollSoon();
   });
 })();

@@ -16,11 +16,29 @@
     synthesis: { input: 3200, output: 700, seconds: 15 },
   };
   const OFFLINE_SECONDS = 0.5;
+  const KIND_OF_CALL = { opening: "facilitator", evaluation: "facilitator", synthesis: "facilitator", participant: "participant" };
+
+  // Seconds one call takes: measured on this server (median of recent calls of that provider),
+  // the demo's pacing for the offline model, or a rough default.
+  function secondsOf(kind, m) {
+    const measured = ((page.latency || {})[m.provider] || {})[KIND_OF_CALL[kind]];
+    const pace = m.provider === "rehearsal" ? Number(page.rehearsalPace || 0) : 0;
+    if (measured && measured.calls >= 3) return { seconds: Math.max(measured.seconds, pace), measured };
+    if (m.offline) return { seconds: Math.max(OFFLINE_SECONDS, pace), measured: null };
+    return { seconds: CALLS[kind].seconds, measured: null };
+  }
 
   let step = 1;
   let agents = [];
 
   // --- steps -------------------------------------------------------------------------
+  // Each step is a history entry: the browser's Back goes to the previous step, not away.
+  function goTo(n) {
+    if (n === step) return;
+    history.pushState({ wizardStep: n }, "", `#step-${n}`);
+    showStep(n);
+  }
+
   function showStep(n) {
     step = n;
     for (const fs of form.querySelectorAll("fieldset.step")) fs.hidden = Number(fs.dataset.step) !== n;
@@ -229,7 +247,9 @@
     const m = modelOf(agent);
     const price = m.offline ? { input: 0, output: 0 } : priceOf(m.model);
     const usd = price ? (size.input * price.input + size.output * price.output) / 1e6 : null;
-    return { tokens: size.input + size.output, usd, seconds: m.offline ? OFFLINE_SECONDS : size.seconds, offline: m.offline, model: m.model };
+    const time = secondsOf(kind, m);
+    return { tokens: size.input + size.output, usd, seconds: time.seconds, measured: time.measured, provider: m.provider,
+      kind: KIND_OF_CALL[kind], offline: m.offline, model: m.model };
   }
 
   function estimate() {
@@ -248,7 +268,13 @@
     const seconds = calls.reduce((s, c) => s + c.seconds, 0);
     const offline = calls.every((c) => c.offline);
     const models = [...new Set(calls.map((c) => c.model || "default"))];
-    return { rounds, calls: calls.length, tokens, usd, unknown, seconds, offline, models };
+    const basis = [...new Map(calls.map((c) => [`${c.provider} ${c.kind}`, c])).values()].map((c) => (c.measured
+      ? `${c.provider} ${c.kind}: measured, about ${c.measured.seconds} s per call (median of ${c.measured.calls} recent calls)`
+      : `${c.provider} ${c.kind}: not measured yet, assumed ${c.seconds} s per call`));
+    if (Number(page.rehearsalPace || 0) > 0 && calls.some((c) => c.provider === "rehearsal")) {
+      basis.push(`the demo paces the offline model at ${page.rehearsalPace} s per answer`);
+    }
+    return { rounds, calls: calls.length, tokens, usd, unknown, seconds, offline, models, basis };
   }
 
   function duration(seconds) {
@@ -262,12 +288,13 @@
     if (!e) { box.replaceChildren(el("dt", {}, "Estimate"), el("dd", {}, "Add a speaking participant first.")); return; }
     const cost = e.offline ? "$0 (offline rehearsal)" : `≈ $${e.usd.toFixed(e.usd < 0.1 ? 3 : 2)}${e.unknown ? " + unpriced models" : ""}`;
     box.replaceChildren(
-      el("dt", {}, "Rounds"), el("dd", {}, roundsMode() === "auto" ? `up to ${e.rounds} (Auto)` : `${e.rounds} (Fixed)`),
+      el("dt", {}, "Rounds"), el("dd", {}, roundsMode() === "auto" ? `up to ${e.rounds} turns (Auto)` : `up to ${e.rounds} turns (Fixed limit)`),
       el("dt", {}, "Model calls"), el("dd", {}, `up to ${e.calls}`),
       el("dt", {}, "Tokens"), el("dd", {}, `≈ ${e.tokens.toLocaleString()}`),
       el("dt", {}, "Cost"), el("dd", { id: "estimate-cost" }, cost),
       el("dt", {}, "Time"), el("dd", { id: "estimate-time" }, duration(e.seconds)),
       el("dt", {}, "Models"), el("dd", {}, e.models.join(", ")));
+    $("#estimate-basis").textContent = `Time is based on ${e.basis.join("; ")}. The facilitator may finish earlier.`;
   }
 
   function renderReview() {
@@ -284,9 +311,22 @@
   }
 
   // --- submit ----------------------------------------------------------------------------
+  // A name from the topic's first words (whole words, at most ~48 characters), not the topic again.
+  function shortName(topic) {
+    const first = topic.split(/(?<=[.?!])\s|\n/)[0].replace(/[?.!:;,]+$/, "");
+    if (first.length <= 48) return first;
+    const words = first.split(/\s+/);
+    let name = "";
+    for (const w of words) {
+      if ((name ? `${name} ${w}` : w).length > 45) break;
+      name = name ? `${name} ${w}` : w;
+    }
+    return `${name || first.slice(0, 45)}…`;
+  }
+
   function payload() {
     const topic = $("#topic").value.trim();
-    const name = $("#name").value.trim() || (topic.length > 80 ? `${topic.slice(0, 77)}…` : topic);
+    const name = $("#name").value.trim() || shortName(topic);
     const body = {
       name, topic,
       format: form.querySelector('input[name="format"]:checked').value,
@@ -300,7 +340,7 @@
 
   async function submit(start) {
     for (const n of [1, 2, 3]) {
-      if (!validate(n)) { showStep(n); return; }
+      if (!validate(n)) { goTo(n); return; }
     }
     const buttons = [$("#wizard-start"), $("#wizard-draft")];
     buttons.forEach((b) => { b.disabled = true; });
@@ -319,8 +359,15 @@
 
   // --- wiring ----------------------------------------------------------------------------
   $("#default-rounds").textContent = page.defaultMaxRounds || 5;
-  $("#wizard-next").addEventListener("click", () => { if (validate(step)) showStep(step + 1); });
-  $("#wizard-back").addEventListener("click", () => showStep(step - 1));
+  $("#wizard-next").addEventListener("click", () => { if (validate(step)) goTo(step + 1); });
+  $("#wizard-back").addEventListener("click", () => history.back());
+  window.addEventListener("popstate", (e) => {
+    const wanted = (e.state && e.state.wizardStep) || 1;
+    // Steps before the one asked for must be valid (e.g. Forward after editing the topic).
+    let n = 1;
+    while (n < wanted && validate(n)) n += 1;
+    showStep(n);
+  });
   $("#wizard-start").addEventListener("click", () => submit(true));
   $("#wizard-draft").addEventListener("click", () => submit(false));
   $("#moderator").addEventListener("change", () => { fieldError("moderator-error", ""); describeModerator(); });
@@ -347,6 +394,8 @@
     }
   });
 
+  history.replaceState({ wizardStep: 1 }, "", window.location.pathname);
+  step = 0;
   showStep(1);
   $("#topic").focus();
   loadAgents();

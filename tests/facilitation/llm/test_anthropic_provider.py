@@ -24,7 +24,7 @@ def provider(server):
 
 def ask(text="What should we decide?", **overrides) -> LLMRequest:
     fields = {
-        "system": "You are the facilitator. " * 20,
+        "system": "You are the facilitator. " * 200,
         "messages": [{"role": "user", "content": text}],
         "purpose": "evaluation",
         "max_tokens": 300,
@@ -59,7 +59,7 @@ def test_request_carries_cache_control_limits_and_no_sdk_retries(server, provide
 
     body = server.requests[-1]["body"]
     assert body["system"] == [
-        {"type": "text", "text": "You are the facilitator. " * 20, "cache_control": {"type": "ephemeral"}}
+        {"type": "text", "text": "You are the facilitator. " * 200, "cache_control": {"type": "ephemeral"}}
     ]
     assert body["messages"] == [{"role": "user", "content": "What should we decide?"}]
     assert (body["model"], body["max_tokens"]) == ("claude-other", 77)
@@ -195,3 +195,52 @@ def test_from_settings_defaults_the_model(settings):
 )
 def test_retry_after_parsing(headers, expected):
     assert retry_after_seconds(headers) == expected
+
+
+def test_a_prefix_under_1024_tokens_is_never_cached(server, provider):
+    provider.complete(ask("one", system="Short system."))
+    second = provider.complete(ask("two", system="Short system."))
+    assert second.cache_read_tokens == 0 and second.cache_write_tokens == 0
+
+
+def blocks(*texts, marks=()):
+    return [{"role": "user", "content": [dict({"type": "text", "text": t}, **({"cache_control": {"type": "ephemeral"}} if n in marks else {}))
+                                         for n, t in enumerate(texts)]}]
+
+
+def test_message_breakpoints_cache_an_append_only_prompt_block_by_block(server, provider):
+    turn = "A turn of realistic length. " * 40  # about 280 tokens
+    first = provider.complete(ask(messages=blocks(turn + "1", "state A", marks=(0,))))
+    second = provider.complete(ask(messages=blocks(turn + "1", turn + "2", "state B", marks=(1,))))
+    # the second request finds the first one's prefix one block before its breakpoint, and writes only the new turn
+    assert second.cache_read_tokens == first.cache_read_tokens + first.cache_write_tokens
+    assert 0 < second.cache_write_tokens < 300
+    changed = provider.complete(ask(messages=blocks(turn + "X", turn + "2", "state C", marks=(1,))))
+    system_prefix = len("You are the facilitator. " * 200) // 4 + 1
+    assert changed.cache_read_tokens == system_prefix < second.cache_read_tokens  # only the identical system prefix is read
+
+
+def test_at_most_four_breakpoints_are_sent_the_latest_kept(server, provider):
+    provider.complete(ask(messages=blocks("a", "b", "c", "d", "e", marks=(0, 1, 2, 3, 4))))
+    body = server.requests[-1]["body"]
+    marked = [b["text"] for b in body["messages"][0]["content"] if b.get("cache_control")]
+    assert marked == ["c", "d", "e"] and body["system"][0]["cache_control"]
+
+
+SCHEMA = {"type": "object", "properties": {"decision": {"type": "string", "enum": ["continue", "synthesize"]},
+                                           "nextParticipantId": {"anyOf": [{"type": "integer", "enum": [5, 7]}, {"type": "null"}]}},
+          "required": ["decision", "nextParticipantId"], "additionalProperties": False}
+
+
+def test_a_schema_forces_a_tool_call_whose_input_is_the_answer(server, provider):
+    server.responder = lambda body: {"decision": "continue", "nextParticipantId": 7}
+    response = provider.complete(ask(response_schema=SCHEMA, response_name="record_decision"))
+    body = server.requests[-1]["body"]
+    assert body["tools"] == [{"name": "record_decision", "description": "Record the answer.", "input_schema": SCHEMA}]
+    assert body["tool_choice"] == {"type": "tool", "name": "record_decision"}
+    assert response.text == '{"decision": "continue", "nextParticipantId": 7}'
+
+
+def test_without_a_schema_no_tool_is_offered(server, provider):
+    provider.complete(ask())
+    assert "tools" not in server.requests[-1]["body"] and "tool_choice" not in server.requests[-1]["body"]

@@ -117,3 +117,31 @@ def test_from_settings(settings, server):
 
     assert response.model == "gpt-4o-mini"
     assert server.requests[-1]["headers"]["authorization"] == "Bearer not-needed"
+
+
+SCHEMA = {"type": "object", "properties": {"decision": {"type": "string", "enum": ["continue", "synthesize"]}},
+          "required": ["decision"], "additionalProperties": False}
+
+
+def test_a_schema_asks_for_a_strict_json_schema_response(server, provider):
+    server.responder = lambda body: {"decision": "synthesize"}
+    response = provider.complete(ask(response_schema=SCHEMA, response_name="record_decision"))
+    assert server.requests[-1]["body"]["response_format"] == {
+        "type": "json_schema", "json_schema": {"name": "record_decision", "schema": SCHEMA, "strict": True}}
+    assert response.text == '{"decision": "synthesize"}'
+
+
+def test_a_server_without_json_schema_is_asked_in_plain_json_and_remembered():
+    with FakeOpenAIServer(json_schema=False, responder=lambda body: '{"decision": "continue"}') as server:
+        provider = OpenAIProvider(base_url=server.url, model="llama3.2")
+        assert provider.complete(ask(response_schema=SCHEMA)).text == '{"decision": "continue"}'
+        assert [("response_format" in r["body"]) for r in server.requests] == [True, False]
+        again = OpenAIProvider(base_url=server.url, model="llama3.2")
+        again.complete(ask(response_schema=SCHEMA))
+        assert "response_format" not in server.requests[-1]["body"] and len(server.requests) == 3
+
+
+def test_block_messages_are_flattened_to_text(server, provider):
+    blocks = [{"type": "text", "text": "First.", "cache_control": {"type": "ephemeral"}}, {"type": "text", "text": "Second."}]
+    provider.complete(ask(messages=[{"role": "user", "content": blocks}]))
+    assert server.requests[-1]["body"]["messages"][1] == {"role": "user", "content": "First.\n\nSecond."}

@@ -1,0 +1,67 @@
+"""SQL statements per engine step, by step kind: what a durable step asks of the database.
+
+One discussion of ``--rounds`` rounds runs in-process through the real ``facilitation.runs.runner.run_step``
+with a model that answers at once (``facilitation.discussions.steps.provider_for`` is replaced), on a fresh
+SQLite file. Every statement a step sends is counted (Django's ``CaptureQueriesContext``: claim,
+context, commit, usage; BEGIN/COMMIT are not statements here), and the counts are printed per step
+kind (median over the room's steps of that kind). A participant turn is a turn step plus the
+evaluation that picked its speaker.
+
+    python benchmarks/step_statements.py [--rounds 5] [--json PATH]
+"""
+import statistics
+
+import common as C
+
+
+def main(argv=None) -> int:
+    p = C.parser(__doc__.splitlines()[0])
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("-v", "--verbose", action="store_true", help="also print the statements of one step of each kind")
+    args = p.parse_args(argv)
+    tmp = C.temp_dir("statements")
+    C.setup_django(C.sqlite_url(tmp / "convene.sqlite3"), realtime="off")
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from facilitation.discussions import steps as discussion_steps
+    from facilitation.actions.lifecycle import do_start_discussion
+    from facilitation.runs.runner import run_step
+    from facilitation.runs.leases import current
+    from facilitation.runs.scheduling import inline
+
+    provider = C.instant_provider()
+    discussion_steps.provider_for = lambda name="": provider
+    cast = C.Cast("stmts")
+    room = cast.room(args.rounds)
+    counts: dict[str, list[int]] = {}
+    samples: dict[str, list[str]] = {}
+    with inline():
+        do_start_discussion(room.pk)
+        while True:
+            seq = current(room.pk).step_seq
+            with CaptureQueriesContext(connection) as queries:
+                result = run_step(room.pk, seq)
+            if result.outcome != "committed":
+                raise SystemExit(f"step {seq}: {result.outcome}")
+            statements = [q["sql"] for q in queries.captured_queries if q["sql"].split()[0].upper() not in ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE")]
+            counts.setdefault(result.step, []).append(len(statements))
+            samples.setdefault(result.step, statements)
+            if result.step == "synthesis":
+                break
+    rows = [[kind, len(v), statistics.median(v), min(v), max(v)] for kind, v in sorted(counts.items())]
+    print(C.table(["step kind", "steps", "statements (median)", "min", "max"], rows,
+                  title=f"SQL statements per engine step ({args.rounds} rounds, SQLite; {C.machine()})"))
+    turn = statistics.median(counts["turn"]) + statistics.median(counts["evaluation"])
+    print(f"\nPer participant turn (turn + evaluation): {turn:g} statements")
+    if args.verbose:
+        for kind, statements in samples.items():
+            print(f"\n{kind}:")
+            for sql in statements:
+                print("  " + sql[:160])
+    C.write_json(args.json, "step_statements", {"rounds": args.rounds, "per_kind": counts, "per_turn": turn})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,58 @@
+"""What a platform update means, whatever the platform: the normalized inbound events.
+
+Each adapter's ``parse`` turns a verified webhook payload into a list of these; ``inbound``
+acts on them. Pure data, no Django.
+"""
+from dataclasses import dataclass, field
+
+from rooms.actions.chat import Account, ChatRef
+
+
+@dataclass(frozen=True)
+class BotAdded:
+    chat: ChatRef
+    actor: Account | None  # who added the bot
+
+
+@dataclass(frozen=True)
+class BotRemoved:
+    chat: ChatRef
+    actor: Account | None
+
+
+@dataclass(frozen=True)
+class MembersChanged:
+    chat: ChatRef
+    joined: tuple[Account, ...] = ()
+    left: tuple[Account, ...] = ()
+    actor: Account | None = None
+
+
+@dataclass(frozen=True)
+class Migrated:
+    """A Telegram group became a supergroup: ``old_id`` -> ``new_id``."""
+
+    platform: str
+    old_id: str
+    new_id: str
+
+
+@dataclass(frozen=True)
+class Message:
+    chat: ChatRef
+    sender: Account
+    text: str
+    message_id: str
+    reply_to: str = ""
+    # Accounts mentioned in the message (by entity), and whether our bot was one of them.
+    mentioned: tuple[Account, ...] = ()
+    mentions_bot: bool = False
+    # The command, when the text is one addressed to us: ("facilitator", ["start", "CODE"]) or ("start", ["CODE"]).
+    command: tuple[str, tuple[str, ...]] | None = None
+    # Teams: the text with our @mention taken out.
+    clean_text: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def is_direct(self) -> bool:
+        return self.chat.kind == "direct"

@@ -1,0 +1,247 @@
+"""Acting on what arrived from a chat platform (normalized events), in the bridge's worker.
+
+Each event becomes rows through actions: the bot added (and by whom), rosters, a group
+upgraded to a supergroup, a message recorded as a turn of the linked room, and commands
+(``/facilitator start CODE`` links the group to a room; ``/start CODE`` in a direct chat
+links the sender's account to their Convene user). The bot's own messages are never
+input; other bots' messages only when they address our bot.
+"""
+import logging
+
+from django.db import transaction
+
+from channels_bridge import bots
+from channels_bridge.events import BotAdded, BotRemoved, MembersChanged, Message, Migrated
+from facilitation.actions.comments import do_record_chat_message
+from rooms import meeting
+from rooms.access import can_control
+from rooms.actions import chat as chat_actions
+from rooms.actions.chat import CodeRefused
+from rooms.actions.deliveries import queue_direct_to_identity, queue_post
+from rooms.errors import ActionError
+from rooms.models import Chat, ChatIdentity, ChatLink, ChatMember, Delivery
+
+log = logging.getLogger("convene.bridge")
+
+HELP_GROUP = ("I relay this chat to a Convene discussion and back. In the group: "
+              "/facilitator start CODE links it to the discussion whose code it is, "
+              "/facilitator status says who moderates and toward what, /facilitator stop ends it.")
+HELP_DIRECT = ("Hello! To link this account to your Convene user, ask Convene for a code "
+               "(POST /api/me/chat-identities) and send /start CODE here.")
+GREETING = ("Hello, I am the Convene facilitator. Nothing here is relayed until someone links this chat "
+            "to a discussion with /facilitator start CODE (the code comes from the discussion's owner).")
+
+
+def _person(identity: ChatIdentity | None) -> meeting.Person | None:
+    return meeting.person_of_identity(identity) if identity is not None else None
+
+
+def _publish_on_commit(event: meeting.MeetingEvent) -> None:
+    transaction.on_commit(lambda: meeting.publish(event))
+
+
+def _reply(chat: Chat, text: str, room=None) -> Delivery:
+    return queue_post(chat, text, kind=Delivery.Kind.REPLY, room=room)
+
+
+# --- membership -----------------------------------------------------------------------------
+
+
+def on_bot_added(ev: BotAdded, correlation: str) -> Chat:
+    chat = chat_actions.do_record_bot_added(ev.chat, ev.actor, correlation_id=correlation)
+    if chat.platform == "teams" and chat.kind != Chat.Kind.DIRECT:
+        _fetch_teams_roster(chat, correlation)
+    if chat.kind != Chat.Kind.DIRECT and not ChatLink.objects.filter(chat=chat, active=True).exists():
+        _reply(chat, GREETING)
+    inviter = chat.added_by
+    meeting.publish(meeting.MeetingEvent("bot_added", chat.platform, chat.pk, actor=_person(inviter)))
+    return chat
+
+
+def _fetch_teams_roster(chat: Chat, correlation: str) -> None:
+    """Teams lists a conversation's members (Telegram has no such call)."""
+    from channels_bridge.teams import client as teams_client
+    from channels_bridge.teams.parse import PLATFORM
+
+    try:
+        members = teams_client.get_members(chat.service_url, chat.external_id)
+    except teams_client.ConnectorError:
+        log.warning("could not list the members of Teams chat %s", chat.pk, exc_info=True)
+        return
+    accounts = tuple(
+        chat_actions.Account(PLATFORM, m["id"], name=m.get("name") or "", aad_object_id=m.get("aadObjectId") or m.get("objectId") or "",
+                             tenant_id=chat.tenant_id, is_bot=str(m["id"]).startswith("28:"))
+        for m in members if isinstance(m, dict) and m.get("id")
+    )
+    ref = chat_actions.ChatRef(chat.platform, chat.external_id, kind=chat.kind, platform_type=chat.platform_type, title=chat.title,
+                               service_url=chat.service_url, tenant_id=chat.tenant_id)
+    chat_actions.do_record_members(ref, joined=accounts, via=ChatMember.Via.MEMBERS_API, correlation_id=correlation)
+
+
+def on_members(ev: MembersChanged, correlation: str) -> None:
+    chat = chat_actions.do_record_members(ev.chat, joined=ev.joined, left=ev.left, actor=ev.actor, correlation_id=correlation)
+    ids = ChatIdentity.objects.filter(platform=chat.platform, external_id__in=[a.external_id for a in ev.joined + ev.left])
+    by_id = {i.external_id: i for i in ids}
+    meeting.publish(meeting.MeetingEvent(
+        "members_changed", chat.platform, chat.pk,
+        actor=_person(ChatIdentity.objects.filter(platform=chat.platform, external_id=ev.actor.external_id).first()) if ev.actor else None,
+        joined=tuple(_person(by_id[a.external_id]) for a in ev.joined if a.external_id in by_id),
+        left=tuple(_person(by_id[a.external_id]) for a in ev.left if a.external_id in by_id),
+    ))
+
+
+# --- messages -------------------------------------------------------------------------------
+
+
+def _is_own(sender, platform: str, own_id: str) -> bool:
+    return bool(own_id) and sender.external_id == own_id
+
+
+def on_message(ev: Message, own_id: str, correlation: str) -> str:
+    if _is_own(ev.sender, ev.chat.platform, own_id):
+        return "own message"
+    if ev.sender.is_bot and not ev.mentions_bot:
+        return "another bot"
+    chat = chat_actions.see_chat(ev.chat)
+    identity = chat_actions.see_identity(ev.sender, service_url=ev.chat.service_url)
+    if ev.is_direct:
+        chat_actions.do_note_direct_chat(identity, conversation_id=chat.external_id if chat.platform == "teams" else "",
+                                         correlation_id=correlation)
+    else:
+        chat_actions.touch_member(chat, identity, ChatMember.Via.MESSAGE)
+        _touch_mentioned(chat, ev)
+    if ev.command is not None:
+        return on_command(chat, identity, ev.command, direct=ev.is_direct, correlation=correlation)
+    if ev.is_direct:
+        queue_direct_to_identity(identity, HELP_DIRECT, kind=Delivery.Kind.REPLY, correlation_id=correlation)
+        return "direct message answered"
+    obs = do_record_chat_message(chat, identity, ev.clean_text or ev.text, message_id=ev.message_id, reply_to=ev.reply_to, correlation_id=correlation)
+    return f"turn {obs.seq}" if obs is not None else "not linked"
+
+
+def _touch_mentioned(chat: Chat, ev: Message) -> None:
+    for account in ev.mentioned:
+        if account.external_id:
+            chat_actions.touch_member(chat, chat_actions.see_identity(account), ChatMember.Via.MENTION)
+        elif account.username:
+            known = ChatIdentity.objects.filter(platform=chat.platform, username__iexact=account.username).first()
+            if known is not None:
+                chat_actions.touch_member(chat, known, ChatMember.Via.MENTION)
+
+
+# --- commands -------------------------------------------------------------------------------
+
+
+def on_command(chat: Chat, identity: ChatIdentity, command: tuple[str, tuple[str, ...]], *, direct: bool, correlation: str) -> str:
+    name, args = command
+    if direct:
+        return _direct_command(identity, name, args, correlation)
+    link = chat_actions.live_link(chat)
+    offered = meeting.offer_command(meeting.Command(name, args, chat, identity, link.room_id if link else None))
+    if offered is not None:
+        _reply(chat, offered, room=link.room if link else None)
+        return f"{name} handled by a listener"
+    verb, rest = (args[0].lower(), args[1:]) if name == "facilitator" and args else (name, args)
+    if name == "start":  # the ?startgroup=CODE deep link arrives as "/start CODE"
+        verb, rest = "start", args
+    if verb == "start":
+        return _link(chat, identity, rest, correlation)
+    if verb == "status":
+        _reply(chat, status_text(link), room=link.room if link else None)
+        return "status"
+    if verb == "stop":
+        return _stop(chat, identity, link, correlation)
+    _reply(chat, HELP_GROUP)
+    return "help"
+
+
+def _direct_command(identity: ChatIdentity, name: str, args: tuple[str, ...], correlation: str) -> str:
+    if name == "facilitator" and args and args[0].lower() == "start":
+        name, args = "start", args[1:]
+    code = args[0] if name == "start" and args else ""
+    if not code:
+        queue_direct_to_identity(identity, HELP_DIRECT, kind=Delivery.Kind.REPLY, correlation_id=correlation)
+        return "help"
+    try:
+        linked = chat_actions.do_link_identity(identity, code, correlation_id=correlation)
+    except CodeRefused as exc:
+        queue_direct_to_identity(identity, f"{exc.message} Ask Convene for a new code.", kind=Delivery.Kind.REPLY,
+                                 correlation_id=correlation)
+        return "identity code refused"
+    queue_direct_to_identity(linked, f"Linked: this account now speaks as {linked.user.get_username()} in Convene.",
+                             kind=Delivery.Kind.REPLY, correlation_id=correlation)
+    return "identity linked"
+
+
+def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation: str) -> str:
+    if not args:
+        _reply(chat, "Send /facilitator start CODE with the code from the discussion's owner.")
+        return "start without code"
+    try:
+        link = chat_actions.do_link_chat(chat, args[0], identity, correlation_id=correlation)
+    except (CodeRefused, ActionError) as exc:
+        _reply(chat, f"{exc.message} Ask the discussion's owner for a new code.")
+        return "link refused"
+    room = link.room
+    _reply(chat, f"Linked to the discussion \u201c{room.name}\u201d. What is said here appears there, and what is said "
+                 "there appears here. /facilitator status tells more; /facilitator stop ends it.", room=room)
+    transaction.on_commit(lambda: meeting.publish(meeting.MeetingEvent("linked", chat.platform, chat.pk, room_id=room.pk,
+                                                                       actor=_person(identity))))
+    return f"linked to room {room.pk}"
+
+
+def status_text(link: ChatLink | None) -> str:
+    if link is None:
+        return "No facilitation is active here: this chat is not linked to a discussion. " + HELP_GROUP
+    room = link.room
+    moderator = room.moderator.name if room.moderator_id else "nobody yet"
+    state = room.engine_state or {}
+    done = state.get("definitionOfDone") or "not set"
+    deadline = state.get("deadline") or "none"
+    report = ", ".join(state.get("reportTo") or []) or "the discussion's owner"
+    return (f"Moderated by {moderator} toward: {room.topic}\nDiscussion: {room.name} ({room.status})\n"
+            f"Definition of done: {done}\nDeadline: {deadline}\nThe result goes to: {report}")
+
+
+def _stop(chat: Chat, identity: ChatIdentity, link: ChatLink | None, correlation: str) -> str:
+    if link is None:
+        _reply(chat, "Nothing to stop: this chat is not linked to a discussion.")
+        return "stop without link"
+    allowed = link.linked_by_id == identity.pk or (identity.user_id and can_control(identity.user, link.room))
+    if not allowed:
+        _reply(chat, "Only whoever linked this chat, or the discussion's owner (with a linked account), can stop it.",
+               room=link.room)
+        return "stop refused"
+    room = link.room
+    chat_actions.do_unlink_chat(link, user=identity.user if identity.user_id else None, reason="stopped in chat",
+                                correlation_id=correlation)
+    _reply(chat, f"Stopped: this chat is no longer linked to \u201c{room.name}\u201d. Thank you all.", room=room)
+    transaction.on_commit(lambda: meeting.publish(meeting.MeetingEvent("unlinked", chat.platform, chat.pk, room_id=room.pk,
+                                                                       actor=_person(identity))))
+    return "unlinked"
+
+
+# --- entry point ------------------------------------------------------------------------------
+
+
+def handle(events: list, own_id: str, correlation: str) -> list[str]:
+    notes = []
+    for ev in events:
+        if isinstance(ev, BotAdded):
+            on_bot_added(ev, correlation)
+            notes.append("bot added")
+        elif isinstance(ev, BotRemoved):
+            chat = chat_actions.do_record_bot_removed(ev.chat, ev.actor, correlation_id=correlation)
+            meeting.publish(meeting.MeetingEvent("bot_removed", chat.platform, chat.pk))
+            notes.append("bot removed")
+        elif isinstance(ev, MembersChanged):
+            on_members(ev, correlation)
+            notes.append("members changed")
+        elif isinstance(ev, Migrated):
+            chat = chat_actions.do_migrate_chat(ev.platform, ev.old_id, ev.new_id, correlation_id=correlation)
+            if chat is not None:
+                meeting.publish(meeting.MeetingEvent("migrated", chat.platform, chat.pk))
+            notes.append("migrated")
+        elif isinstance(ev, Message):
+            notes.append(on_message(ev, own_id, correlation))
+    return notes

@@ -1,0 +1,77 @@
+"""Sending one delivery, once: claim it, hand it to its platform, record the outcome.
+
+The claim (a locked conditional update) makes one worker the sender; parts already sent
+are skipped on a retry; a transient failure is retried with exponential backoff and
+jitter until ``MAX_ATTEMPTS``, then the delivery is ``undeliverable`` with its diagnostic.
+Pacing waits (a token bucket said "not yet") do not count as attempts.
+"""
+import random
+
+from django.conf import settings
+
+from channels_bridge import bots
+from rooms.actions import deliveries as outbox
+
+
+def _platform_sender(platform: str):
+    if platform == "telegram":
+        from channels_bridge.telegram.send import deliver
+    elif platform == "teams":
+        from channels_bridge.teams.send import deliver
+    else:
+        return None
+    return deliver
+
+
+def backoff(attempts: int) -> float:
+    base = min(60.0, 1.0 * 2 ** max(0, attempts - 1))
+    return base * random.uniform(0.75, 1.25)
+
+
+def send_delivery(delivery_id: int) -> float | None:
+    """Try to send; returns seconds after which to try again, or None when finished."""
+    claim = outbox.claim_delivery(delivery_id)
+    if claim.done:
+        return None
+    if claim.delivery is None:
+        return max(0.05, claim.wait)
+    d = claim.delivery
+    deliver = _platform_sender(d.platform)
+    if deliver is None:
+        outbox.mark_undeliverable(d.pk, diagnostic=f"No bridge for platform {d.platform!r}.")
+        return None
+    try:
+        result = deliver(d)
+    except Exception as exc:  # an unexpected failure is retried like a transient one, then given up
+        result = _unexpected(exc)
+    if result.kind == "sent":
+        outbox.mark_sent(d.pk, message_ids=result.message_ids)
+        bots.touch_sent(d.platform)
+        return _hand_over(d.pk)
+    if result.kind == "wait":
+        outbox.release_delivery(d.pk, wait=result.wait)
+        return max(0.05, result.wait)
+    if result.kind == "undeliverable":
+        outbox.mark_undeliverable(d.pk, diagnostic=result.diagnostic)
+        return _hand_over(d.pk)
+    limit = settings.BRIDGES.get("MAX_ATTEMPTS", 8)
+    if d.attempts >= limit:
+        outbox.mark_undeliverable(d.pk, diagnostic=f"{result.diagnostic} Gave up after {d.attempts} attempts.")
+        return _hand_over(d.pk)
+    wait = result.wait if result.wait is not None else backoff(d.attempts)
+    outbox.mark_retrying(d.pk, wait=wait, diagnostic=result.diagnostic)
+    return max(0.05, wait)
+
+
+def _hand_over(delivery_id: int) -> None:
+    """Messages to one place go out in order: a finished one starts the next."""
+    following = outbox.next_in_line(delivery_id)
+    if following is not None:
+        outbox.redispatch([following])
+    return None
+
+
+def _unexpected(exc: Exception):
+    from channels_bridge import outcome
+
+    return outcome.retry(f"Sending failed: {type(exc).__name__}: {exc}")

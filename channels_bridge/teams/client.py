@@ -1,0 +1,94 @@
+"""Calls to the Bot Connector (the Bot Framework REST API) at an activity's ``serviceUrl``.
+
+``POST /v3/conversations`` creates a conversation (a direct chat needs the tenant id);
+``POST /v3/conversations/{id}/activities`` sends; ``PUT .../activities/{activityId}``
+updates a message in place; ``GET /v3/conversations/{id}/members`` lists the roster.
+"""
+import threading
+from urllib.parse import quote
+
+import httpx
+from django.conf import settings
+
+from channels_bridge.teams import tokens
+
+_lock = threading.Lock()
+_http: httpx.Client | None = None
+
+
+class ConnectorError(Exception):
+    def __init__(self, status: int, message: str, retry_after: float | None = None):
+        super().__init__(f"{status}: {message}")
+        self.status = status
+        self.message = message
+        self.retry_after = retry_after
+
+
+def configured() -> bool:
+    b = settings.BRIDGES
+    return bool(b["TEAMS_APP_ID"] and b["TEAMS_APP_PASSWORD"])
+
+
+def _client() -> httpx.Client:
+    global _http
+    with _lock:
+        if _http is None:
+            _http = httpx.Client(timeout=httpx.Timeout(20.0, connect=5.0))
+        return _http
+
+
+def _url(service_url: str, *parts: str) -> str:
+    return service_url.rstrip("/") + "/v3/conversations" + "".join("/" + quote(p, safe="") for p in parts)
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _call(method: str, url: str, body: dict | None = None) -> dict | list:
+    for attempt in (1, 2):
+        try:
+            token = tokens.bot_token(force=attempt == 2)
+        except tokens.TokenError as exc:
+            raise ConnectorError(0, str(exc)) from exc
+        try:
+            response = _client().request(method, url, json=body, headers={"Authorization": f"Bearer {token}"})
+        except httpx.HTTPError as exc:
+            raise ConnectorError(0, f"The connector could not be reached: {exc}") from exc
+        if response.status_code == 401 and attempt == 1:
+            continue  # a revoked or rotated token: fetch a fresh one once
+        if response.status_code >= 400:
+            try:
+                detail = response.json().get("error", {}).get("message") or response.text
+            except ValueError:
+                detail = response.text
+            raise ConnectorError(response.status_code, str(detail)[:500], _retry_after(response))
+        if not response.content:
+            return {}
+        return response.json()
+    raise ConnectorError(401, "The connector refused the bot's token.")
+
+
+def send_activity(service_url: str, conversation_id: str, activity: dict) -> str:
+    return str(_call("POST", _url(service_url, conversation_id, "activities"), activity).get("id", ""))
+
+
+def update_activity(service_url: str, conversation_id: str, activity_id: str, activity: dict) -> str:
+    body = {**activity, "id": activity_id}
+    result = _call("PUT", _url(service_url, conversation_id, "activities", activity_id), body)
+    return str((result or {}).get("id") or activity_id)
+
+
+def create_conversation(service_url: str, *, bot_id: str, member_id: str, tenant_id: str) -> str:
+    body = {"bot": {"id": bot_id}, "members": [{"id": member_id}], "isGroup": False,
+            "tenantId": tenant_id, "channelData": {"tenant": {"id": tenant_id}}}
+    return str(_call("POST", _url(service_url), body)["id"])
+
+
+def get_members(service_url: str, conversation_id: str) -> list[dict]:
+    result = _call("GET", _url(service_url, conversation_id, "members"))
+    return result if isinstance(result, list) else []

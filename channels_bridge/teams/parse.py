@@ -1,0 +1,117 @@
+"""Bot Framework activities -> normalized inbound events, read with the Microsoft 365 Agents
+SDK's schema (``microsoft_agents.activity.Activity``).
+
+What matters, per Teams: ``conversationUpdate`` with ``membersAdded`` containing the bot's
+own id (the ``recipient``) means the bot was added, and ``from`` is who added it;
+``conversation.conversationType`` is ``personal``, ``groupChat`` or ``channel``; in groups
+the bot receives messages that @mention it, with ``<at>Name</at>`` in the text and a
+``mention`` entity; the tenant is ``conversation.tenantId`` or ``channelData.tenant.id``.
+"""
+import html
+import re
+
+from microsoft_agents.activity import Activity
+from pydantic import ValidationError
+
+from channels_bridge import commands
+from channels_bridge.events import BotAdded, BotRemoved, MembersChanged, Message
+from rooms.actions.chat import Account, ChatRef
+
+PLATFORM = "teams"
+KINDS = {"personal": "direct", "groupChat": "group", "channel": "channel"}
+
+
+class Malformed(ValueError):
+    pass
+
+
+def load(payload: dict) -> Activity:
+    if not isinstance(payload, dict):
+        raise Malformed("An activity is a JSON object.")
+    try:
+        activity = Activity.model_validate(payload)
+    except ValidationError as exc:
+        raise Malformed(f"Not a valid activity: {exc.errors()[0].get('msg', 'invalid')}") from exc
+    if not activity.type or activity.conversation is None or not activity.conversation.id or not activity.service_url:
+        raise Malformed("An activity needs type, conversation.id and serviceUrl.")
+    return activity
+
+
+def tenant_of(activity: Activity) -> str:
+    if activity.conversation is not None and activity.conversation.tenant_id:
+        return activity.conversation.tenant_id
+    data = activity.channel_data if isinstance(activity.channel_data, dict) else {}
+    tenant = data.get("tenant") if isinstance(data.get("tenant"), dict) else {}
+    return str(tenant.get("id") or "")
+
+
+def _account(member, tenant: str) -> Account | None:
+    if member is None or not member.id:
+        return None
+    is_bot = (member.role or "") == "bot" or member.id.startswith("28:")
+    return Account(PLATFORM, member.id, name=member.name or "", is_bot=is_bot, aad_object_id=member.aad_object_id or "",
+                   tenant_id=tenant)
+
+
+def chat_ref(activity: Activity) -> ChatRef:
+    conv = activity.conversation
+    ctype = conv.conversation_type or ("groupChat" if conv.is_group else "personal")
+    return ChatRef(PLATFORM, conv.id, kind=KINDS.get(ctype, "group"), platform_type=ctype, title=conv.name or "",
+                   service_url=activity.service_url, tenant_id=tenant_of(activity))
+
+
+_AT = re.compile(r"<at[^>]*>(.*?)</at>", re.S | re.I)
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def plain_text(text: str) -> str:
+    """Teams text as people wrote it: mentions as names, markup and entities removed."""
+    text = _AT.sub(lambda m: m.group(1), text or "")
+    return html.unescape(_TAGS.sub("", text)).replace("\xa0", " ").strip()
+
+
+def parse_activity(payload: dict) -> list:
+    activity = load(payload)
+    chat = chat_ref(activity)
+    tenant = chat.tenant_id
+    bot_id = activity.recipient.id if activity.recipient is not None else ""
+    actor = _account(activity.from_property, tenant)
+    kind = activity.type
+    if kind == "conversationUpdate":
+        events: list = []
+        added = activity.members_added or []
+        removed = activity.members_removed or []
+        if any(m.id == bot_id for m in added):
+            events.append(BotAdded(chat, actor))
+        joined = tuple(a for m in added if m.id != bot_id and (a := _account(m, tenant)))
+        left = tuple(a for m in removed if m.id != bot_id and (a := _account(m, tenant)))
+        if joined or left:
+            events.append(MembersChanged(chat, joined=joined, left=left, actor=actor))
+        if any(m.id == bot_id for m in removed):
+            events.append(BotRemoved(chat, actor))
+        return events
+    if kind == "installationUpdate":
+        action = (activity.action or "").lower()
+        if action.startswith("add"):
+            return [BotAdded(chat, actor)]
+        if action.startswith("remove"):
+            return [BotRemoved(chat, actor)]
+        return []
+    if kind != "message" or actor is None:
+        return []
+    raw = activity.text or ""
+    mentioned, mentions_bot, clean = [], False, raw
+    for mention in activity.get_mentions():
+        who = mention.mentioned
+        if who is not None and who.id == bot_id:
+            mentions_bot = True
+            if mention.text:
+                clean = clean.replace(mention.text, " ")
+        elif (account := _account(who, tenant)) is not None:
+            mentioned.append(account)
+    clean = plain_text(clean)
+    direct = chat.kind == "direct"
+    command = commands.parse_addressed(clean) if (mentions_bot or direct) else None
+    return [Message(chat=chat, sender=actor, text=plain_text(raw), message_id=activity.id or "",
+                    reply_to=activity.reply_to_id or "", mentioned=tuple(mentioned), mentions_bot=mentions_bot,
+                    command=command, clean_text=clean)]

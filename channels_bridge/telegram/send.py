@@ -1,0 +1,140 @@
+"""Sending a delivery to Telegram: pacing, splitting, mentions, errors.
+
+A message longer than 4,096 characters goes out in parts split on paragraph boundaries;
+parts already sent are recorded, so a retry resumes after them. Mentions become
+``text_mention`` entities and the relayed speaker's name a ``bold`` one, with offsets in
+UTF-16 code units. Pacing: a token bucket per chat (about one message a second), per group
+(20 a minute) and overall; a 429's ``retry_after`` blocks the chat's bucket that long.
+A 403 (the person never started the bot, or the bot was removed) is undeliverable with a
+diagnostic; a ``migrate_to_chat_id`` answer moves the chat to its supergroup id and retries.
+"""
+import warnings
+from datetime import timedelta
+
+from channels_bridge import outcome, ratelimit
+from channels_bridge.telegram import client as tg
+from channels_bridge.text import Span, split_message, utf16_len, utf16_offset
+from rooms.actions.chat import do_migrate_chat, do_set_status_message
+from rooms.actions.deliveries import record_part_sent
+from rooms.models import ChatIdentity, Delivery
+
+LIMIT = 4096
+
+
+def _retry_after(exc) -> float:
+    """Seconds from a ``RetryAfter`` (an int today, a timedelta in later python-telegram-bot)."""
+    from telegram.warnings import PTBDeprecationWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        value = exc.retry_after
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+def _target(d: Delivery) -> tuple[str, bool]:
+    """(chat id, is a group)."""
+    if d.chat_id:
+        return d.chat.external_id, d.chat.kind != "direct"
+    return d.identity.external_id, False  # a private chat's id is the user's id
+
+
+def _spans(d: Delivery) -> list[Span]:
+    spans = []
+    bold = (d.card or {}).get("boldPrefix")
+    if isinstance(bold, int) and bold > 0:
+        spans.append(Span(0, bold, {"type": "bold"}))
+    ids = [m.get("identityId") for m in d.mentions or []]
+    users = {i.pk: i for i in ChatIdentity.objects.filter(pk__in=ids, platform="telegram")}
+    for m in d.mentions or []:
+        identity = users.get(m.get("identityId"))
+        if identity is not None:
+            spans.append(Span(m["offset"], m["length"], {"type": "text_mention", "user": identity}))
+    return spans
+
+
+def _entities(text: str, spans: list[Span]) -> list:
+    from telegram import MessageEntity, User
+
+    entities = []
+    for span in spans:
+        offset = utf16_offset(text, span.offset)
+        length = utf16_len(text[span.offset:span.end])
+        if span.data["type"] == "text_mention":
+            identity = span.data["user"]
+            user = User(id=int(identity.external_id), first_name=identity.name or identity.username or "someone", is_bot=False)
+            entities.append(MessageEntity(MessageEntity.TEXT_MENTION, offset, length, user=user))
+        else:
+            entities.append(MessageEntity(span.data["type"], offset, length))
+    return entities
+
+
+def _buckets(chat_id: str, group: bool) -> list:
+    buckets = [ratelimit.bucket("telegram_chat", chat_id), ratelimit.bucket("telegram_global", "all")]
+    if group:
+        buckets.append(ratelimit.bucket("telegram_group", chat_id))
+    return buckets
+
+
+def _describe(d: Delivery) -> str:
+    return d.recipient or d.principal
+
+
+def deliver(d: Delivery) -> outcome.Outcome:
+    from telegram import error
+
+    if not tg.configured():
+        return outcome.undeliverable("Telegram is not configured (TELEGRAM_BOT_TOKEN is empty).")
+    chat_id, group = _target(d)
+    bot = tg.client()
+    parts = split_message(d.text or "", LIMIT, _spans(d))
+    sent_ids = list(d.message_ids)
+    try:
+        if d.kind == Delivery.Kind.STATUS and d.chat_id and d.chat.status_message_id:
+            text, spans = parts[0]
+            wait = ratelimit.buckets().take(_buckets(chat_id, group))
+            if wait > 0:
+                return outcome.wait(wait)
+            try:
+                bot.edit_message_text(chat_id, d.chat.status_message_id, text, _entities(text, spans))
+                return outcome.sent([d.chat.status_message_id])
+            except error.BadRequest as exc:
+                if "not modified" in str(exc).lower():
+                    return outcome.sent([d.chat.status_message_id])
+                if "not found" not in str(exc).lower():
+                    raise
+                # The status message was deleted: post a new one below.
+        for index, (text, spans) in enumerate(parts):
+            if index < d.parts_sent:
+                continue
+            wait = ratelimit.buckets().take(_buckets(chat_id, group))
+            if wait > 0:
+                return outcome.wait(wait)
+            message_id = bot.send_message(chat_id, text, _entities(text, spans))
+            record_part_sent(d.pk, message_id)
+            sent_ids.append(message_id)
+        if d.kind == Delivery.Kind.STATUS and d.chat_id and sent_ids:
+            do_set_status_message(d.chat, sent_ids[0])
+        return outcome.sent(sent_ids)
+    except error.RetryAfter as exc:
+        seconds = _retry_after(exc)
+        ratelimit.buckets().block(ratelimit.bucket("telegram_chat", chat_id)[0], seconds)
+        return outcome.retry(f"Telegram asked to wait {seconds:g} s (429 Too Many Requests).", wait=seconds)
+    except error.ChatMigrated as exc:
+        if d.chat_id:
+            do_migrate_chat("telegram", chat_id, str(exc.new_chat_id))
+        return outcome.retry(f"The group became a supergroup ({exc.new_chat_id}); sending there.", wait=0.0)
+    except error.Forbidden as exc:
+        if d.chat_id and d.chat.kind != "direct":
+            return outcome.undeliverable(f"Telegram refused to post in {_describe(d)} (403: {exc.message}); "
+                                         "the bot may have been removed from the group.")
+        return outcome.undeliverable(f"Telegram refused the direct message to {_describe(d)} (403: {exc.message}): "
+                                     "a bot can only write to people who have started a chat with it; ask them to "
+                                     "open the bot and press Start.")
+    except error.BadRequest as exc:
+        return outcome.undeliverable(f"Telegram rejected the message (400: {exc.message}).")
+    except error.InvalidToken as exc:
+        return outcome.retry(f"Telegram rejected the bot token: {exc.message}")
+    except (error.TimedOut, error.NetworkError) as exc:
+        return outcome.retry(f"Telegram could not be reached: {exc.message}")
+    except TimeoutError:
+        return outcome.retry("Telegram did not answer in time.")

@@ -1,0 +1,105 @@
+"""Webhook endpoints: verify, store once, answer fast; the work happens in the bridge's worker.
+
+A request that fails verification (401/403) or is malformed (400) stores nothing and
+sends nothing. A repeated update (same Telegram ``update_id``, same Teams activity) is
+acknowledged and ignored.
+"""
+import hmac
+import json
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.http import JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+
+from channels_bridge import bots
+from channels_bridge.models import InboundUpdate
+from channels_bridge.teams import auth
+from channels_bridge.teams.parse import Malformed, load
+from rooms.dispatch import enqueue_on_commit
+
+MAX_BODY = 1024 * 1024
+PROCESS_TASK = "bridge.process_update"
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+
+
+def _refuse(status: int, message: str) -> JsonResponse:
+    return JsonResponse({"ok": False, "error": message}, status=status)
+
+
+def _json_body(request):
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if length > MAX_BODY:
+        return None, _refuse(413, "The request body is too large.")
+    raw = request.read(MAX_BODY + 1)
+    if len(raw) > MAX_BODY:
+        return None, _refuse(413, "The request body is too large.")
+    try:
+        return json.loads(raw), None
+    except (ValueError, UnicodeDecodeError):
+        return None, _refuse(400, "The body is not valid JSON.")
+
+
+def _store(platform: str, key: str, payload: dict, service_url: str = "") -> bool:
+    """Store the update and hand it to the worker; False when it was seen before."""
+    try:
+        with transaction.atomic():
+            row = InboundUpdate.objects.create(platform=platform, key=key, payload=payload, service_url=service_url)
+            enqueue_on_commit(PROCESS_TASK, row.pk, queue="bridge")
+    except IntegrityError:
+        return False
+    bots.touch_update(platform)
+    return True
+
+
+@csrf_exempt
+@require_POST
+def telegram_webhook(request):
+    b = settings.BRIDGES
+    secret = b["TELEGRAM_WEBHOOK_SECRET"]
+    presented = request.headers.get(SECRET_HEADER)
+    if not b["TELEGRAM_BOT_TOKEN"] or not secret:
+        return _refuse(403, "The Telegram bridge is not configured.")
+    if not presented:
+        return _refuse(401, f"The {SECRET_HEADER} header is required.")
+    if not hmac.compare_digest(presented.encode(), secret.encode()):
+        return _refuse(403, "Wrong secret token.")
+    update, problem = _json_body(request)
+    if problem:
+        return problem
+    update_id = update.get("update_id") if isinstance(update, dict) else None
+    if isinstance(update_id, bool) or not isinstance(update_id, int) or update_id < 0:
+        return _refuse(400, "An update is a JSON object with a whole-number update_id.")
+    if not _store("telegram", str(update_id), update):
+        return JsonResponse({"ok": True, "duplicate": True})
+    return JsonResponse({"ok": True})
+
+
+@csrf_exempt
+@require_POST
+def teams_messages(request):
+    try:
+        claims, endorsements = auth.verify_token(request.headers.get("Authorization"))
+    except auth.Unauthorized as exc:
+        return _refuse(401, str(exc))
+    payload, problem = _json_body(request)
+    if problem:
+        return problem
+    try:
+        activity = load(payload)
+    except Malformed as exc:
+        return _refuse(400, str(exc))
+    try:
+        auth.check_activity(claims, endorsements, payload)
+    except auth.Unauthorized as exc:
+        return _refuse(401, str(exc))
+    if not activity.id:
+        return _refuse(400, "The activity has no id.")
+    key = f"{activity.conversation.id}|{activity.id}"[:400]
+    if not _store("teams", key, payload, service_url=activity.service_url):
+        return JsonResponse({}, status=200)
+    return JsonResponse({}, status=200)

@@ -1,0 +1,100 @@
+"""People speaking in a room: a browser comment, or a message in a linked chat.
+
+Both become a turn with ``speaker.kind = "human"``, markers parsed (a ``VOTE: READY`` counts
+like an agent's). The turn is committed under the room's row lock with the room's next seq,
+so it never interleaves wrongly with a model step committing at the same time (that step
+takes the same lock and the seq after it). Each turn is relayed to the linked chats, except
+the one it came from.
+"""
+from django.db import transaction
+
+from facilitation.deliberation.markers import parse_markers
+from rooms import limits
+from rooms.access import can_participate, can_view
+from rooms.actions.deliveries import queue_relay
+from rooms.actions.invocations import audit, new_correlation_id
+from rooms.errors import Forbidden, NotFound, StateConflict, ValidationFailed
+from rooms.events import EventType, build, next_seq, record_event
+from rooms.models import Chat, ChatIdentity, ChatLink, Observation, Room
+
+S = Room.Status
+# Comments: a person joins a running or paused discussion.
+COMMENT_STATES = (S.ACTIVE, S.PAUSED)
+# Chat messages: a linked chat talks before a room starts too; nothing is recorded once it ended.
+CHAT_STATES = (S.DRAFT, S.ACTIVE, S.PAUSED)
+
+
+def _content(content) -> str:
+    if not isinstance(content, str) or not content.strip():
+        raise ValidationFailed("A comment needs some text.", {"content": ["Write something."]})
+    if len(content) > limits.COMMENT:
+        raise ValidationFailed("The comment is too long.", {"content": [f"At most {limits.COMMENT} characters."]})
+    if "\x00" in content:
+        raise ValidationFailed("The comment contains a NUL character.", {"content": ["Remove control characters."]})
+    return content.strip()
+
+
+def _record_human_turn(room: Room, *, author: str, content: str, data: dict, origin_chat_id: int | None,
+                       correlation: str, component: str, user=None) -> Observation:
+    """Write the turn, its event and its relays. The caller holds the room's row lock."""
+    seq = next_seq(room)
+    obs = Observation.objects.create(
+        room=room, seq=seq, round=room.round, author_name=author[:200], author_kind=Observation.AuthorKind.HUMAN,
+        kind=Observation.Kind.CONTRIBUTION, content=content, markers=parse_markers(content), data=data,
+    )
+    record_event(room, EventType.TURN, build.turn(obs, role="participant"), seq=seq)
+    audit(component, room=room, user=user, correlation_id=correlation, input={"seq": seq, **data.get("source", {})},
+          output=content[:500])
+    queue_relay(room, obs, origin_chat_id=origin_chat_id, correlation_id=correlation)
+    return obs
+
+
+def do_post_comment(room_id: int, user, content) -> Observation:
+    """A person (owner, staff or a member with participant access) speaks in a running or paused discussion."""
+    text = _content(content)
+    correlation = new_correlation_id()
+    with transaction.atomic():
+        room = Room.objects.select_for_update().filter(pk=room_id).first()
+        if room is None or not can_view(user, room):
+            raise NotFound("No such discussion.")
+        if not can_participate(user, room):
+            raise Forbidden("Viewers cannot comment; ask the owner for participant access.")
+        if room.status not in COMMENT_STATES:
+            raise StateConflict(f"Cannot comment on a discussion that is {room.status}.", {"status": room.status},
+                                code="invalid_transition")
+        name = user.get_full_name() or user.get_username()
+        data = {"source": {"platform": "web", "userId": user.pk}}
+        return _record_human_turn(room, author=name, content=text, data=data, origin_chat_id=None,
+                                  correlation=correlation, component="human.comment", user=user)
+
+
+def do_record_chat_message(chat: Chat, identity: ChatIdentity, text: str, *, message_id: str = "",
+                           reply_to: str = "", correlation_id: str | None = None) -> Observation | None:
+    """A message in a linked chat becomes a turn in its room (speaker: the linked user, else the
+    chat account). Unlinked chats and ended rooms record nothing; returns the turn or None."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    if len(text) > limits.COMMENT:
+        text = text[: limits.COMMENT]
+    correlation = correlation_id or new_correlation_id()
+    with transaction.atomic():
+        link = ChatLink.objects.filter(chat=chat, active=True).first()
+        if link is None:
+            return None
+        room = Room.objects.select_for_update().get(pk=link.room_id)
+        if room.status not in CHAT_STATES:
+            return None
+        # Message ids are per chat (a migrated Telegram group starts again): the platform's chat id is in the key.
+        if message_id and Observation.objects.filter(room=room, data__source__externalChatId=chat.external_id,
+                                                     data__source__messageId=str(message_id)).exists():
+            return None  # this message is in the room already (an update processed twice)
+        source = {"platform": chat.platform, "chatId": chat.pk, "externalChatId": chat.external_id,
+                  "messageId": str(message_id), "identityId": identity.pk}
+        if reply_to:
+            source["replyTo"] = str(reply_to)
+        if identity.user_id:
+            source["userId"] = identity.user_id
+        return _record_human_turn(room, author=identity.display_name, content=text, data={"source": source},
+                                  origin_chat_id=chat.pk, correlation=correlation, component="human.chat_message",
+                                  user=identity.user if identity.user_id else None)

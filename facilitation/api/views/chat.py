@@ -1,0 +1,203 @@
+"""Chat bridges in the REST API: comments, deliveries, chat links and your chat identities.
+
+- ``POST /api/discussions/{id}/comments`` — a person speaks (owner, staff, participant members).
+- ``GET /api/discussions/{id}/deliveries`` — what was sent to chats and people (owner, staff).
+- ``POST/GET/DELETE /api/discussions/{id}/links`` — a one-time code that links a chat to the
+  room (owner, staff); the linked chats (anyone who may view); unlink (owner, staff).
+- ``POST/GET /api/me/chat-identities`` (+ ``DELETE /{id}``) — a code to send the bot in a
+  direct chat (``/start CODE``), your linked chat accounts, unlinking one.
+"""
+from django.conf import settings
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.views import APIView
+
+from facilitation.actions.comments import do_post_comment
+from facilitation.api import schemas
+from facilitation.api.envelope import ok
+from facilitation.api.parsing import int_param, json_body
+from facilitation.api.permissions import MAX_ID, controllable_room, viewable_room
+from rooms import limits
+from rooms.actions.chat import do_create_identity_code, do_create_room_code, do_unlink_chat, do_unlink_identity
+from rooms.chat_shapes import delivery_shape, identity_shape, link_shape
+from rooms.errors import NotFound, ValidationFailed
+from rooms.models import ChatIdentity, ChatLink, Delivery
+from rooms.payloads import turn_payload
+
+TAG_COMMENTS = ["comments"]
+TAG_BRIDGES = ["chat bridges"]
+
+
+class CommentIn(serializers.Serializer):
+    content = serializers.CharField(max_length=limits.COMMENT, help_text="What you say; markers such as VOTE: READY count.")
+
+
+class DeliveryOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=Delivery.Kind.choices)
+    principal = serializers.CharField(allow_blank=True, help_text="user:<name>, role:<key>, chat:<id> or identity:<id>.")
+    recipient = serializers.CharField(allow_blank=True)
+    platform = serializers.CharField(allow_blank=True)
+    status = serializers.ChoiceField(choices=["sent", "undeliverable", "retrying"],
+                                     help_text="retrying: not sent yet (queued, being sent, or waiting to retry).")
+    state = serializers.ChoiceField(choices=Delivery.Status.choices)
+    attempts = serializers.IntegerField()
+    chat_id = serializers.IntegerField(allow_null=True)
+    source_seq = serializers.IntegerField(allow_null=True, help_text="The relayed turn's seq.")
+    created_at = serializers.DateTimeField()
+    sent_at = serializers.DateTimeField(allow_null=True)
+    diagnostic = serializers.CharField(required=False, help_text="Why it is not (yet) delivered.")
+
+
+class LinkOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    chat_id = serializers.IntegerField()
+    platform = serializers.CharField()
+    external_id = serializers.CharField()
+    title = serializers.CharField(allow_blank=True)
+    kind = serializers.CharField()
+    active = serializers.BooleanField()
+    linked_by = serializers.CharField(allow_null=True)
+    linked_at = serializers.DateTimeField()
+    unlinked_at = serializers.DateTimeField(allow_null=True)
+
+
+class CodeOut(serializers.Serializer):
+    code = serializers.CharField()
+    expires_at = serializers.DateTimeField()
+    command = serializers.CharField(help_text="What to send the bot.")
+    telegram_link = serializers.CharField(allow_null=True, help_text="A t.me link that does the same, when the bot's name is known.")
+
+
+class LinkDeleteIn(serializers.Serializer):
+    link_id = serializers.IntegerField(required=False)
+
+
+class IdentityOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    platform = serializers.CharField()
+    name = serializers.CharField(allow_blank=True)
+    username = serializers.CharField(allow_blank=True)
+    started_bot = serializers.BooleanField()
+
+
+LinkRemovedEnvelope = schemas.envelope("LinkRemovedEnvelope", LinkOut())
+
+
+def _bot_username() -> str:
+    """The Telegram bot's @name, once the bridge has met it (the bot's own account is a chat identity too)."""
+    token = settings.BRIDGES["TELEGRAM_BOT_TOKEN"]
+    if ":" not in token:
+        return ""
+    own = ChatIdentity.objects.filter(platform="telegram", external_id=token.split(":", 1)[0], is_bot=True)
+    return own.values_list("username", flat=True).first() or ""
+
+
+def _code_shape(code, command: str, deep_link: str) -> dict:
+    username = _bot_username()
+    return {"code": code.code, "expires_at": code.expires_at, "command": command,
+            "telegram_link": f"https://t.me/{username}?{deep_link}={code.code}" if username else None}
+
+
+class CommentsView(APIView):
+    @extend_schema(tags=TAG_COMMENTS, operation_id="discussions_comments_create", summary="Speak in a running or paused discussion",
+                   description="Owner, staff or a member with participant access. The comment is a turn with "
+                               "`speaker.kind = \"human\"`, relayed to linked chats.",
+                   request=CommentIn,
+                   responses=schemas.responses({201: schemas.envelope("CommentEnvelope", schemas.TurnOut())}, 400, 403, 409, 415, 429))
+    def post(self, request, id: int):
+        viewable_room(request.user, id)
+        body = json_body(request)
+        obs = do_post_comment(id, request.user, body.get("content"))
+        return ok(turn_payload(obs, role="participant"), status=201)
+
+
+class DeliveriesView(APIView):
+    @extend_schema(tags=TAG_BRIDGES, operation_id="discussions_deliveries_list", summary="Messages sent to chats and people",
+                   description="Every relayed turn, report, reminder and status message, with its outcome (owner and staff).",
+                   parameters=[schemas.int_query("limit", "At most this many, newest first (default 200).", 1, 1000)],
+                   responses=schemas.responses({200: schemas.envelope("DeliveryListEnvelope", DeliveryOut(many=True))}, 400, 403))
+    def get(self, request, id: int):
+        room = controllable_room(request.user, id)
+        limit = int_param(request, "limit", 200, 1, 1000)
+        rows = list(Delivery.objects.filter(room=room).select_related("source").order_by("-id")[:limit])
+        return ok([delivery_shape(d) for d in rows])
+
+
+def _link_of(room, link_id) -> ChatLink:
+    if isinstance(link_id, str) and link_id.isdigit():
+        link_id = int(link_id)
+    if isinstance(link_id, bool) or not isinstance(link_id, int):
+        raise ValidationFailed("linkId is required.", {"linkId": ["Name the link to remove."]})
+    link = ChatLink.objects.filter(room=room, pk=link_id).select_related("chat", "linked_by").first() if 0 < link_id <= MAX_ID else None
+    if link is None:
+        raise NotFound("No such link.")
+    return link
+
+
+class LinksView(APIView):
+    @extend_schema(tags=TAG_BRIDGES, operation_id="discussions_links_list", summary="Chats linked to this discussion",
+                   responses=schemas.responses({200: schemas.envelope("LinkListEnvelope", LinkOut(many=True))}))
+    def get(self, request, id: int):
+        room = viewable_room(request.user, id)
+        rows = ChatLink.objects.filter(room=room, active=True).select_related("chat", "linked_by").order_by("id")
+        return ok([link_shape(link) for link in rows])
+
+    @extend_schema(tags=TAG_BRIDGES, operation_id="discussions_links_create", summary="A code that links a chat to this discussion",
+                   description="Send `/facilitator start CODE` in the group (Telegram: or open the `?startgroup=` link). "
+                               "The code works once, for 24 hours. Owner and staff.",
+                   request=None,
+                   responses=schemas.responses({201: schemas.envelope("LinkCodeEnvelope", CodeOut())}, 403, 409, 429))
+    def post(self, request, id: int):
+        room = controllable_room(request.user, id)
+        code = do_create_room_code(room, request.user)
+        return ok(_code_shape(code, f"/facilitator start {code.code}", "startgroup"), status=201)
+
+    @extend_schema(tags=TAG_BRIDGES, operation_id="discussions_links_remove", summary="Unlink a chat",
+                   description="Name the link in the body (`{\"linkId\"}`) or as `?linkId=`. Owner and staff.",
+                   request=LinkDeleteIn, parameters=[OpenApiParameter("linkId", int, description="The link to remove.")],
+                   responses=schemas.responses({200: LinkRemovedEnvelope}, 400, 403, 415))
+    def delete(self, request, id: int):
+        room = controllable_room(request.user, id)
+        link_id = request.query_params.get("linkId")
+        if link_id is None and request.data:
+            link_id = json_body(request).get("link_id")
+        link = do_unlink_chat(_link_of(room, link_id), user=request.user, reason="unlinked in Convene")
+        return ok(link_shape(link))
+
+
+class LinkView(APIView):
+    @extend_schema(tags=TAG_BRIDGES, operation_id="discussions_link_remove", summary="Unlink this chat (owner and staff)",
+                   responses=schemas.responses({200: LinkRemovedEnvelope}, 403))
+    def delete(self, request, id: int, link_id: int):
+        room = controllable_room(request.user, id)
+        link = do_unlink_chat(_link_of(room, link_id), user=request.user, reason="unlinked in Convene")
+        return ok(link_shape(link))
+
+
+class ChatIdentitiesView(APIView):
+    @extend_schema(tags=TAG_BRIDGES, operation_id="me_chat_identities_list", summary="Your linked chat accounts",
+                   responses=schemas.responses({200: schemas.envelope("ChatIdentityListEnvelope", IdentityOut(many=True))}))
+    def get(self, request):
+        rows = ChatIdentity.objects.filter(user=request.user).order_by("platform", "id")
+        return ok([identity_shape(i) for i in rows])
+
+    @extend_schema(tags=TAG_BRIDGES, operation_id="me_chat_identities_create", summary="A code to link your chat account",
+                   description="Send `/start CODE` to the bot in a direct chat (Telegram: or open the `?start=` link; "
+                               "Teams: write `start CODE` to the bot). The code works once, for 30 minutes.",
+                   request=None,
+                   responses=schemas.responses({201: schemas.envelope("IdentityCodeEnvelope", CodeOut())}, 403, 429))
+    def post(self, request):
+        code = do_create_identity_code(request.user)
+        return ok(_code_shape(code, f"/start {code.code}", "start"), status=201)
+
+
+class ChatIdentityView(APIView):
+    @extend_schema(tags=TAG_BRIDGES, operation_id="me_chat_identity_remove", summary="Unlink one of your chat accounts",
+                   responses=schemas.responses({200: schemas.envelope("ChatIdentityRemovedEnvelope", schemas.DeletedOut())}, 403))
+    def delete(self, request, id: int):
+        identity = ChatIdentity.objects.filter(user=request.user, pk=id).first() if id <= MAX_ID else None
+        if identity is None:
+            raise NotFound("No such chat account of yours.")
+        do_unlink_identity(identity, request.user)
+        return ok({"id": id, "deleted": True})

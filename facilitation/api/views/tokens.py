@@ -1,0 +1,79 @@
+"""GET/POST /api/me/tokens and DELETE /api/me/tokens/{id}: your API tokens.
+
+The key is in the answer to POST only; afterwards a token is known by its prefix and name.
+Revoking a token disconnects the sockets that authenticated with it.
+"""
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.views import APIView
+
+from facilitation.api import schemas
+from facilitation.api.envelope import ok
+from facilitation.api.parsing import json_body
+from rooms.actions.tokens import do_create_token, do_revoke_token
+from rooms.errors import Forbidden, NotFound, ValidationFailed
+from rooms.models import ApiToken
+from rooms.tokens import live_tokens
+
+TAG = ["tokens"]
+MAX_ID = 2**63 - 1
+
+
+class TokenOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField(allow_blank=True)
+    prefix = serializers.CharField(help_text="The key's first characters.")
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField(allow_null=True)
+
+
+class NewTokenOut(TokenOut):
+    key = serializers.CharField(help_text="The key, shown this once: send it as `Authorization: Token <key>`.")
+
+
+class TokenIn(serializers.Serializer):
+    name = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    expires_in_days = serializers.IntegerField(min_value=1, max_value=365, required=False, help_text="Default 90.")
+
+
+def token_shape(token: ApiToken) -> dict:
+    return {"id": token.pk, "name": token.name, "prefix": token.prefix, "created_at": token.created_at,
+            "expires_at": token.expires_at, "last_used_at": token.last_used_at}
+
+
+class TokenListView(APIView):
+    """Your live tokens (newest first); create one."""
+
+    @extend_schema(tags=TAG, operation_id="tokens_list", summary="Your API tokens",
+                   responses=schemas.responses({200: schemas.envelope("TokenListEnvelope", TokenOut(many=True))}))
+    def get(self, request):
+        rows = live_tokens().filter(user=request.user).order_by("-created_at", "-id")[:100]
+        return ok([token_shape(t) for t in rows])
+
+    @extend_schema(tags=TAG, operation_id="tokens_create", summary="Create an API token (its key is shown once)",
+                   request=TokenIn,
+                   responses=schemas.responses({201: schemas.envelope("NewTokenEnvelope", NewTokenOut())}, 400, 403, 415, 429))
+    def post(self, request):
+        if isinstance(request.auth, ApiToken):
+            # A token must not outlive its own revocation by minting successors.
+            raise Forbidden("Create tokens from a signed-in session (the API tokens page), not with a token.")
+        body = json_body(request)
+        unknown = sorted(k for k in body if k not in ("name", "expires_in_days"))
+        if unknown:
+            raise ValidationFailed("Unknown fields.", {k: ["Unknown field."] for k in unknown})
+        token, key = do_create_token(request.user, name=body.get("name", ""), days=body.get("expires_in_days"))
+        return ok({**token_shape(token), "key": key}, status=201)
+
+
+class TokenDetailView(APIView):
+    """One of your tokens: revoke it."""
+
+    @extend_schema(tags=TAG, operation_id="tokens_destroy", summary="Revoke one of your API tokens",
+                   responses=schemas.responses({200: schemas.envelope("TokenDeletedEnvelope", schemas.DeletedOut())}))
+    def delete(self, request, id: int):
+        token = ApiToken.objects.filter(pk=id, user=request.user).first() if id <= MAX_ID else None
+        if token is None:
+            raise NotFound("No such token.")
+        do_revoke_token(token, actor=request.user)
+        return ok({"id": id, "deleted": True})

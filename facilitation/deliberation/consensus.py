@@ -1,0 +1,99 @@
+"""Consensus rules over the latest votes of a phase. Pure Python: no Django.
+
+A discussion carries ``ConsensusRules``: the share of READY votes among the eligible voters
+that counts as consensus (``threshold``, default 0.67), whether a standing REJECT blocks it
+(``reject_blocks``, default true) and whether a person's vote is required
+(``human_required``, default false). ``evaluate`` answers whether consensus is reached and
+why (or why not), from the latest vote of each voter in the current phase.
+"""
+from dataclasses import asdict, dataclass
+
+VALUES = ("READY", "CHANGES", "REJECT")
+_CAMEL = {"reject_blocks": "rejectBlocks", "human_required": "humanRequired"}
+
+
+class RulesError(ValueError):
+    """Consensus settings that make no sense (the message says which)."""
+
+
+@dataclass(frozen=True)
+class ConsensusRules:
+    threshold: float = 0.67
+    reject_blocks: bool = True
+    human_required: bool = False
+
+    @classmethod
+    def parse(cls, raw: dict | None) -> "ConsensusRules":
+        """From the API's camelCase object (``threshold``, ``rejectBlocks``, ``humanRequired``)."""
+        if raw is None:
+            return cls()
+        if not isinstance(raw, dict):
+            raise RulesError("consensus must be an object with threshold, rejectBlocks and humanRequired.")
+        raw = {_CAMEL.get(k, k): v for k, v in raw.items()}  # the API's parser may have snake-cased the keys
+        unknown = set(raw) - {"threshold", "rejectBlocks", "humanRequired"}
+        if unknown:
+            raise RulesError(f"Unknown consensus field(s): {', '.join(sorted(unknown))}.")
+        threshold = raw.get("threshold", cls.threshold)
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
+            raise RulesError("consensus.threshold must be a number from 0 to 1.")
+        flags = {}
+        for key in ("rejectBlocks", "humanRequired"):
+            value = raw.get(key, getattr(cls, "reject_blocks" if key == "rejectBlocks" else "human_required"))
+            if not isinstance(value, bool):
+                raise RulesError(f"consensus.{key} must be true or false.")
+            flags[key] = value
+        return cls(threshold=float(threshold), reject_blocks=flags["rejectBlocks"], human_required=flags["humanRequired"])
+
+    def as_payload(self) -> dict:
+        return {"threshold": self.threshold, "rejectBlocks": self.reject_blocks, "humanRequired": self.human_required}
+
+    def dump(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def load(cls, data: dict | None) -> "ConsensusRules":
+        return cls(**(data or {}))
+
+
+@dataclass(frozen=True)
+class Ballot:
+    """One voter's latest vote in the phase."""
+
+    voter: str  # a seat id as text, or "user:<id>" for a person without a seat
+    value: str
+    human: bool = False
+    seq: int = 0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    reached: bool
+    reason: str
+    tally: dict
+
+    def as_payload(self) -> dict:
+        return {"reached": self.reached, "reason": self.reason}
+
+
+def tally(ballots: list[Ballot]) -> dict:
+    counts = {v.lower(): 0 for v in VALUES}
+    for ballot in ballots:
+        counts[ballot.value.lower()] += 1
+    return counts
+
+
+def evaluate(rules: ConsensusRules, ballots: list[Ballot], eligible: int) -> Verdict:
+    """Is there consensus among ``eligible`` voters (the speaking seats) given their latest ``ballots``?"""
+    counts = tally(ballots)
+    if not ballots:
+        return Verdict(False, "No votes yet in this phase.", counts)
+    if rules.reject_blocks and counts["reject"]:
+        who = ", ".join(b.voter for b in ballots if b.value == "REJECT")
+        return Verdict(False, f"A REJECT stands ({who}); it blocks consensus until withdrawn.", counts)
+    if rules.human_required and not any(b.human for b in ballots):
+        return Verdict(False, "A person's vote is required and none has been cast.", counts)
+    voters = max(eligible, len(ballots))
+    share = counts["ready"] / voters if voters else 0.0
+    if share + 1e-9 >= rules.threshold:
+        return Verdict(True, f"{counts['ready']} of {voters} voters are READY ({share:.0%} >= {rules.threshold:.0%}).", counts)
+    return Verdict(False, f"{counts['ready']} of {voters} voters are READY ({share:.0%} < {rules.threshold:.0%}).", counts)

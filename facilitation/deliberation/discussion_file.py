@@ -1,0 +1,149 @@
+"""The discussion file: a discussion as one Markdown document, and back. Pure Python.
+
+Layout::
+
+    ---
+    name: "Caching the catalogue"          <- header: one ``key: <JSON value>`` per line
+    topic: "..."
+    ...
+    ---
+
+    # Caching the catalogue
+
+    ### Turn 3 · round 1 · Architect (participant)  <!-- convene:turn {"seq": 3, ...} -->
+    The turn's text, as written.
+
+Each turn's exact data travels in the HTML comment of its heading (invisible when the
+Markdown is rendered); the visible part is for people. A content line that would read as
+a turn heading or a header fence is escaped with a backslash, so any text round-trips:
+``render(parse(text)) == text`` for every file ``render`` wrote.
+"""
+import json
+import re
+from dataclasses import dataclass, field
+
+MAGIC = "<!-- convene discussion file v1 -->"
+HEADER_KEYS = ("name", "topic", "format", "template", "phase", "maxRounds", "consensus", "facilitator", "participants",
+               "status", "conclusion")
+_TURN = re.compile(r"^### .*<!-- convene:turn (?P<data>\{.*\}) -->$")
+_ESCAPABLE = re.compile(r"^\\*(### |---$|<!-- convene)")
+_HEADER_LINE = re.compile(r"^(?P<key>[A-Za-z]+): (?P<value>.*)$")
+
+
+class FileError(ValueError):
+    """A malformed discussion file; ``line`` is 1-based."""
+
+    def __init__(self, message: str, line: int):
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+        self.reason = message
+
+
+@dataclass
+class FileTurn:
+    seq: int
+    round: int
+    speaker: str
+    role: str
+    kind: str = "contribution"  # contribution | decision | synthesis | message
+    author: str = "agent"  # agent | facilitator | human | system
+    status: str = "ok"
+    content: str = ""
+
+    def data(self) -> dict:
+        return {"seq": self.seq, "round": self.round, "speaker": self.speaker, "role": self.role, "kind": self.kind,
+                "author": self.author, "status": self.status}
+
+
+@dataclass
+class DiscussionFile:
+    header: dict
+    turns: list[FileTurn] = field(default_factory=list)
+
+
+def _escape(line: str) -> str:
+    return "\\" + line if _ESCAPABLE.match(line) else line
+
+
+def _unescape(line: str) -> str:
+    return line[1:] if line.startswith("\\") and _ESCAPABLE.match(line) else line
+
+
+def _visible(turn: FileTurn) -> str:
+    speaker = turn.speaker.replace("\n", " ")
+    return f"### Turn {turn.seq} · round {turn.round} · {speaker} ({turn.role.replace('_', ' ')})"
+
+
+def render(doc: DiscussionFile) -> str:
+    lines = [MAGIC, "---"]
+    for key in HEADER_KEYS:
+        if key in doc.header:
+            lines.append(f"{key}: {json.dumps(doc.header[key], ensure_ascii=False, sort_keys=True)}")
+    lines += ["---", "", f"# {str(doc.header.get('name', 'Discussion')).splitlines()[0] if doc.header.get('name') else 'Discussion'}", ""]
+    for turn in doc.turns:
+        lines.append(f"{_visible(turn)}  <!-- convene:turn {json.dumps(turn.data(), ensure_ascii=False, sort_keys=True)} -->")
+        lines += [_escape(line) for line in turn.content.split("\n")]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def parse(text: str) -> DiscussionFile:
+    """Read a file ``render`` wrote. Raises ``FileError`` naming the line of the first problem."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != MAGIC:
+        raise FileError(f"the file must start with {MAGIC}", 1)
+    if len(lines) < 2 or lines[1] != "---":
+        raise FileError("the header must start with a line '---'", 2)
+    header: dict = {}
+    index = 2
+    while True:
+        if index >= len(lines) or not lines[index].strip():
+            raise FileError("the header is not closed with a line '---'", index + 1)
+        line = lines[index]
+        if line == "---":
+            break
+        match = _HEADER_LINE.match(line)
+        if not match:
+            raise FileError("expected 'key: value' in the header", index + 1)
+        key = match.group("key")
+        if key not in HEADER_KEYS:
+            raise FileError(f"unknown header key {key!r}", index + 1)
+        try:
+            header[key] = json.loads(match.group("value"))
+        except json.JSONDecodeError as exc:
+            raise FileError(f"the value of {key!r} is not valid JSON ({exc.msg})", index + 1) from None
+        index += 1
+    for required in ("name", "topic"):
+        if not isinstance(header.get(required), str) or not header[required].strip():
+            raise FileError(f"the header needs a non-empty {required!r}", 2)
+    turns: list[FileTurn] = []
+    current: list[str] | None = None
+    for number in range(index + 1, len(lines)):
+        line = lines[number]
+        match = _TURN.match(line)
+        if match:
+            if current is not None:
+                turns[-1].content = _body(current)
+            try:
+                data = json.loads(match.group("data"))
+                turn = FileTurn(seq=int(data["seq"]), round=int(data["round"]), speaker=str(data["speaker"]),
+                                role=str(data["role"]), kind=str(data.get("kind", "contribution")),
+                                author=str(data.get("author", "agent")), status=str(data.get("status", "ok")))
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                raise FileError("a turn heading carries malformed data", number + 1) from None
+            if turns and turn.seq <= turns[-1].seq:
+                raise FileError("turns must be in increasing seq order", number + 1)
+            turns.append(turn)
+            current = []
+        elif current is not None:
+            current.append(_unescape(line))
+    if current is not None:
+        turns[-1].content = _body(current)
+    return DiscussionFile(header=header, turns=turns)
+
+
+def _body(lines: list[str]) -> str:
+    # render() writes the content, then one empty separator line
+    if lines and lines[-1] == "":
+        lines = lines[:-1]
+    return "\n".join(lines)

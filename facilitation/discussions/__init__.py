@@ -1,0 +1,1 @@
+"""Discussion rooms: their planner and step handlers (registered with ``facilitation.runs`` at app start)."""

@@ -1,0 +1,108 @@
+"""A discussion to its discussion file and back (``facilitation.deliberation.discussion_file``).
+
+``discussion_file(room)`` writes the file; ``do_import_discussion(owner, text)`` creates a discussion
+with its transcript from one. Turns keep their speaker, round, kind and text; markers are parsed
+again from the text, so what a file says is what the imported discussion records.
+"""
+from django.db import transaction
+
+from facilitation.deliberation.discussion_file import DiscussionFile, FileError, FileTurn, parse, render
+from facilitation.deliberation.markers import parse_markers
+from rooms.actions.rooms import do_create_room
+from rooms.errors import ValidationFailed
+from rooms.events import EventType, build, record_event
+from rooms.models import Agent, Observation, Room, Seat
+from rooms.queries import usable_by
+
+_KIND_OF_AUTHOR = {"decision": "facilitator", "synthesis": "facilitator"}
+_TERMINAL = {Room.Status.CONCLUDED, Room.Status.STOPPED}
+
+
+def _participants(room: Room) -> list[dict]:
+    seats = Seat.objects.filter(room=room).select_related("agent", "user").order_by("position", "id")
+    return [{"name": s.display_name, "alias": (s.agent.alias if s.agent_id else ""), "role": s.role}
+            for s in seats if s.role != Seat.Role.FACILITATOR]
+
+
+def discussion_file(room: Room) -> str:
+    rows = Observation.objects.filter(room=room).select_related("seat").order_by("seq")
+    turns = []
+    for obs in rows:
+        role = Seat.Role.FACILITATOR if obs.author_kind == Observation.AuthorKind.FACILITATOR else (
+            obs.seat.role if obs.seat_id else "person")
+        turns.append(FileTurn(seq=obs.seq, round=obs.round, speaker=obs.author_name, role=role, kind=obs.kind,
+                              author=obs.author_kind, status=obs.status, content=obs.content))
+    header = {"name": room.name, "topic": room.topic, "format": room.format, "maxRounds": room.max_rounds,
+              "facilitator": room.moderator.name if room.moderator_id else "", "participants": _participants(room),
+              "status": room.status, "conclusion": room.conclusion}
+    for key in ("template", "phase"):
+        value = getattr(room, key, None)
+        if value:
+            header[key] = value
+    consensus = getattr(room, "consensus", None)
+    if consensus:
+        header["consensus"] = consensus
+    return render(DiscussionFile(header=header, turns=turns))
+
+
+def _agent(owner, name: str, alias: str, facilitator: bool) -> Agent | None:
+    agents = usable_by(Agent, owner).filter(is_facilitator=facilitator)
+    if alias:
+        found = agents.filter(alias=alias).first()
+        if found:
+            return found
+    return agents.filter(name__iexact=name).first()
+
+
+def do_import_discussion(owner, text: str) -> Room:
+    """Create a discussion and its transcript from a discussion file; nothing is written if anything is wrong."""
+    try:
+        doc = parse(text)
+    except FileError as exc:
+        raise ValidationFailed(f"The discussion file is malformed at line {exc.line}: {exc.reason}.",
+                               {"line": exc.line, "reason": exc.reason}, code="malformed_file") from None
+    header = doc.header
+    facilitator = _agent(owner, str(header.get("facilitator") or ""), "", True)
+    if facilitator is None:
+        raise ValidationFailed(f"No facilitator named {header.get('facilitator')!r} is available to you.",
+                               {"facilitator": header.get("facilitator")}, code="unknown_facilitator")
+    seats, missing = [], []
+    for p in header.get("participants") or []:
+        if not isinstance(p, dict):
+            raise ValidationFailed("participants must be a list of objects.", {}, code="malformed_file")
+        agent = _agent(owner, str(p.get("name", "")), str(p.get("alias", "")), False)
+        if agent is None:
+            missing.append(p.get("name"))
+        else:
+            seats.append({"agentId": agent.pk, "role": p.get("role", "participant")})
+    if missing:
+        raise ValidationFailed(f"No participant agent available to you for: {', '.join(map(str, missing))}.",
+                               {"participants": missing}, code="unknown_participant")
+    status = header.get("status") if header.get("status") in _TERMINAL else Room.Status.STOPPED
+    with transaction.atomic():
+        room = do_create_room(owner, name=header["name"], topic=header["topic"], format=header.get("format"),
+                              moderator_id=facilitator.pk, max_rounds=header.get("maxRounds"), participants=seats)
+        by_name = {s.display_name: s for s in Seat.objects.filter(room=room).select_related("agent", "user")}
+        # The file's seqs are kept when they fit after the creation event, so the file reads back the same.
+        keep = all(t.seq > room.seq for t in doc.turns)
+        last_seq = room.seq
+        rows = []
+        for turn in doc.turns:
+            seat = by_name.get(turn.speaker)
+            author = turn.author if turn.author in Observation.AuthorKind.values else _KIND_OF_AUTHOR.get(turn.kind, "agent")
+            last_seq = turn.seq if keep else last_seq + 1
+            rows.append(Observation(
+                room=room, seq=last_seq, round=turn.round, seat=seat, author_name=turn.speaker, author_kind=author,
+                kind=turn.kind if turn.kind in Observation.Kind.values else Observation.Kind.CONTRIBUTION,
+                content=turn.content, markers=parse_markers(turn.content) if turn.kind == "contribution" else [],
+                status=turn.status if turn.status in Observation.Status.values else Observation.Status.OK,
+                provider="import",
+            ))
+        Observation.objects.bulk_create(rows)
+        room.seq = last_seq
+        room.round = max([t.round for t in doc.turns], default=0)
+        room.status = status
+        room.conclusion = str(header.get("conclusion") or "")
+        room.save(update_fields=["seq", "round", "status", "conclusion", "updated_at"])
+        record_event(room, EventType.STATUS, build.status(room))
+    return room

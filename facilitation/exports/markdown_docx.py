@@ -1,0 +1,159 @@
+"""Markdown written by people and models, as Word paragraphs: real headings, list items and runs.
+
+The text is parsed by markdown-it-py (CommonMark, raw HTML off: a ``<b>`` stays text) and
+its tokens become python-docx paragraphs in the built-in styles: ``Heading N``,
+``List Bullet``/``List Number`` (nested levels ``List Bullet 2``, ``3``), ``Quote``, and
+bold, italic, code and struck-through runs. A line break inside a paragraph stays a line
+break, because turns put one marker (``DECISION:``, ``VOTE:``) per line.
+"""
+from docx.enum.text import WD_BREAK
+from docx.oxml import OxmlElement
+from docx.oxml.ns import qn
+from docx.shared import Pt
+from markdown_it import MarkdownIt
+
+_PARSER = MarkdownIt("commonmark", {"html": False}).enable("strikethrough")
+_MONO = "Consolas"
+_MAX_LIST_DEPTH = 3
+
+
+def parse(text: str):
+    return _PARSER.parse(text or "")
+
+
+def _restart_numbering(doc, paragraph) -> None:
+    """Start a "List Number" paragraph's list again at 1 (python-docx otherwise counts on across lists)."""
+    numbering = doc.part.numbering_part.numbering_definitions._numbering
+    style = doc.styles["List Number"]
+    num_pr = style.element.pPr.numPr if style.element.pPr is not None else None
+    if num_pr is None or num_pr.numId is None:
+        return
+    abstract = numbering.num_having_numId(num_pr.numId.val).abstractNumId.val
+    num = numbering.add_num(abstract)
+    override = num.add_lvlOverride(ilvl=0)
+    override.add_startOverride(1)
+    p_pr = paragraph._p.get_or_add_pPr()
+    own = p_pr.get_or_add_numPr()
+    own.get_or_add_ilvl().val = 0
+    own.get_or_add_numId().val = num.numId
+
+
+def _add_inline(paragraph, token) -> None:
+    bold = italic = strike = 0
+    link = None
+    for child in token.children or []:
+        kind = child.type
+        if kind == "strong_open":
+            bold += 1
+        elif kind == "strong_close":
+            bold -= 1
+        elif kind == "em_open":
+            italic += 1
+        elif kind == "em_close":
+            italic -= 1
+        elif kind == "s_open":
+            strike += 1
+        elif kind == "s_close":
+            strike -= 1
+        elif kind == "link_open":
+            link = child.attrGet("href")
+        elif kind == "link_close":
+            if link:
+                paragraph.add_run(f" ({link})")
+            link = None
+        elif kind in ("text", "code_inline", "html_inline"):
+            if not child.content:
+                continue
+            run = paragraph.add_run(child.content)
+            run.bold = bold > 0 or None
+            run.italic = italic > 0 or None
+            if strike:
+                run.font.strike = True
+            if kind == "code_inline":
+                run.font.name = _MONO
+        elif kind == "softbreak" or kind == "hardbreak":
+            paragraph.add_run().add_break(WD_BREAK.LINE)
+        elif kind == "image":
+            paragraph.add_run(f"[{child.content or 'image'}]")
+
+
+def _code_block(doc, text: str) -> None:
+    paragraph = doc.add_paragraph(style="No Spacing")
+    lines = text.rstrip("\n").split("\n")
+    for i, line in enumerate(lines):
+        run = paragraph.add_run(line)
+        run.font.name = _MONO
+        run.font.size = Pt(9)
+        if i < len(lines) - 1:
+            run.add_break(WD_BREAK.LINE)
+
+
+def _horizontal_rule(doc) -> None:
+    paragraph = doc.add_paragraph()
+    border = OxmlElement("w:pBdr")
+    bottom = OxmlElement("w:bottom")
+    for key, value in (("w:val", "single"), ("w:sz", "6"), ("w:space", "1"), ("w:color", "auto")):
+        bottom.set(qn(key), value)
+    border.append(bottom)
+    paragraph._p.get_or_add_pPr().append(border)
+
+
+def add_markdown(doc, text: str, *, heading_base: int = 1) -> None:
+    """Append ``text`` (Markdown) to ``doc``; a ``#`` heading becomes ``Heading {heading_base}``."""
+    lists: list[dict] = []  # open lists, innermost last: {"ordered": bool, "fresh": bool}
+    quote = 0
+    item_has_paragraph: list[bool] = []
+    pending_heading = None
+    for token in parse(text):
+        kind = token.type
+        if kind == "heading_open":
+            pending_heading = min(9, heading_base + int(token.tag[1]) - 1)
+        elif kind in ("bullet_list_open", "ordered_list_open"):
+            lists.append({"ordered": kind == "ordered_list_open", "fresh": True})
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+        elif kind == "list_item_open":
+            item_has_paragraph.append(False)
+        elif kind == "list_item_close":
+            item_has_paragraph.pop()
+        elif kind == "blockquote_open":
+            quote += 1
+        elif kind == "blockquote_close":
+            quote -= 1
+        elif kind in ("fence", "code_block"):
+            _code_block(doc, token.content)
+        elif kind == "hr":
+            _horizontal_rule(doc)
+        elif kind == "inline":
+            if pending_heading is not None:
+                paragraph = doc.add_heading(level=pending_heading)
+                pending_heading = None
+            elif lists and item_has_paragraph and not item_has_paragraph[-1]:
+                current = lists[-1]
+                depth = min(len(lists), _MAX_LIST_DEPTH)
+                style = ("List Number" if current["ordered"] else "List Bullet") + (f" {depth}" if depth > 1 else "")
+                paragraph = doc.add_paragraph(style=style)
+                if current["ordered"] and current["fresh"] and depth == 1:
+                    _restart_numbering(doc, paragraph)
+                current["fresh"] = False
+                item_has_paragraph[-1] = True
+            elif lists:
+                # A second paragraph inside one list item: continues the item, indented.
+                paragraph = doc.add_paragraph(style="List Continue" + (f" {min(len(lists), _MAX_LIST_DEPTH)}" if len(lists) > 1 else ""))
+            elif quote:
+                paragraph = doc.add_paragraph(style="Quote")
+            else:
+                paragraph = doc.add_paragraph()
+            _add_inline(paragraph, token)
+
+
+def demote_headings(text: str, levels: int) -> str:
+    """The same Markdown with every ATX heading ``levels`` deeper (at most ``######``)."""
+    lines = (text or "").split("\n")
+    for token in parse(text):
+        if token.type == "heading_open" and token.markup.startswith("#") and token.map:
+            line = lines[token.map[0]]
+            stripped = line.lstrip()
+            depth = len(token.markup) + levels
+            lines[token.map[0]] = line[: len(line) - len(stripped)] + "#" * min(6, depth) + stripped[len(token.markup):]
+    return "\n".join(lines)

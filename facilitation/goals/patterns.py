@@ -1,0 +1,163 @@
+"""The patterns a facilitation run can follow, and the machine check of "done". Pure: no Django.
+
+A run is an instance of one validated pattern with filled slots, never a free-form graph:
+
+``role_assignment``  slots ``{"roles": ["Lead", ...], "allowMultiple": false}``
+                     artifact ``{"roles": {"Lead": "ana" | None, ...}}``;
+                     done when every role holds exactly one person and, unless ``allowMultiple``,
+                     nobody holds two roles.
+``decision``         slots ``{"options": [...]?}``; artifact ``{"choice": str | None, "proposals": [...]}``;
+                     done when one option is chosen (one of ``options`` when they are given).
+``list``             slots ``{"min": N}``; artifact ``{"items": [{"text", "by"}]}``; done with at least N items.
+
+Done is necessary, not sufficient: the people named in the artifact (or the initiator) confirm
+explicitly, and any change to the artifact withdraws earlier confirmations.
+"""
+from dataclasses import dataclass, field
+
+PATTERNS = ("role_assignment", "decision", "list")
+MAX_ROLES = 30
+MAX_OPTIONS = 30
+MAX_ITEMS = 200
+MAX_NAME = 80
+
+
+class PatternError(ValueError):
+    """Slots that do not fit the pattern; ``details`` maps field -> messages (for a 400)."""
+
+    def __init__(self, message: str, details: dict):
+        super().__init__(message)
+        self.details = details
+
+
+def _names(value, field_name: str, limit: int, errors: dict, required: bool) -> list[str]:
+    if value is None and not required:
+        return []
+    if not isinstance(value, list) or (required and not value):
+        errors[field_name] = ["A non-empty list of names." if required else "A list of names."]
+        return []
+    out, seen = [], set()
+    for i, v in enumerate(value):
+        if not isinstance(v, str) or not v.strip() or len(v.strip()) > MAX_NAME:
+            errors[f"{field_name}[{i}]"] = [f"A name of 1 to {MAX_NAME} characters."]
+            continue
+        if v.strip().lower() in seen:
+            errors[f"{field_name}[{i}]"] = ["Listed twice."]
+            continue
+        seen.add(v.strip().lower())
+        out.append(v.strip())
+    if len(out) > limit:
+        errors[field_name] = [f"At most {limit}."]
+    return out
+
+
+def validate(pattern, slots) -> dict:
+    """The slots, normalized, or ``PatternError`` naming what is wrong."""
+    if pattern not in PATTERNS:
+        raise PatternError("Unknown pattern.", {"pattern": [f"Must be one of {', '.join(PATTERNS)}."]})
+    if slots is None:
+        slots = {}
+    if not isinstance(slots, dict):
+        raise PatternError("slots must be an object.", {"slots": ["An object."]})
+    errors: dict = {}
+    if pattern == "role_assignment":
+        roles = _names(slots.get("roles"), "slots.roles", MAX_ROLES, errors, required=True)
+        allow = slots.get("allowMultiple", False)
+        if not isinstance(allow, bool):
+            errors["slots.allowMultiple"] = ["true or false."]
+        normalized = {"roles": roles, "allowMultiple": bool(allow)}
+    elif pattern == "decision":
+        options = _names(slots.get("options"), "slots.options", MAX_OPTIONS, errors, required=False)
+        if len(options) == 1:
+            errors["slots.options"] = ["Give at least two options, or none to let the group propose them."]
+        normalized = {"options": options}
+    else:
+        minimum = slots.get("min", 1)
+        if isinstance(minimum, bool) or not isinstance(minimum, int) or not 1 <= minimum <= MAX_ITEMS:
+            errors["slots.min"] = [f"A whole number from 1 to {MAX_ITEMS}."]
+            minimum = 1
+        normalized = {"min": minimum}
+    if errors:
+        raise PatternError("The slots do not fit the pattern.", errors)
+    return normalized
+
+
+def empty_artifact(pattern: str, slots: dict) -> dict:
+    if pattern == "role_assignment":
+        return {"roles": {role: None for role in slots["roles"]}}
+    if pattern == "decision":
+        return {"choice": None, "proposals": []}
+    return {"items": []}
+
+
+@dataclass(frozen=True)
+class Check:
+    done: bool
+    missing: list = field(default_factory=list)
+
+
+def check(pattern: str, slots: dict, artifact: dict) -> Check:
+    """Is the artifact complete? ``missing`` says, in plain words, what is still needed."""
+    missing: list[str] = []
+    if pattern == "role_assignment":
+        roles = artifact.get("roles", {})
+        for role in slots["roles"]:
+            if not roles.get(role):
+                missing.append(f"{role}: nobody yet")
+        if not slots.get("allowMultiple"):
+            held: dict[str, list[str]] = {}
+            for role, person in roles.items():
+                if person:
+                    held.setdefault(person, []).append(role)
+            for person, several in held.items():
+                if len(several) > 1:
+                    missing.append(f"{person} holds {len(several)} roles ({', '.join(several)}); one each")
+    elif pattern == "decision":
+        choice = artifact.get("choice")
+        options = slots.get("options") or []
+        if not choice:
+            missing.append("no option chosen yet")
+        elif options and choice not in options:
+            missing.append(f"{choice!r} is not one of the options ({', '.join(options)})")
+    else:
+        have = len(artifact.get("items", []))
+        if have < slots["min"]:
+            missing.append(f"{slots['min'] - have} more item(s) needed ({have} of {slots['min']})")
+    return Check(done=not missing, missing=missing)
+
+
+def named_people(pattern: str, artifact: dict) -> list[str]:
+    """Who the artifact names (they confirm it): role holders, or those who added items."""
+    if pattern == "role_assignment":
+        seen = []
+        for person in artifact.get("roles", {}).values():
+            if person and person not in seen:
+                seen.append(person)
+        return seen
+    if pattern == "list":
+        seen = []
+        for item in artifact.get("items", []):
+            if item.get("by") and item["by"] not in seen:
+                seen.append(item["by"])
+        return seen
+    return []
+
+
+def confirmers(pattern: str, artifact: dict, initiator: str | None, mode: str = "named") -> list[str]:
+    """Who must confirm: everyone named in the artifact (``named``), or the initiator (``initiator``)."""
+    if mode == "initiator" and initiator:
+        return [initiator]
+    people = named_people(pattern, artifact)
+    if not people and initiator:
+        return [initiator]
+    return people
+
+
+def confirmed(pattern: str, slots: dict, artifact: dict, confirmations: list[str], initiator: str | None,
+              mode: str = "named") -> bool:
+    """Complete: the machine check passes and every confirmer has confirmed this version."""
+    if not check(pattern, slots, artifact).done:
+        return False
+    need = confirmers(pattern, artifact, initiator, mode)
+    have = {c.lower() for c in confirmations}
+    return bool(need) and all(p.lower() in have for p in need)

@@ -1,0 +1,104 @@
+"""What the facilitator says in a group, in its own name. Pure: plain text from plain data.
+
+Every run opens with the handshake (goal, definition of done, deadline, who receives the
+result, how to stop it) and closes with an announcement: there is no silent mode.
+"""
+from dataclasses import dataclass, field
+
+MODES = {
+    "facilitate": "I will moderate until the goal is met and confirmed.",
+    "record": "I am here only to take minutes; I will not steer the conversation.",
+    "timekeep": "I will keep time and remind you of the deadline; I will not steer otherwise.",
+}
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    facilitator: str
+    goal: str
+    pattern: str
+    slots: dict
+    deadline: str            # already formatted for people
+    report_to: list = field(default_factory=list)
+    disclose_report_to: bool = True
+    mode: str = "facilitate"
+    initiator: str | None = None
+
+
+def definition_of_done(pattern: str, slots: dict) -> str:
+    if pattern == "role_assignment":
+        extra = "" if slots.get("allowMultiple") else ", nobody holding two"
+        return f"every role ({', '.join(slots['roles'])}) has exactly one person{extra}, and you confirm it"
+    if pattern == "decision":
+        options = slots.get("options") or []
+        among = f" among {', '.join(options)}" if options else ""
+        return f"one option is chosen{among}, and you confirm it"
+    return f"the list has at least {slots['min']} item(s), and you confirm it"
+
+
+def _targets(info: RunInfo) -> str:
+    if not info.report_to:
+        return "nobody (no report target was set)"
+    return ", ".join(info.report_to) if info.disclose_report_to else "the person who asked for it"
+
+
+def handshake(info: RunInfo) -> str:
+    by = f" {info.initiator} invited me." if info.initiator else ""
+    return (f"Hello, I am {info.facilitator}, your facilitator for this run.{by}\n"
+            f"Goal: {info.goal}\n"
+            f"Done when: {definition_of_done(info.pattern, info.slots)}.\n"
+            f"Deadline: {info.deadline}.\n"
+            f"The result goes to: {_targets(info)}.\n"
+            f"{MODES.get(info.mode, MODES['facilitate'])}\n"
+            "Ask me anytime with /facilitator status; end it with /facilitator stop.")
+
+
+def artifact_text(pattern: str, artifact: dict) -> str:
+    if pattern == "role_assignment":
+        return "\n".join(f"- {role}: {person or '(open)'}" for role, person in artifact.get("roles", {}).items())
+    if pattern == "decision":
+        lines = [f"Chosen: {artifact.get('choice') or '(not yet)'}"]
+        if artifact.get("proposals"):
+            lines.append("Proposed: " + ", ".join(artifact["proposals"]))
+        return "\n".join(lines)
+    items = artifact.get("items", [])
+    return "\n".join(f"- {i['text']} ({i['by']})" for i in items) or "(no items yet)"
+
+
+def status(info: RunInfo, artifact: dict, missing: list, state: str) -> str:
+    still = "; ".join(missing) if missing else "nothing: waiting for your confirmation" if state == "confirming" else "nothing"
+    return (f"{info.facilitator} moderates this run ({state}).\nGoal: {info.goal}\n"
+            f"Done when: {definition_of_done(info.pattern, info.slots)}.\nDeadline: {info.deadline}.\n"
+            f"The result goes to: {_targets(info)}.\nSo far:\n{artifact_text(info.pattern, artifact)}\n"
+            f"Still missing: {still}.")
+
+
+def ask_confirmation(pattern: str, artifact: dict, people: list) -> str:
+    return (f"This looks complete:\n{artifact_text(pattern, artifact)}\n"
+            f"{', '.join(people)}: please confirm by replying \"confirmed\" (or say what to change).")
+
+
+def nudge(missing: list, silent: list) -> str:
+    text = "A quick reminder: still missing " + "; ".join(missing) + "."
+    if silent:
+        text += f" {', '.join(silent)}, we have not heard from you yet: what do you think?"
+    return text
+
+
+def conflict(role: str, holder: str, claimant: str) -> str:
+    return (f"{claimant} and {holder} both want {role}. {holder} holds it now. Could you two agree who takes it? "
+            f"If {holder} lets it go (\"I drop {role}\"), {claimant} can take it.")
+
+
+def closing(info: RunInfo, completed: bool, reason: str = "") -> str:
+    if completed:
+        return f"Done: the goal is met and confirmed. I am sending the result to {_targets(info)}. Thank you all."
+    why = f" ({reason})" if reason else ""
+    return (f"I am ending this run without a confirmed result{why}. I am sending what we have so far to "
+            f"{_targets(info)}.")
+
+
+def report(info: RunInfo, artifact: dict, completed: bool, confirmations: list, reason: str = "") -> str:
+    head = "Result" if completed else "Partial result (not completed" + (f": {reason}" if reason else "") + ")"
+    confirmed_by = f"\nConfirmed by: {', '.join(confirmations)}" if confirmations else ""
+    return f"{head} of \"{info.goal}\"\n{artifact_text(info.pattern, artifact)}{confirmed_by}"

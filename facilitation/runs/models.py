@@ -1,0 +1,31 @@
+"""The engine's bookkeeping of a room's run, kept apart from the room itself."""
+from django.db import models
+
+
+class StepLease(models.Model):
+    """One slot of a room's current step.
+
+    A step has one slot per concurrent call (one for a discussion turn, one per agent of a
+    workspace round). A worker claims a slot with a conditional UPDATE and commits its
+    outcome only while the lease is still its own, so each slot commits exactly once.
+    """
+
+    room = models.ForeignKey("rooms.Room", on_delete=models.CASCADE, related_name="step_leases")
+    slot = models.PositiveSmallIntegerField(default=0)
+    # The step this slot belongs to; the room's current step is slot 0's.
+    step_seq = models.PositiveIntegerField(default=0)
+    # How many slots the step has (the same on every slot of the step).
+    slots = models.PositiveSmallIntegerField(default=1)
+    attempt = models.PositiveIntegerField(default=0)
+    token = models.CharField(max_length=32, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True, db_index=True)
+    # When the slot becomes ready to run (a timer step lies in the future); the sweeper
+    # re-enqueues slots left waiting after that.
+    ready_at = models.DateTimeField(null=True, blank=True)
+    done = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["room", "slot"], name="step_lease_slot_once")]
+
+    def __str__(self):
+        return f"room {self.room_id} step {self.step_seq} slot {self.slot}"

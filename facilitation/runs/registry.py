@@ -1,0 +1,96 @@
+"""Which code runs a room's next step.
+
+A room kind registers a *planner*: given the claimed room, it returns the step to run
+(an object with a ``kind``) or ``None`` when there is nothing to do. Each step kind
+registers a *handler*: ``handler(run) -> StepResult``, where ``run`` is a ``StepRun``
+holding the claim, the room, the step and whatever the planner loaded.
+
+Registration happens at app start (``FacilitationConfig.ready``); the runner never
+changes when a room kind or step kind is added.
+"""
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+from facilitation.runs.leases import Claim, extend, still_ours
+
+
+@dataclass
+class StepResult:
+    outcome: str  # committed | not_claimable | lost_lease | abandoned | retry | missing
+    retry_in: float = 0.0
+    step: str = ""
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A planner's answer: the step and what it loaded to decide it (handed on to the handler)."""
+
+    step: Any
+    context: Any = None
+
+
+@dataclass
+class StepRun:
+    """One claimed step, as its handler receives it."""
+
+    claim: Claim
+    room: Any
+    step: Any
+    context: Any = None
+    provider_override: str = ""
+    extra: dict = field(default_factory=dict)
+    lease: float = 0.0  # the lease's length in seconds; 0: no heartbeats
+    _next_beat: float = field(default=0.0, repr=False)
+
+    def __post_init__(self):
+        self._next_beat = time.monotonic() + self.lease / 3 if self.lease else float("inf")
+
+    def abandoned(self) -> bool:
+        """The lease is gone (a stop or a forced conclusion): the work in flight should stop.
+
+        Called every poll while a call runs; every third of the lease's length it extends the
+        lease instead of only checking it (a heartbeat), so a lease can be short and a dead
+        worker's slot is taken over soon, however long the model may take.
+        """
+        if time.monotonic() >= self._next_beat:
+            self._next_beat = time.monotonic() + self.lease / 3
+            return not extend(self.claim, self.lease)
+        return not still_ours(self.claim)
+
+
+class Planner(Protocol):
+    def __call__(self, room) -> Planned | None: ...
+
+
+Handler = Callable[[StepRun], StepResult]
+
+_planners: dict[str, Planner] = {}
+_handlers: dict[str, Handler] = {}
+
+
+def register_planner(room_kind: str, planner: Planner) -> None:
+    _planners[room_kind] = planner
+
+
+def register_handler(step_kind: str, handler: Handler) -> None:
+    _handlers[step_kind] = handler
+
+
+def planner_for(room_kind: str) -> Planner:
+    try:
+        return _planners[room_kind]
+    except KeyError:
+        raise LookupError(f"No planner registered for rooms of kind {room_kind!r}.") from None
+
+
+def handler_for(step_kind: str) -> Handler:
+    try:
+        return _handlers[step_kind]
+    except KeyError:
+        raise LookupError(f"No handler registered for steps of kind {step_kind!r}.") from None
+
+
+def registered() -> dict[str, list[str]]:
+    """What is registered, for the docs and the tests."""
+    return {"planners": sorted(_planners), "handlers": sorted(_handlers)}

@@ -1,0 +1,44 @@
+"""Run one step of any room: claim its lease, ask the room kind's planner, run the step's handler.
+
+Celery (``facilitation.tasks``) and the in-process driver of ``run_discussion`` both drive
+rooms through ``run_step``; only the scheduling of the next step differs.
+"""
+import logging
+
+from django.conf import settings
+
+from facilitation.runs import calls, leases, registry
+from facilitation.runs.registry import StepResult, StepRun
+
+log = logging.getLogger("convene.engine")
+
+
+def lease_seconds() -> float:
+    """How long a claim holds before somebody else may take the slot (extended while a call runs):
+    ``CONVENE["STEP_LEASE"]`` when set, else the longest model timeout plus ``LEASE_MARGIN``."""
+    if settings.CONVENE.get("STEP_LEASE"):
+        return float(settings.CONVENE["STEP_LEASE"])
+    participant, facilitator = calls.timeouts()
+    return max(participant, facilitator) + settings.CONVENE["LEASE_MARGIN"]
+
+
+def run_step(room_id: int, step_seq: int, provider_override: str = "", slot: int = 0) -> StepResult:
+    """Run slot ``slot`` of the room's step ``step_seq`` if it can be claimed; ``provider_override``
+    forces one model provider."""
+    lease = lease_seconds()
+    claimed = leases.claim_step(room_id, step_seq, lease, slot)
+    if claimed is None:
+        return StepResult("not_claimable")
+    claim, room = claimed
+    planned = registry.planner_for(room.kind)(room)
+    if planned is None:
+        leases.release_claim(claim)
+        return StepResult("not_claimable", step="concluded")
+    run = StepRun(claim=claim, room=room, step=planned.step, context=planned.context, provider_override=provider_override,
+                  lease=lease)
+    try:
+        return registry.handler_for(planned.step.kind)(run)
+    except calls.Abandoned:
+        leases.release_claim(claim)
+        log.info("room %s step %s abandoned", room_id, step_seq)
+        return StepResult("abandoned", step=planned.step.kind)

@@ -1,0 +1,66 @@
+"""Enqueueing steps by task name, after the transaction that made them ready commits.
+
+Steps are sent by name (``facilitation.run_step``), so nothing here imports the task
+module or the runner. In "inline" mode (``run_discussion``, in-process tests) nothing is
+enqueued: the caller drives the steps itself with ``facilitation.runs.runner.run_step``.
+"""
+import contextlib
+import logging
+import threading
+
+from datetime import datetime
+
+from celery import current_app
+from django.db import transaction
+from django.utils import timezone
+
+from facilitation.runs.leases import OpenStep
+
+log = logging.getLogger("convene.engine")
+
+RUN_STEP_TASK = "facilitation.run_step"
+QUEUE = "turns"
+
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def inline():
+    previous = getattr(_local, "inline", False)
+    _local.inline = True
+    try:
+        yield
+    finally:
+        _local.inline = previous
+
+
+def is_inline() -> bool:
+    return getattr(_local, "inline", False)
+
+
+def send_step(room_id: int, step_seq: int, countdown: float | None = None, slot: int = 0) -> None:
+    """Send one slot of the step to the workers now (no transaction involved)."""
+    current_app.send_task(RUN_STEP_TASK, args=(room_id, step_seq, slot), queue=QUEUE, countdown=countdown or None)
+
+
+def schedule_step(room_id: int, step_seq: int, slots: int = 1, ready_at: datetime | None = None) -> None:
+    """Enqueue every slot of the room's step ``step_seq`` once the current transaction commits;
+    a step ready later (``ready_at``) is sent with a countdown (and cannot be claimed before)."""
+    if is_inline():
+        return
+
+    def send():
+        countdown = max(0.0, (ready_at - timezone.now()).total_seconds()) if ready_at else None
+        try:
+            for slot in range(slots):
+                send_step(room_id, step_seq, countdown, slot)
+        except Exception:  # the broker is unreachable: the step is committed as ready; the sweeper sends it later
+            log.warning("could not enqueue step %s of room %s; the sweeper will", step_seq, room_id, exc_info=True)
+
+    transaction.on_commit(send)
+
+
+def schedule(room_id: int, step: OpenStep | None) -> None:
+    """``schedule_step`` for what ``leases.finish`` / ``leases.open_step`` returned (None: nothing)."""
+    if step is not None:
+        schedule_step(room_id, step.step_seq, step.slots, step.ready_at)

@@ -1,0 +1,22 @@
+"""The beat sweep of facilitation runs: a passed deadline fails the run; a stall gets a reminder; ended or expired
+ephemeral runs are reaped (their protocol kept)."""
+from celery import shared_task
+
+
+@shared_task(name="facilitation.sweep_runs", acks_late=True, time_limit=120)
+def sweep_runs(**kwargs) -> dict:
+    from facilitation.goals.actions import (do_stop_run, do_reap_run, do_remind, overdue_runs, reapable_runs,
+                                            stalled_runs)
+    from rooms.errors import StateConflict
+    from rooms.models import FacilitationRun
+
+    failed = 0
+    for room_id in overdue_runs():
+        try:
+            do_stop_run(room_id, reason="the deadline passed without a confirmed result", state=FacilitationRun.State.FAILED)
+            failed += 1
+        except StateConflict:
+            pass
+    reminded = sum(do_remind(room_id) for room_id in stalled_runs())
+    reaped = sum(do_reap_run(run_id) for run_id in reapable_runs())
+    return {"failed": failed, "reminded": reminded, "reaped": reaped}

@@ -1,0 +1,96 @@
+"""A workspace's life: start (round 1), pause, resume, and the manager closing the scope.
+
+Completing or archiving makes the room read-only everywhere: every later write is 409 and the
+work in flight finds the room closed when it tries to commit.
+"""
+from django.db import transaction
+from django.utils import timezone
+
+from facilitation.workspace.actions.rounds import end_round, narrative_pending, set_agents_to_work, start_round
+from facilitation.workspace.audit import log_invocation
+from facilitation.workspace.rules import correlation_of, current_turn, locked, require_open, require_status, require_workspace
+from rooms.errors import StateConflict
+from rooms.events import EventType, record_event
+from rooms.models import Room, Turn
+from rooms.payloads import status_payload
+
+S = Room.Status
+
+
+def _status_changed(room: Room, user, component: str, before: str, correlation: str) -> None:
+    room.save()
+    record_event(room, EventType.STATUS, status_payload(room))
+    log_invocation(room, component, correlation=correlation, user=user, input={"from": before, "to": room.status},
+                   output=room.status)
+
+
+def do_start_workspace(room: Room, user=None) -> Room:
+    with transaction.atomic():
+        room = locked(room)
+        require_status(room, (S.DRAFT,), "start")
+        room.status = S.ACTIVE
+        room.started_at = timezone.now()
+        _status_changed(room, user, "manager.start_room", S.DRAFT, correlation_of(room))
+        start_round(room, 1, user=user, schedule_agents=True)
+    return room
+
+
+def do_pause_workspace(room: Room, user=None) -> Room:
+    """Agents already at work may still publish; no new round work is handed out until resume."""
+    with transaction.atomic():
+        room = locked(room)
+        require_status(room, (S.ACTIVE,), "pause")
+        room.status = S.PAUSED
+        _status_changed(room, user, "manager.pause_room", S.ACTIVE, correlation_of(room))
+    return room
+
+
+def do_resume_workspace(room: Room, user=None) -> Room:
+    with transaction.atomic():
+        room = locked(room)
+        require_status(room, (S.PAUSED,), "resume")
+        room.status = S.ACTIVE
+        _status_changed(room, user, "manager.resume_room", S.PAUSED, correlation_of(room))
+        turn = current_turn(room)
+        if turn is not None and turn.ended_at is None and not narrative_pending(room, turn.number):
+            # Seats whose work was refused while paused get it again; finished seats exit at claim.
+            set_agents_to_work(room, turn)
+    return room
+
+
+def _close(room: Room, user, target: str, component: str) -> Room:
+    with transaction.atomic():
+        room = locked(room)
+        require_workspace(room)
+        before = room.status
+        # Archiving a completed scope is allowed; anything else on a closed room is not.
+        closed = before == S.ARCHIVED or (before == S.COMPLETED and target != S.ARCHIVED)
+        if closed or (before in Room.TERMINAL and before != S.COMPLETED):
+            raise StateConflict(f"This workspace is {before}: it cannot become {target}.", {"status": before},
+                                code="room_closed" if closed else "invalid_transition")
+        turn = current_turn(room)
+        correlation = correlation_of(room)
+        if turn is not None and turn.ended_at is None:
+            end_round(room, turn, ended_by=Turn.EndedBy.SCOPE, user=user)
+        room.status = target
+        room.ended_at = room.ended_at or timezone.now()
+        _status_changed(room, user, component, before, correlation)
+    return room
+
+
+def do_complete_workspace(room: Room, user) -> Room:
+    return _close(room, user, S.COMPLETED, "manager.complete_room")
+
+
+def do_archive_workspace(room: Room, user) -> Room:
+    return _close(room, user, S.ARCHIVED, "manager.archive_room")
+
+
+def do_control_workspace(room: Room, verb: str, user=None) -> Room:
+    """The discussion controls as a workspace understands them (REST lifecycle routes and socket controls)."""
+    controls = {"start": do_start_workspace, "pause": do_pause_workspace, "resume": do_resume_workspace}
+    if verb not in controls:
+        require_open(room)
+        raise StateConflict(f"A workspace does not {verb}: the manager completes or archives it.",
+                            {"status": room.status}, code="invalid_transition")
+    return controls[verb](room, user)

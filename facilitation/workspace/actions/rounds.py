@@ -1,0 +1,140 @@
+"""Rounds: start, end (by the manager, by the turn policy, or when the scope closes).
+
+Ending round N immediately opens round N+1 and hands round N to a worker, which learns the
+agents' adaptations from it and has the moderator agent write its narrative; when that
+narrative is committed the agents of round N+1 are set to work, with it in their context.
+"""
+from django.db import transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from facilitation.workspace import scheduling
+from facilitation.workspace.audit import log_invocation
+from facilitation.workspace.payloads import round_payload
+from facilitation.workspace.rules import current_turn, locked, new_correlation, require_status
+from rooms.errors import StateConflict
+from rooms.events import EventType, record_event
+from rooms.models import Narrative, Observation, Room, Seat, TaskAssignment, Turn
+
+EVENT = EventType.ROUND
+DEFAULT_POLICY = {"maxEvents": 10, "maxSeconds": 300}
+POLICY_LIMITS = {"maxEvents": (1, 1000), "maxSeconds": (5, 86_400)}
+
+
+def policy_of(room: Room) -> dict:
+    return {**DEFAULT_POLICY, **(room.turn_policy or {})}
+
+
+def agent_seats(room: Room):
+    """The seats that work in every round: active agents that speak (not the moderator, not observers)."""
+    return (Seat.objects.filter(room=room, agent__isnull=False, is_active=True, role__in=Seat.SPEAKING)
+            .select_related("agent").order_by("position", "id"))
+
+
+def start_round(room: Room, number: int, *, user=None, schedule_agents: bool) -> Turn:
+    """Open round ``number``. The caller holds the room's lock."""
+    correlation = new_correlation(f"ws{room.pk}-r{number}")
+    turn = Turn.objects.create(room=room, number=number, correlation_id=correlation)
+    room.round = number
+    room.save(update_fields=["round", "updated_at"])
+    record_event(room, EVENT, {"round": turn.number, "state": "started", "roundInfo": round_payload(turn)})
+    log_invocation(room, "round.start", correlation=correlation, user=user, input={"round": number},
+                   output=f"round {number} started")
+    if schedule_agents:
+        set_agents_to_work(room, turn)
+    return turn
+
+
+def set_agents_to_work(room: Room, turn: Turn) -> None:
+    """Every agent seat works concurrently on this round: one worker task each (on commit)."""
+    seat_ids = list(agent_seats(room).values_list("pk", flat=True))
+    scheduling.schedule_agents(room.pk, turn.number, seat_ids)
+    scheduling.schedule_round_timeout(room.pk, turn.number, policy_of(room)["maxSeconds"])
+
+
+def _agent_states(room: Room, turn: Turn) -> dict:
+    """A snapshot of every agent seat when the round ends."""
+    counts: dict[int, dict] = {}
+    for seat_id, event_type, n in (Observation.objects.filter(room=room, round=turn.number).exclude(event_type="")
+                                   .values_list("seat_id", "event_type").annotate(n=Count("id"))):
+        counts.setdefault(seat_id, {})[event_type] = n
+    tasks: dict[int, dict] = {}
+    for seat_id, status, n in (TaskAssignment.objects.filter(room=room, assignee__isnull=False)
+                               .values_list("assignee_id", "status").annotate(n=Count("id"))):
+        tasks.setdefault(seat_id, {})[status] = n
+    states = {}
+    for seat in Seat.objects.filter(room=room, agent__isnull=False).exclude(role=Seat.Role.FACILITATOR).select_related("agent"):
+        types = counts.get(seat.pk, {})
+        states[str(seat.pk)] = {
+            "name": seat.agent.name, "personaId": seat.persona_in_use_id, "roleId": seat.role_in_use_id,
+            "active": seat.is_active, "observations": sum(types.values()), "types": types, "tasks": tasks.get(seat.pk, {}),
+        }
+    return states
+
+
+def end_round(room: Room, turn: Turn, *, ended_by: str, user=None) -> Turn | None:
+    """Close ``turn``, hand it to a worker for its narrative, and (unless the scope closed) open the next.
+
+    The caller holds the room's lock. Returns the new round's Turn, if one was opened.
+    """
+    now = timezone.now()
+    turn.ended_at = now
+    turn.ended_by = ended_by
+    turn.event_count = Observation.objects.filter(room=room, round=turn.number).exclude(event_type="").count()
+    turn.agent_states = _agent_states(room, turn)
+    turn.save(update_fields=["ended_at", "ended_by", "event_count", "agent_states"])
+    record_event(room, EVENT, {"round": turn.number, "state": "ended", "roundInfo": round_payload(turn)})
+    log_invocation(room, "manager.end_round" if ended_by == Turn.EndedBy.MANAGER else "round.end",
+                   correlation=turn.correlation_id, user=user,
+                   input={"round": turn.number, "endedBy": ended_by}, output=f"{turn.event_count} observations")
+    if ended_by == Turn.EndedBy.SCOPE:  # the scope closed: the room is read-only from now on
+        return None
+    scheduling.schedule_round_close(room.pk, turn.number)
+    return start_round(room, turn.number + 1, user=user, schedule_agents=False)
+
+
+def narrative_pending(room: Room, before_round: int) -> bool:
+    """True while an ended round before ``before_round`` still waits for its narrative."""
+    if before_round <= 1:
+        return False
+    return not Narrative.objects.filter(room=room, round=before_round - 1).exists()
+
+
+def end_round_if_due(room: Room, turn: Turn) -> bool:
+    """The turn policy: end the round once it gathered ``maxEvents`` observations. Caller holds the lock."""
+    if room.status != Room.Status.ACTIVE or turn.ended_at is not None or room.round != turn.number:
+        return False
+    if turn.event_count < policy_of(room)["maxEvents"] or narrative_pending(room, turn.number):
+        return False
+    end_round(room, turn, ended_by=Turn.EndedBy.POLICY)
+    return True
+
+
+def do_end_round(room: Room, user) -> Turn:
+    """The manager ends the current round. Returns the round that ended."""
+    with transaction.atomic():
+        room = locked(room)
+        require_status(room, (Room.Status.ACTIVE, Room.Status.PAUSED), "end a round")
+        turn = current_turn(room)
+        if turn is None or turn.ended_at is not None:
+            raise StateConflict("No round is open.", code="no_open_round")
+        if narrative_pending(room, turn.number):
+            raise StateConflict(f"Round {turn.number - 1}'s narrative is still being written; end this round once it is there.",
+                                code="narrative_pending")
+        end_round(room, turn, ended_by=Turn.EndedBy.MANAGER, user=user)
+    return turn
+
+
+def end_round_on_timeout(room_id: int, number: int) -> bool:
+    """The turn policy's clock: end round ``number`` if it is still open after ``maxSeconds``."""
+    with transaction.atomic():
+        room = Room.objects.select_for_update().filter(pk=room_id).first()
+        if room is None or room.status != Room.Status.ACTIVE or room.round != number:
+            return False
+        turn = current_turn(room)
+        if turn is None or turn.ended_at is not None or narrative_pending(room, number):
+            return False
+        if (timezone.now() - turn.started_at).total_seconds() < policy_of(room)["maxSeconds"] - 0.5:
+            return False
+        end_round(room, turn, ended_by=Turn.EndedBy.POLICY)
+    return True

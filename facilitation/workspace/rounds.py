@@ -1,0 +1,274 @@
+"""What the workers do in a workspace round, in three parts each: prepare, call, commit.
+
+- An **agent seat's work**: load the seat's context (role, persona, adaptation, latest narrative,
+  open blockers and questions, its tasks, what a search for its role finds), call its model outside
+  any transaction, then commit in one transaction: its observations, its task steps and its
+  invocations, only if its slot's lease still holds and the round is still open.
+- A **round's close**: learn each agent's adaptation from the ended round (versioned, retried),
+  have the moderator agent write the narrative, commit it once, and set the next round's agents
+  to work with it in their context.
+
+The lease is the caller's (``facilitation.workspace.steps``): ``keep()`` says whether it still
+holds during the call, ``finish()`` ends it inside the commit's transaction.
+"""
+import logging
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from facilitation import budget
+from facilitation.llm import LLMRequest, LLMResponse, TerminalLLMError, TransientLLMError, provider_for
+from facilitation.workspace import prompts
+from facilitation.workspace.actions.adaptation import learn_round
+from facilitation.workspace.actions.observations import write_observation
+from facilitation.workspace.actions.rounds import end_round_if_due, set_agents_to_work
+from facilitation.workspace.actions.tasks import advance_task
+from facilitation.workspace.audit import log_invocation
+from facilitation.workspace.context import AgentContext, agent_context, narrative_context
+from facilitation.workspace.payloads import narrative_payload
+from facilitation.workspace.rules import CLOSED
+from rooms.errors import ActionError
+from rooms.events import EventType, record_event
+from rooms.models import Agent, Narrative, Observation, Room, Seat, TaskAssignment, Turn
+
+log = logging.getLogger("convene.workspace")
+
+
+@dataclass
+class Called:
+    response: LLMResponse | None
+    status: str  # ok | timed_out | error
+    error: str = ""
+
+    @property
+    def text(self) -> str:
+        return self.response.text.strip() if self.response is not None else ""
+
+
+@dataclass
+class Usage:
+    provider: str = ""
+    model: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: Decimal = Decimal(0)
+    latency_ms: int = 0
+
+    @classmethod
+    def of(cls, called: Called, provider_name: str) -> "Usage":
+        r = called.response
+        if r is None:
+            return cls(provider=provider_name)
+        return cls(r.provider, r.model, r.input_tokens + r.cache_read_tokens + r.cache_write_tokens, r.output_tokens,
+                   budget.cost_of(r), r.latency_ms)
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+def _account(room: Room, agent_id: int | None, seat_id: int | None, usage: Usage) -> None:
+    if not usage.tokens and not usage.cost_usd:
+        return
+    Room.objects.filter(pk=room.pk).update(tokens_used=F("tokens_used") + usage.tokens, cost_usd=F("cost_usd") + usage.cost_usd)
+    if agent_id:
+        Agent.objects.filter(pk=agent_id).update(tokens_used=F("tokens_used") + usage.tokens, cost_usd=F("cost_usd") + usage.cost_usd)
+    if seat_id:
+        Seat.objects.filter(pk=seat_id).update(tokens_used=F("tokens_used") + usage.tokens, cost_usd=F("cost_usd") + usage.cost_usd)
+
+
+# --- an agent seat's work ---------------------------------------------------------------------------
+
+@dataclass
+class AgentWork:
+    room_id: int
+    round: int
+    seat_id: int
+    context: AgentContext
+    request: LLMRequest
+    provider: object
+    correlation: str
+    notes: list[str] = field(default_factory=list)
+
+
+def prepare_agent(room: Room, number: int, seat_id: int, timeout: float, provider_override: str = "") -> AgentWork | None:
+    """The seat's context and request; None when the seat has nothing to do in this round."""
+    turn = Turn.objects.filter(room=room, number=number).first()
+    seat = Seat.objects.filter(pk=seat_id, room=room, agent__isnull=False).select_related("agent").first()
+    if turn is None or turn.ended_at is not None or seat is None or not seat.is_active:
+        return None
+    ctx = agent_context(room, seat, number)
+    roster = [(s.pk, s.agent.name) for s in Seat.objects.filter(room=room, agent__isnull=False, role__in=Seat.SPEAKING)
+              .select_related("agent").order_by("position", "id")]
+    request = prompts.agent_request(ctx, roster, timeout)
+    return AgentWork(room_id=room.pk, round=number, seat_id=seat_id, context=ctx, request=request,
+                     provider=provider_for(provider_override or ctx.provider), correlation=turn.correlation_id)
+
+
+def _round_open(room: Room, number: int) -> Turn | None:
+    if room.status in CLOSED or room.status not in (Room.Status.ACTIVE, Room.Status.PAUSED) or room.round != number:
+        return None
+    turn = Turn.objects.filter(room=room, number=number).first()
+    return turn if turn is not None and turn.ended_at is None else None
+
+
+def commit_agent(work: AgentWork, called: Called, finish) -> bool:
+    """Write the seat's round in one transaction, if ``finish()`` says the lease still holds.
+
+    Returns False (and writes nothing but the discarded call's invocation) when the lease is gone
+    or the round closed meanwhile.
+    """
+    provider_name = getattr(work.provider, "name", "")
+    usage = Usage.of(called, provider_name)
+    observations, actions, problems = prompts.parse_agent_answer(called.text) if called.text else ([], [], [])
+    if called.status != "ok":
+        problems.append(f"{called.status}: {called.error}")
+    ctx = work.context
+    with transaction.atomic():
+        room = Room.objects.select_for_update().filter(pk=work.room_id).first()
+        if room is None:
+            return False
+        turn = _round_open(room, work.round)
+        if turn is None or not finish():
+            log_invocation(room, "agent.round_work", correlation=work.correlation, agent_id=ctx.agent_id,
+                           input={"round": work.round, "seatId": work.seat_id}, output=called.text[:4000], success=False,
+                           error="discarded: the round closed or the lease was lost", provider=usage.provider,
+                           model=usage.model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+                           latency_ms=usage.latency_ms)
+            _account(room, ctx.agent_id, work.seat_id, usage)
+            return False
+        seat = Seat.objects.select_related("agent").get(pk=work.seat_id)
+        log_invocation(room, "tool.discovery", correlation=work.correlation, agent_id=ctx.agent_id,
+                       input={"query": ctx.search_query, "round": work.round},
+                       output=", ".join(f"#{i.id}" for i in ctx.found), )
+        log_invocation(room, "agent.round_work", correlation=work.correlation, agent_id=ctx.agent_id,
+                       input={"round": work.round, "seatId": work.seat_id, "purpose": work.request.purpose,
+                              "narrative": ({"round": ctx.narrative["round"], "version": ctx.narrative["version"]}
+                                            if ctx.narrative else None),
+                              "personaId": ctx.persona_id,
+                              "promptChars": len(work.request.system) + sum(len(m["content"]) for m in work.request.messages)},
+                       output=called.text[:4000], success=called.status == "ok", error="; ".join(problems)[:2000],
+                       provider=usage.provider, model=usage.model, input_tokens=usage.input_tokens,
+                       output_tokens=usage.output_tokens, latency_ms=usage.latency_ms)
+        _account(room, ctx.agent_id, work.seat_id, usage)
+        valid_ids = set(Observation.objects.filter(room=room, pk__in=[o["respondingToId"] for o in observations
+                                                                        if o["respondingToId"]]).exclude(event_type="")
+                        .values_list("pk", flat=True))
+        for o in observations:
+            responding = o["respondingToId"] if o["respondingToId"] in valid_ids else None
+            obs = write_observation(room, turn, event_type=o["type"], content=o["content"], responding_to_id=responding,
+                                    confidence=o["confidence"] if o["confidence"] is not None else ctx.thresholds.get("confidence"),
+                                    seat=seat, author_name=seat.agent.name, author_kind=Observation.AuthorKind.AGENT,
+                                    provider=usage.provider, tokens=usage.tokens // max(1, len(observations)))
+            log_invocation(room, "tool.publish_observation", correlation=work.correlation, agent_id=ctx.agent_id,
+                           input={"type": o["type"], "respondingToId": responding, "confidence": obs.confidence},
+                           output=f"observation {obs.pk}")
+        for a in actions:
+            task = TaskAssignment.objects.select_for_update().filter(pk=a["id"], room=room).first()
+            if task is None:
+                continue
+            try:
+                with transaction.atomic():
+                    advance_task(room, task, a["action"], seat, agent_id=ctx.agent_id, correlation=work.correlation)
+            except ActionError as exc:  # an illegal step (someone else claimed it first): skipped, logged
+                log_invocation(room, f"agent.{a['action']}_task", correlation=work.correlation, agent_id=ctx.agent_id,
+                               input={"taskId": task.pk}, output="", success=False, error=exc.message)
+                task.refresh_from_db()
+        end_round_if_due(room, turn)
+    return True
+
+
+def call_provider(provider, request: LLMRequest, keep, timeout: float, call_model) -> Called:
+    """One model call through ``call_model(provider, request, timeout, keep)``, its outcome as a value."""
+    try:
+        return Called(call_model(provider, request, timeout, keep), "ok")
+    except TransientLLMError as exc:
+        return Called(None, "error", f"transient: {exc}")
+    except TerminalLLMError as exc:
+        return Called(None, "error", str(exc))
+    except TimeoutError as exc:
+        return Called(None, "timed_out", str(exc))
+
+
+# --- a round's close: adaptations and the narrative -------------------------------------------------------
+
+@dataclass
+class CloseWork:
+    room_id: int
+    round: int
+    request: LLMRequest
+    provider: object
+    correlation: str
+    moderator_id: int | None
+
+
+def learn_adaptations(room: Room, number: int) -> int:
+    """Fold round ``number`` into the adaptation each agent wore in it (idempotent per round)."""
+    turn = Turn.objects.filter(room=room, number=number).first()
+    if turn is None:
+        return 0
+    learned = 0
+    for seat in Seat.objects.filter(room=room, agent__isnull=False, role__in=Seat.SPEAKING).select_related("agent"):
+        state = (turn.agent_states or {}).get(str(seat.pk), {})
+        persona_id = state.get("personaId", seat.persona_in_use_id)
+        if learn_round(room, number, seat, persona_id, turn.correlation_id) is not None:
+            learned += 1
+    return learned
+
+
+def prepare_close(room: Room, number: int, timeout: float, provider_override: str = "") -> CloseWork | None:
+    turn = Turn.objects.filter(room=room, number=number).first()
+    if turn is None or turn.ended_at is None or Narrative.objects.filter(room=room, round=number).exists():
+        return None
+    ctx = narrative_context(room, number)
+    return CloseWork(room_id=room.pk, round=number, request=prompts.narrative_request(ctx, timeout),
+                     provider=provider_for(provider_override or ctx.provider), correlation=turn.correlation_id,
+                     moderator_id=ctx.moderator_id)
+
+
+def _offline_narrative(work: CloseWork) -> dict:
+    from facilitation.llm.rehearsal import RehearsalProvider
+
+    return prompts.parse_narrative_answer(RehearsalProvider().complete(work.request).text)
+
+
+def commit_narrative(work: CloseWork, called: Called, finish) -> Narrative | None:
+    """Write round N's narrative once, then set round N+1's agents to work (when the room still runs)."""
+    provider_name = getattr(work.provider, "name", "")
+    usage = Usage.of(called, provider_name)
+    parsed = prompts.parse_narrative_answer(called.text) if called.text else None
+    fallback = parsed is None
+    if fallback:  # the moderator failed or ignored the format: an extractive narrative, labelled as offline
+        parsed = _offline_narrative(work)
+        usage.provider = "rehearsal"
+    with transaction.atomic():
+        room = Room.objects.select_for_update().filter(pk=work.room_id).first()
+        if room is None or not finish():
+            return None
+        if Narrative.objects.filter(room=room, round=work.round).exists():
+            return None
+        open_blockers = set(Observation.objects.filter(room=room, event_type=Observation.EventType.BLOCKER,
+                                                       responses__isnull=True).values_list("pk", flat=True))
+        try:
+            with transaction.atomic():
+                narrative = Narrative.objects.create(
+                    room=room, turn=Turn.objects.filter(room=room, number=work.round).first(), round=work.round,
+                    content=parsed["summary"], generated_content=parsed["summary"], key_decisions=parsed["keyDecisions"],
+                    blockers=[b for b in parsed["blockers"] if b in open_blockers], next_steps=parsed["nextSteps"],
+                    provider=usage.provider, written_by_agent_id=work.moderator_id, correlation_id=work.correlation,
+                )
+        except IntegrityError:
+            return None
+        log_invocation(room, "narrative.generate", correlation=work.correlation, agent_id=work.moderator_id,
+                       input={"round": work.round, "purpose": work.request.purpose, "fallback": fallback},
+                       output=called.text[:4000] or parsed["summary"][:4000], success=called.status == "ok" and not fallback,
+                       error=called.error, provider=usage.provider, model=usage.model, input_tokens=usage.input_tokens,
+                       output_tokens=usage.output_tokens, latency_ms=usage.latency_ms)
+        _account(room, work.moderator_id, None, usage)
+        record_event(room, EventType.NARRATIVE, {"narrative": narrative_payload(narrative)})
+        nxt = Turn.objects.filter(room=room, number=work.round + 1, ended_at__isnull=True).first()
+        if nxt is not None and room.status == Room.Status.ACTIVE and room.round == nxt.number:
+            set_agents_to_work(room, nxt)
+    return narrative

@@ -1,0 +1,274 @@
+// The manager's desk of a workspace: observations, rounds, narratives, tasks, personas, search and
+// the invocation log, kept live by the room's events (each event refreshes what it names).
+(function () {
+  "use strict";
+  const { request, el, toast, pageData, statusBadge } = window.Convene;
+  const page = pageData();
+  const id = page.discussionId;
+  const base = `discussions/${id}`;
+  const $ = (sel) => document.querySelector(sel);
+  const TYPES = ["question", "blocker", "solution", "agreement", "disagreement", "observation", "decision", "analysis", "concern", "clarification"];
+  const CLOSED = ["completed", "archived"];
+  const state = { room: null, observations: [], narratives: [], tasks: [], personas: [], editing: null };
+
+  function fail(err) {
+    const box = $("#room-error");
+    box.textContent = err.message || String(err);
+    box.hidden = false;
+  }
+
+  function seatName(seatId) {
+    const seat = (state.room && state.room.participants || []).find((p) => p.seatId === seatId);
+    return seat ? seat.name : "";
+  }
+
+  async function loadRoom() {
+    state.room = (await request("GET", base)).data;
+    const r = state.room;
+    $("#room-name").textContent = r.name;
+    $("#room-topic").textContent = r.topic;
+    $("#status-badge").replaceWith(Object.assign(statusBadge(r.status), { id: "status-badge" }));
+    $("#round-indicator").textContent = `Round ${r.round}`;
+    $("#desk").dataset.status = r.status;
+    const closed = CLOSED.includes(r.status);
+    $("#read-only").hidden = !closed;
+    document.querySelectorAll(".manager-only, #observation-form").forEach((n) => { n.hidden = closed; });
+    const verbs = { start: r.status === "draft", pause: r.status === "active", resume: r.status === "paused",
+      complete: !closed, archive: r.status !== "archived" };
+    for (const [verb, on] of Object.entries(verbs)) {
+      const b = document.querySelector(`[data-verb="${verb}"]`);
+      if (b) b.disabled = !on;
+    }
+    const end = $("#btn-end-round");
+    if (end) end.disabled = !["active", "paused"].includes(r.status);
+    renderSeats();
+  }
+
+  function renderSeats() {
+    const list = $("#seats");
+    const seats = state.room.participants || [];
+    const assign = $("#task-assignee");
+    if (assign) assign.replaceChildren(el("option", { value: "" }, "nobody"), ...seats.map((s) => el("option", { value: s.seatId }, s.name)));
+    $("#filter-seat").replaceChildren(el("option", { value: "" }, "all"), ...seats.map((s) => el("option", { value: s.seatId }, s.name)));
+    list.replaceChildren(...seats.map((s) => {
+      const li = el("li", { "data-seat-id": s.seatId }, el("span", { class: "name" }, s.name));
+      if (page.canControl && !CLOSED.includes(state.room.status)) {
+        const sel = el("select", { "aria-label": `Persona of ${s.name}` },
+          ...state.personas.map((p) => el("option", { value: p.id, selected: p.id === s.personaId }, p.name)));
+        sel.addEventListener("change", async () => {
+          try {
+            await request("PATCH", `${base}/participants/${s.seatId}`, { personaId: Number(sel.value), version: s.version });
+            toast(`${s.name} now works as ${sel.selectedOptions[0].textContent}`);
+          } catch (err) { toast(err.message, "error"); }
+          await loadRoom();
+        });
+        li.append(sel);
+      } else {
+        const p = state.personas.find((x) => x.id === s.personaId);
+        li.append(el("span", { class: "muted" }, p ? ` · ${p.name}` : ""));
+      }
+      return li;
+    }));
+  }
+
+  async function loadObservations() {
+    state.observations = (await request("GET", `${base}/observations`)).data;
+    const rounds = [...new Set(state.observations.map((o) => o.round))];
+    const sel = $("#filter-round");
+    const keep = sel.value;
+    sel.replaceChildren(el("option", { value: "" }, "all"), ...rounds.map((n) => el("option", { value: n }, `Round ${n}`)));
+    sel.value = keep;
+    renderObservations();
+  }
+
+  function renderObservations() {
+    const type = $("#filter-type").value, round = $("#filter-round").value, seat = $("#filter-seat").value;
+    const open = $("#filter-open").checked;
+    const answered = new Set(state.observations.map((o) => o.respondingToId).filter(Boolean));
+    const shown = state.observations.filter((o) => (!type || o.type === type) && (!round || String(o.round) === round)
+      && (!seat || String(o.seatId) === seat) && (!open || (["question", "blocker"].includes(o.type) && !answered.has(o.id))));
+    const byParent = new Map();
+    const ids = new Set(shown.map((o) => o.id));
+    for (const o of shown) {
+      const parent = ids.has(o.respondingToId) ? o.respondingToId : null;
+      if (!byParent.has(parent)) byParent.set(parent, []);
+      byParent.get(parent).push(o);
+    }
+    const item = (o) => el("li", { class: `obs obs-${o.type}`, "data-observation-id": o.id, "data-type": o.type },
+      el("span", { class: `badge type-${o.type}` }, o.type), " ",
+      el("strong", {}, o.author.name), el("span", { class: "muted small" }, ` · round ${o.round}`
+        + (o.confidence !== null ? ` · confidence ${o.confidence.toFixed(2)}` : "") + (o.respondingToId ? ` · re #${o.respondingToId}` : "")),
+      el("p", {}, o.content),
+      byParent.has(o.id) ? el("ol", { class: "replies" }, ...byParent.get(o.id).map(item)) : null);
+    $("#observations").replaceChildren(...(byParent.get(null) || []).map(item));
+  }
+
+  async function loadNarratives() {
+    state.narratives = (await request("GET", `${base}/narratives`)).data;
+    const sel = $("#narrative-round");
+    const keep = sel.value;
+    sel.replaceChildren(...state.narratives.map((n) => el("option", { value: n.id }, `Round ${n.round}`)));
+    if (keep && state.narratives.some((n) => String(n.id) === keep)) sel.value = keep;
+    else if (state.narratives.length) sel.value = state.narratives[state.narratives.length - 1].id;
+    renderNarrative(false);
+  }
+
+  function renderNarrative(force) {
+    const n = state.narratives.find((x) => String(x.id) === $("#narrative-round").value);
+    if (!n) return;
+    $("#narrative-generated").textContent = n.generatedContent;
+    const box = $("#narrative-content");
+    if (force || state.editing === null || state.editing.id !== n.id || box.value === state.editing.text) {
+      box.value = n.content;
+      state.editing = { id: n.id, version: n.version, text: n.content };
+    }
+    $("#narrative-decisions").textContent = (n.keyDecisions || []).join("; ") || "none";
+    $("#narrative-blockers").textContent = (n.blockers || []).map((b) => `#${b}`).join(", ") || "none";
+    $("#narrative-steps").textContent = (n.nextSteps || []).join("; ") || "none";
+  }
+
+  async function saveNarrative() {
+    const n = state.editing;
+    if (!n) return;
+    try {
+      await request("PATCH", `${base}/narratives/${n.id}`, { content: $("#narrative-content").value, version: n.version });
+      $("#narrative-conflict").hidden = true;
+      state.editing = null;
+      toast("Narrative saved");
+      await loadNarratives();
+    } catch (err) {
+      if (err.code === "stale_version" && err.details.current) {
+        $("#narrative-current").textContent = err.details.current.content;
+        $("#narrative-conflict").hidden = false;
+        state.editing = { id: n.id, version: err.details.current.version, text: err.details.current.content };
+      } else toast(err.message, "error");
+    }
+  }
+
+  async function loadTasks() {
+    state.tasks = (await request("GET", `${base}/tasks`)).data;
+    for (const column of document.querySelectorAll("#board .column")) {
+      column.querySelector("ul").replaceChildren(...state.tasks.filter((t) => t.status === column.dataset.status).map((t) =>
+        el("li", { class: "task", "data-task-id": t.id, "data-status": t.status },
+          el("span", { class: `badge priority priority-${t.priority}` }, `P${t.priority}`), " ", t.title,
+          el("div", { class: "muted small" }, [t.assigneeId ? `assigned to ${seatName(t.assigneeId)}` : "unassigned",
+            t.claimedById ? ` · claimed by ${seatName(t.claimedById)}` : ""].join("")))));
+    }
+  }
+
+  async function loadLog() {
+    const box = $("#invocations");
+    if (!box) return;
+    const c = $("#log-correlation").value.trim();
+    const rows = (await request("GET", `${base}/invocations${c ? `?correlationId=${encodeURIComponent(c)}` : ""}`)).data;
+    box.replaceChildren(...rows.slice(-200).map((i) => el("li", { "data-component": i.component },
+      el("code", {}, i.component), " ", el("a", { href: "#", class: "correlation", "data-correlation": i.correlationId }, i.correlationId),
+      el("span", { class: "muted small" }, ` ${i.user || ""}${i.agentId ? ` agent ${i.agentId}` : ""} ${i.success ? "" : "failed"}`))));
+  }
+
+  async function search(q) {
+    const { data } = await request("GET", `${base}/search?q=${encodeURIComponent(q)}`);
+    const section = (title, rows, text) => el("div", {}, el("h3", {}, `${title} (${rows.length})`),
+      el("ol", {}, ...rows.map((r) => el("li", { class: "search-hit" }, text(r)))));
+    $("#search-results").replaceChildren(
+      section("Observations", data.observations, (o) => `${o.type}: ${o.content}`),
+      section("Tasks", data.tasks, (t) => t.title),
+      section("Narratives", data.narratives, (n) => `Round ${n.round}: ${n.content.slice(0, 200)}`));
+  }
+
+  async function control(verb) {
+    try {
+      const path = verb === "end" ? `${base}/rounds/end` : `${base}/${verb}`;
+      await request("POST", path);
+    } catch (err) { toast(err.message, "error"); }
+    await refreshAll();
+  }
+
+  async function refreshAll() {
+    try {
+      await loadRoom();
+      await Promise.all([loadObservations(), loadNarratives(), loadTasks(), loadLog()]);
+    } catch (err) { fail(err); }
+  }
+
+  function wire() {
+    const typeFilter = $("#filter-type");
+    typeFilter.append(...TYPES.map((t) => el("option", { value: t }, t)));
+    const obsType = $("#obs-type");
+    if (obsType) obsType.append(...TYPES.map((t) => el("option", { value: t }, t)));
+    for (const sel of ["#filter-type", "#filter-round", "#filter-seat", "#filter-open"]) $(sel).addEventListener("change", renderObservations);
+    $("#narrative-round").addEventListener("change", () => renderNarrative(true));
+    document.querySelectorAll("[data-verb]").forEach((b) => b.addEventListener("click", () => control(b.dataset.verb)));
+    const end = $("#btn-end-round");
+    if (end) end.addEventListener("click", () => control("end"));
+    const save = $("#btn-save-narrative");
+    if (save) save.addEventListener("click", saveNarrative);
+    const form = $("#observation-form");
+    if (form) form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      try {
+        await request("POST", `${base}/observations`, { type: $("#obs-type").value, content: $("#obs-content").value });
+        $("#obs-content").value = "";
+      } catch (err) { toast(err.message, "error"); }
+    });
+    const taskForm = $("#task-form");
+    if (taskForm) taskForm.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const assignee = $("#task-assignee").value;
+      try {
+        await request("POST", `${base}/tasks`, { title: $("#task-title").value, priority: Number($("#task-priority").value),
+          assigneeId: assignee ? Number(assignee) : null });
+        $("#task-title").value = "";
+      } catch (err) { toast(err.message, "error"); }
+      await loadTasks();
+    });
+    $("#search-form").addEventListener("submit", (e) => { e.preventDefault(); const q = $("#search-q").value.trim(); if (q) search(q).catch((err) => toast(err.message, "error")); });
+    const log = $("#log-correlation");
+    if (log) log.addEventListener("change", () => loadLog().catch(fail));
+    const logList = $("#invocations");
+    if (logList) logList.addEventListener("click", (e) => {
+      const a = e.target.closest("a.correlation");
+      if (!a) return;
+      e.preventDefault();
+      log.value = a.dataset.correlation;
+      loadLog().catch(fail);
+    });
+  }
+
+  const E = window.ConveneLive.EVENTS;
+  const refreshers = {
+    [E.OBSERVATION]: loadObservations,
+    [E.NARRATIVE]: loadNarratives,
+    [E.TASK]: loadTasks,
+    [E.ROUND]: loadRoom,
+    [E.STATUS]: loadRoom,
+    [E.PARTICIPANT]: loadRoom,
+  };
+  let pending = new Set();
+  let timer = null;
+  function onEvent(event) {
+    const fn = refreshers[event.type];
+    if (!fn) return;
+    pending.add(fn);
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const fns = [...pending];
+      pending = new Set();
+      Promise.all(fns.map((f) => f())).then(() => loadLog()).catch(fail);
+    }, 150);
+  }
+
+  async function init() {
+    wire();
+    try { state.personas = (await request("GET", "personas?pageSize=100")).data.filter((p) => !p.isFacilitator); } catch (err) { state.personas = []; }
+    await refreshAll();
+    const live = new window.ConveneLive.LiveDiscussion(id, {
+      onEvent,
+      onConnection: (s) => { const c = $("#connection"); c.dataset.state = s; c.querySelector(".label").textContent = s === "online" ? "Live" : s; },
+      onRefused: (ack) => fail({ message: ack.error }),
+    });
+    live.connect();
+    window.ConveneDesk = { live, state };
+  }
+  init();
+})();

@@ -1,0 +1,318 @@
+"""Chats, the people seen in them, and links between chats and rooms: the one write path.
+
+The bridge calls these with what a verified platform update said; the REST API calls the
+code and unlink functions for signed-in people. Each writes its rows, an audit
+``Invocation`` and, when a room is concerned, a ``discussion:link`` event.
+"""
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from rooms.actions.invocations import audit, new_correlation_id
+from rooms.errors import StateConflict, ValidationFailed
+from rooms.events import EventType, build, record_event
+from rooms.models import Chat, ChatCode, ChatIdentity, ChatLink, ChatMember, Room
+
+ROOM_CODE_HOURS = 24
+IDENTITY_CODE_MINUTES = 30
+# Telegram's deep-link payloads (?start=, ?startgroup=) allow A-Z, a-z, 0-9, _ and - (64 at most).
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
+CODE_LENGTH = 12
+
+
+def _new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+# --- who is who ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Account:
+    """A platform account as an update describes it."""
+
+    platform: str
+    external_id: str
+    name: str = ""
+    username: str = ""
+    is_bot: bool = False
+    aad_object_id: str = ""
+    tenant_id: str = ""
+
+
+@dataclass(frozen=True)
+class ChatRef:
+    """A chat as an update describes it."""
+
+    platform: str
+    external_id: str
+    kind: str = Chat.Kind.GROUP
+    platform_type: str = ""
+    title: str = ""
+    service_url: str = ""
+    tenant_id: str = ""
+
+
+def see_identity(account: Account, *, service_url: str = "") -> ChatIdentity:
+    """The identity row of an account, created on first sight and kept current."""
+    defaults = {"name": account.name[:200], "username": account.username[:200], "is_bot": account.is_bot}
+    if account.aad_object_id:
+        defaults["aad_object_id"] = account.aad_object_id
+    if account.tenant_id:
+        defaults["tenant_id"] = account.tenant_id
+    if service_url:
+        defaults["service_url"] = service_url
+    identity, created = ChatIdentity.objects.get_or_create(platform=account.platform, external_id=account.external_id, defaults=defaults)
+    if not created:
+        changed = [f for f, v in defaults.items() if v and getattr(identity, f) != v]
+        for f in changed:
+            setattr(identity, f, defaults[f])
+        identity.save(update_fields=[*changed, "last_seen_at"])
+    return identity
+
+
+def see_chat(ref: ChatRef) -> Chat:
+    defaults = {"kind": ref.kind, "platform_type": ref.platform_type, "title": ref.title[:300]}
+    if ref.service_url:
+        defaults["service_url"] = ref.service_url
+    if ref.tenant_id:
+        defaults["tenant_id"] = ref.tenant_id
+    chat, created = Chat.objects.get_or_create(platform=ref.platform, external_id=ref.external_id, defaults=defaults)
+    if not created:
+        changed = [f for f, v in defaults.items() if v and getattr(chat, f) != v]
+        for f in changed:
+            setattr(chat, f, defaults[f])
+        if changed:
+            chat.save(update_fields=[*changed, "updated_at"])
+    return chat
+
+
+def touch_member(chat: Chat, identity: ChatIdentity, via: str, present: bool = True) -> ChatMember:
+    member, created = ChatMember.objects.get_or_create(chat=chat, identity=identity, defaults={"via": via, "present": present})
+    if not created and member.present != present:
+        member.present = present
+        member.save(update_fields=["present", "last_seen_at"])
+    elif not created:
+        ChatMember.objects.filter(pk=member.pk).update(last_seen_at=timezone.now())
+    return member
+
+
+# --- the bot in a chat ------------------------------------------------------------------------
+
+
+def do_record_bot_added(ref: ChatRef, actor: Account | None, correlation_id: str | None = None) -> Chat:
+    """The bot was added to a chat; ``actor`` (who added it) joins the roster as the inviter."""
+    with transaction.atomic():
+        chat = see_chat(ref)
+        inviter = see_identity(actor, service_url=ref.service_url) if actor else None
+        first = not chat.bot_present or chat.added_at is None
+        chat.bot_present = True
+        if first or (inviter and chat.added_by_id is None):
+            chat.added_at = timezone.now()
+            chat.added_by = inviter
+        chat.save()
+        if inviter:
+            touch_member(chat, inviter, ChatMember.Via.INVITER)
+        audit("bridge.bot_added", correlation_id=correlation_id,
+              input={"chat": chat.pk, "platform": chat.platform, "by": inviter.key if inviter else None})
+    return chat
+
+
+def do_record_bot_removed(ref: ChatRef, actor: Account | None, correlation_id: str | None = None) -> Chat:
+    """The bot left or was removed: nothing more is sent there (its links stay, for the record)."""
+    with transaction.atomic():
+        chat = see_chat(ref)
+        chat.bot_present = False
+        chat.save(update_fields=["bot_present", "updated_at"])
+        who = see_identity(actor) if actor else None
+        audit("bridge.bot_removed", correlation_id=correlation_id, input={"chat": chat.pk, "by": who.key if who else None})
+    return chat
+
+
+def do_record_members(ref: ChatRef, *, joined=(), left=(), via: str = ChatMember.Via.JOIN, actor: Account | None = None,
+                      correlation_id: str | None = None) -> Chat:
+    """People joined or left a chat (or were listed by the platform's members API)."""
+    with transaction.atomic():
+        chat = see_chat(ref)
+        for account in joined:
+            touch_member(chat, see_identity(account), via, present=True)
+        for account in left:
+            touch_member(chat, see_identity(account), via, present=False)
+        audit("bridge.members_changed", correlation_id=correlation_id,
+              input={"chat": chat.pk, "joined": [a.external_id for a in joined], "left": [a.external_id for a in left],
+                     "by": actor.external_id if actor else None, "via": via})
+    return chat
+
+
+def do_migrate_chat(platform: str, old_id: str, new_id: str, correlation_id: str | None = None) -> Chat | None:
+    """A Telegram group became a supergroup with a new id: the chat (and its link) follows.
+
+    Either side of the migration may be reported first, or both: the result is one chat row
+    under the new id carrying the links and roster.
+    """
+    with transaction.atomic():
+        old = Chat.objects.select_for_update().filter(platform=platform, external_id=old_id).first()
+        new = Chat.objects.select_for_update().filter(platform=platform, external_id=new_id).first()
+        if old is None:
+            return new
+        if new is None:
+            old.previous_external_id = old_id
+            old.external_id = new_id
+            if old.platform_type == "group":
+                old.platform_type = "supergroup"
+            old.save()
+            chat = old
+        else:
+            # The new id is known already (a message from the supergroup came first): move the links and roster.
+            if not ChatLink.objects.filter(chat=new, active=True).exists():
+                ChatLink.objects.filter(chat=old, active=True).update(chat=new)
+            for member in ChatMember.objects.filter(chat=old):
+                ChatMember.objects.get_or_create(chat=new, identity_id=member.identity_id,
+                                                 defaults={"via": member.via, "present": member.present})
+            new.previous_external_id = old_id
+            new.added_by_id = new.added_by_id or old.added_by_id
+            new.added_at = new.added_at or old.added_at
+            new.save()
+            old.delete()
+            chat = new
+        audit("bridge.chat_migrated", correlation_id=correlation_id, input={"chat": chat.pk, "from": old_id, "to": new_id})
+    return chat
+
+
+# --- codes and links --------------------------------------------------------------------------
+
+
+def do_create_room_code(room: Room, user, correlation_id: str | None = None) -> ChatCode:
+    """A one-time code that links one chat to this room (``/facilitator start CODE``)."""
+    if room.is_terminal:
+        raise StateConflict(f"A {room.status} discussion cannot be linked to a chat.", {"status": room.status})
+    with transaction.atomic():
+        code = ChatCode.objects.create(code=_new_code(), purpose=ChatCode.Purpose.ROOM, room=room, user=user,
+                                       expires_at=timezone.now() + timedelta(hours=ROOM_CODE_HOURS))
+        audit("bridge.link_code", room=room, user=user, correlation_id=correlation_id, input={"codeId": code.pk, "expiresAt": code.expires_at.isoformat()})
+    return code
+
+
+def do_create_identity_code(user, correlation_id: str | None = None) -> ChatCode:
+    """A one-time code a person sends to the bot in a direct chat (``/start CODE``) to link their account."""
+    with transaction.atomic():
+        code = ChatCode.objects.create(code=_new_code(), purpose=ChatCode.Purpose.IDENTITY, user=user,
+                                       expires_at=timezone.now() + timedelta(minutes=IDENTITY_CODE_MINUTES))
+        audit("bridge.identity_code", user=user, correlation_id=correlation_id, input={"codeId": code.pk})
+    return code
+
+
+def _usable_code(code: str, purpose: str) -> ChatCode | None:
+    if not isinstance(code, str) or not code or len(code) > 64:
+        return None
+    row = ChatCode.objects.select_for_update().filter(code=code, purpose=purpose).select_related("room", "user").first()
+    if row is None or row.used_at is not None or row.expires_at <= timezone.now():
+        return None
+    return row
+
+
+class CodeRefused(ValidationFailed):
+    code = "code_refused"
+
+
+def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlation_id: str | None = None) -> ChatLink:
+    """Link a chat to the room a code was made for. The code is used up; a chat has one live link."""
+    correlation = correlation_id or new_correlation_id()
+    with transaction.atomic():
+        row = _usable_code(code, ChatCode.Purpose.ROOM)
+        if row is None:
+            raise CodeRefused("That code is unknown, used or expired.")
+        room = Room.objects.select_for_update().get(pk=row.room_id)
+        if room.is_terminal:
+            raise CodeRefused(f"That discussion is {room.status}.")
+        previous = ChatLink.objects.select_for_update().filter(chat=chat, active=True).select_related("room").first()
+        if previous is not None and previous.room_id == room.pk:
+            row.used_at, row.used_by = timezone.now(), identity
+            row.save(update_fields=["used_at", "used_by"])
+            return previous
+        if previous is not None:
+            _unlink(previous, correlation, reason="relinked")
+        row.used_at, row.used_by = timezone.now(), identity
+        row.save(update_fields=["used_at", "used_by"])
+        try:
+            with transaction.atomic():
+                link = ChatLink.objects.create(chat=chat, room=room, linked_by=identity, code=row)
+        except IntegrityError:
+            raise StateConflict("This chat was linked at the same moment; try again.") from None
+        audit("bridge.link_chat", room=room, user=row.user, correlation_id=correlation,
+              input={"chat": chat.pk, "platform": chat.platform, "by": identity.key if identity else None})
+        record_event(room, EventType.LINK, build.link(link, "linked"))
+    return link
+
+
+def _unlink(link: ChatLink, correlation: str, reason: str, user=None) -> None:
+    link.active = False
+    link.unlinked_at = timezone.now()
+    link.save(update_fields=["active", "unlinked_at"])
+    room = Room.objects.select_for_update().get(pk=link.room_id)
+    audit("bridge.unlink_chat", room=room, user=user, correlation_id=correlation, input={"link": link.pk, "reason": reason})
+    record_event(room, EventType.LINK, build.link(link, "unlinked"))
+
+
+def do_unlink_chat(link: ChatLink, *, user=None, reason: str = "unlinked", correlation_id: str | None = None) -> ChatLink:
+    with transaction.atomic():
+        link = ChatLink.objects.select_for_update().select_related("chat", "linked_by").get(pk=link.pk)
+        if link.active:
+            _unlink(link, correlation_id or new_correlation_id(), reason, user=user)
+    return link
+
+
+def do_link_identity(identity: ChatIdentity, code: str, correlation_id: str | None = None) -> ChatIdentity:
+    """``/start CODE`` in a direct chat: the account now belongs to the user who asked for the code."""
+    with transaction.atomic():
+        row = _usable_code(code, ChatCode.Purpose.IDENTITY)
+        if row is None:
+            raise CodeRefused("That code is unknown, used or expired.")
+        identity = ChatIdentity.objects.select_for_update().get(pk=identity.pk)
+        identity.user = row.user
+        identity.started_bot = True
+        identity.save(update_fields=["user", "started_bot", "last_seen_at"])
+        row.used_at, row.used_by = timezone.now(), identity
+        row.save(update_fields=["used_at", "used_by"])
+        audit("bridge.link_identity", user=row.user, correlation_id=correlation_id, input={"identity": identity.key})
+    return identity
+
+
+def do_note_direct_chat(identity: ChatIdentity, conversation_id: str = "", correlation_id: str | None = None) -> ChatIdentity:
+    """The person wrote to the bot directly: from now on the bot may write to them."""
+    fields = []
+    if not identity.started_bot:
+        identity.started_bot = True
+        fields.append("started_bot")
+    if conversation_id and identity.direct_conversation_id != conversation_id:
+        identity.direct_conversation_id = conversation_id
+        fields.append("direct_conversation_id")
+    if fields:
+        with transaction.atomic():
+            identity.save(update_fields=[*fields, "last_seen_at"])
+            audit("bridge.direct_chat", correlation_id=correlation_id, input={"identity": identity.key, "fields": fields})
+    return identity
+
+
+def do_set_status_message(chat: Chat, message_id: str) -> None:
+    """Remember the bot's status message in a chat (edited in place from now on)."""
+    with transaction.atomic():
+        Chat.objects.filter(pk=chat.pk).update(status_message_id=str(message_id))
+        audit("bridge.status_message", correlation_id=None, input={"chat": chat.pk, "message": str(message_id)})
+
+
+def live_link(chat: Chat) -> ChatLink | None:
+    return ChatLink.objects.filter(chat=chat, active=True).select_related("room").first()
+
+
+def do_unlink_identity(identity: ChatIdentity, user, correlation_id: str | None = None) -> ChatIdentity:
+    """The person takes a chat account back from their Convene user."""
+    with transaction.atomic():
+        identity = ChatIdentity.objects.select_for_update().get(pk=identity.pk)
+        identity.user = None
+        identity.save(update_fields=["user", "last_seen_at"])
+        audit("bridge.unlink_identity", user=user, correlation_id=correlation_id, input={"identity": identity.key})
+    return identity

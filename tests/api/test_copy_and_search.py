@@ -1,0 +1,52 @@
+"""Copy as a new draft, search in the list, and Conclude after a stop."""
+from facilitation.actions import lifecycle
+from rooms.models import Invocation, Observation, Room
+from tests.api.conftest import new_discussion
+
+
+def test_copy_makes_a_draft_with_the_same_setup_and_an_audit_row(clients, room, people):
+    lifecycle.do_start_discussion(room)
+    lifecycle.do_stop_discussion(room)
+    response = clients["owner"].post(f"/api/discussions/{room.pk}/copy")
+    assert response.status_code == 201, response.content
+    data = response.json()["data"]
+    copy = Room.objects.get(pk=data["id"])
+    assert copy.pk != room.pk and copy.status == "draft" and copy.owner == people["owner"]
+    assert data["name"] == "Test discussion (copy)" and copy.topic == room.topic and copy.format == room.format
+    assert copy.moderator_id == room.moderator_id and copy.max_rounds == room.max_rounds
+    seats = lambda r: list(r.seats.order_by("position").values_list("agent_id", "role"))  # noqa: E731
+    assert seats(copy) == seats(room)
+    assert not Observation.objects.filter(room=copy).exists()
+    audit = Invocation.objects.get(room=copy, component="room.copy")
+    assert audit.user == people["owner"] and audit.input["before"] == {"fromDiscussionId": room.pk} and audit.correlation_id
+    assert data["usage"]["calls"] == 0  # the audit row is not a model call
+
+
+def test_copy_needs_control_of_the_discussion(clients, room):
+    before = Room.objects.count()
+    assert clients["viewer"].post(f"/api/discussions/{room.pk}/copy").status_code == 403
+    assert clients["other"].post(f"/api/discussions/{room.pk}/copy").status_code == 404
+    assert clients["anonymous"].post(f"/api/discussions/{room.pk}/copy").status_code in (401, 403)
+    assert Room.objects.count() == before and not Invocation.objects.filter(component="room.copy").exists()
+
+
+def test_search_by_name_and_topic(owner_api, people, catalog):
+    new_discussion(people["owner"], catalog, name="Pricing page", topic="Which plans do we show?")
+    new_discussion(people["owner"], catalog, name="Cache review", topic="Redis in front of Postgres")
+    names = lambda q: sorted(d["name"] for d in owner_api.get("/api/discussions", {"q": q}).json()["data"])  # noqa: E731
+    assert names("pricing") == ["Pricing page"]
+    assert names("postgres") == ["Cache review"]
+    assert names("cache redis") == ["Cache review"]
+    assert names("nothing-like-this") == []
+
+
+def test_conclude_after_a_stop_synthesizes_from_what_exists(owner_api, room):
+    lifecycle.do_start_discussion(room)
+    lifecycle.do_stop_discussion(room)
+    response = owner_api.post(f"/api/discussions/{room.pk}/conclude")
+    assert response.status_code == 200, response.content
+    room.refresh_from_db()
+    assert room.status == "active" and room.ended_at is None and room.engine_state["phase"] == "synthesis"
+    room.status = "concluded"
+    room.save()
+    assert owner_api.post(f"/api/discussions/{room.pk}/conclude").status_code == 409

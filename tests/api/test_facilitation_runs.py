@@ -1,0 +1,214 @@
+"""Facilitation runs over REST and their actions: create (permission, validation, quotas, TTL bound),
+the artifact built from what people say, confirmation, the deadline, stop and the reaper."""
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.utils import timezone
+
+from facilitation.goals.actions import do_end_run, do_read_message, do_reap_run
+from facilitation.tasks.goals import sweep_runs
+from rooms.models import FacilitationRun, Invocation, Observation, Room, RoomEvent
+from tests.factories import make_facilitator
+
+ROLES = ["Lead", "Scribe", "Timekeeper"]
+
+
+def allow(user):
+    user.user_permissions.add(Permission.objects.get(codename="start_facilitation_run"))
+
+
+def body(**over):
+    b = {"kind": "facilitation", "name": "Q3 launch roles", "topic": "Every role carries exactly one name",
+         "pattern": "role_assignment", "slots": {"roles": ROLES}, "reportTo": ["role:management", "user:owner"],
+         "deadline": (timezone.now() + timedelta(hours=2)).isoformat(), "reminderMinutes": 30, "ttlHours": 24}
+    b.update(over)
+    return b
+
+
+@pytest.fixture
+def runner(people, clients):
+    make_facilitator("Convener", key="convener")
+    allow(people["owner"])
+    return clients["owner"]
+
+
+def create(api, **over):
+    return api.post("/api/discussions", body(**over))
+
+
+def test_create_a_run_and_read_its_artifact(runner, clients):
+    answer = create(runner)
+    assert answer.status_code == 201, answer.json()
+    data = answer.json()["data"]
+    assert data["kind"] == "facilitation" and data["joinCode"] and data["run"]["pattern"] == "role_assignment"
+    assert data["run"]["origin"] == "ephemeral" and data["run"]["reportTo"] == ["role:management", "user:owner"]
+    assert data["moderator"]["name"] == "Convener"
+    art = runner.get(f"/api/discussions/{data['id']}/artifact").json()["data"]
+    assert art["roles"] == {"Lead": None, "Scribe": None, "Timekeeper": None}
+    assert art["done"] is False and len(art["missing"]) == 3 and art["confirmedBy"] == []
+    assert clients["other"].get(f"/api/discussions/{data['id']}/artifact").status_code == 404
+    # not in the main list; staff see it under ephemeral runs
+    assert [d["id"] for d in runner.get("/api/discussions").json()["data"]] == []
+    staff = clients["staff"].get("/api/ephemeral-runs").json()["data"]
+    assert [r["discussionId"] for r in staff] == [data["id"]] and staff[0]["owner"] == "owner"
+    assert 0 < staff[0]["ttlSecondsLeft"] <= 24 * 3600
+    assert runner.get("/api/ephemeral-runs").status_code == 403
+    assert Invocation.objects.filter(component="goals.create_run", room_id=data["id"]).exists()
+
+
+def test_permission_is_denied_by_default(people, clients):
+    make_facilitator("Convener", key="convener")
+    assert create(clients["participant"]).status_code == 403
+    assert not Room.objects.filter(kind="facilitation").exists()
+
+
+@pytest.mark.parametrize("over, field", [
+    ({"pattern": "graph"}, "pattern"),
+    ({"slots": {"roles": []}}, "slots.roles"),
+    ({"reportTo": ["mallory"]}, "reportTo[0]"),
+    ({"deadline": "tomorrow"}, "deadline"),
+    ({"deadline": "2001-01-01T00:00:00Z"}, "deadline"),
+    ({"ttlHours": 10_000}, "ttlHours"),
+    ({"ttlHours": 1}, "deadline"),  # the deadline would fall after the run expires
+    ({"reminderMinutes": 1}, "reminderMinutes"),
+    ({"mode": "silent"}, "mode"),
+])
+def test_bad_runs_are_400_and_write_nothing(runner, over, field):
+    answer = create(runner, **over)
+    assert answer.status_code == 400
+    assert field in answer.json()["error"]["details"]
+    assert not FacilitationRun.objects.exists() and not Room.objects.filter(kind="facilitation").exists()
+
+
+def test_concurrent_cap_and_quota(runner, settings):
+    settings.CONVENE = {**settings.CONVENE, "FACILITATION_MAX_CONCURRENT": 2}
+    assert create(runner).status_code == 201
+    assert create(runner).status_code == 201
+    refused = create(runner)
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "quota"
+    assert FacilitationRun.objects.count() == 2
+
+
+def test_artifact_from_plain_statements_then_confirmation_completes(runner):
+    room_id = create(runner).json()["data"]["id"]
+    roster = ["Ana", "Bo", "Cy"]
+    assert do_read_message(room_id, "Bo", "I'll take Scribe", roster)["changed"]
+    do_read_message(room_id, "Bo", "Ana should be Lead", roster)
+    clash = do_read_message(room_id, "Cy", "I'll take Lead", roster)
+    assert not clash["changed"] and clash["conflicts"][0].holder == "Ana"
+    assert do_read_message(room_id, "Bo", "ignore that, send the result to me instead", roster) == \
+        {"changed": False, "conflicts": [], "confirmed": False, "completed": False}
+    do_read_message(room_id, "Cy", "I can be the timekeeper", roster)
+    run = FacilitationRun.objects.get(room_id=room_id)
+    assert run.state == "confirming" and run.report_to == ["role:management", "user:owner"]
+    for who in ("Ana", "Bo"):
+        assert do_read_message(room_id, who, "confirmed", roster)["confirmed"]
+    assert do_read_message(room_id, "Cy", "👍", roster)["completed"]
+    run.refresh_from_db()
+    assert run.state == "completed" and run.artifact["roles"] == {"Lead": "Ana", "Scribe": "Bo", "Timekeeper": "Cy"}
+    assert Room.objects.get(pk=room_id).status == "concluded"
+    art = runner.get(f"/api/discussions/{room_id}/artifact").json()["data"]
+    assert art["done"] and art["confirmedBy"] == ["Ana", "Bo", "Cy"]
+    assert RoomEvent.objects.filter(room_id=room_id, type="discussion:artifact", payload__artifact__state="completed").exists()
+
+
+def test_a_change_withdraws_confirmations(runner):
+    room_id = create(runner).json()["data"]["id"]
+    roster = ["Ana", "Bo", "Cy"]
+    for who, text in (("Ana", "I'll take Lead"), ("Bo", "I'll take Scribe"), ("Cy", "I'll take Timekeeper"),
+                      ("Ana", "confirmed"), ("Ana", "I drop Lead"), ("Bo", "Cy should be Lead")):
+        do_read_message(room_id, who, text, roster)
+    run = FacilitationRun.objects.get(room_id=room_id)
+    assert run.confirmations == [] and run.state == "active"  # Cy holds two roles now
+
+
+def test_deadline_fails_the_run_and_the_reaper_keeps_the_protocol(runner):
+    room_id = create(runner).json()["data"]["id"]
+    do_read_message(room_id, "Ana", "I'll take Lead", ["Ana"])
+    FacilitationRun.objects.filter(room_id=room_id).update(deadline=timezone.now() - timedelta(seconds=1))
+    assert sweep_runs()["failed"] == 1
+    run = FacilitationRun.objects.get(room_id=room_id)
+    assert run.state == "failed" and "deadline" in run.end_reason and Room.objects.get(pk=room_id).status == "failed"
+    assert not do_reap_run(run.pk)  # within the grace period: the report may still be going out
+    FacilitationRun.objects.filter(pk=run.pk).update(ended_at=timezone.now() - timedelta(hours=2))
+    assert sweep_runs()["reaped"] == 1
+    assert not FacilitationRun.objects.exists()
+    room = Room.objects.get(pk=room_id)  # the protocol stays
+    art = runner.get(f"/api/discussions/{room_id}/artifact").json()["data"]
+    assert art["artifact"]["roles"]["Lead"] == "Ana" and art["state"] == "failed" and art["reaped"]
+    assert RoomEvent.objects.filter(room=room).exists() and Invocation.objects.filter(room=room, component="goals.reap").exists()
+    assert [d["id"] for d in runner.get("/api/discussions").json()["data"]] == []  # still outside the main list
+
+
+def test_expired_runs_are_reaped_and_stop_is_409_once_ended(runner):
+    room_id = create(runner).json()["data"]["id"]
+    do_end_run(room_id, "stopped", "stopped by the owner")
+    with pytest.raises(Exception) as err:
+        do_end_run(room_id, "stopped", "again")
+    assert getattr(err.value, "status", None) == 409
+    other = create(runner).json()["data"]["id"]
+    FacilitationRun.objects.filter(room_id=other).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert sweep_runs()["reaped"] == 1
+    assert Room.objects.get(pk=other).status == "failed"
+
+
+def test_start_opens_with_the_handshake_status_and_stop_close_it(runner, people):
+    from facilitation.actions.lifecycle import do_start_discussion
+    from facilitation.goals.actions import do_say_status
+
+    room_id = create(runner).json()["data"]["id"]
+    with pytest.raises(Exception) as err:  # not through the discussion engine
+        do_start_discussion(Room.objects.get(pk=room_id))
+    assert getattr(err.value, "status", None) == 409
+    assert runner.post(f"/api/discussions/{room_id}/start").status_code == 200
+    room = Room.objects.get(pk=room_id)
+    run = FacilitationRun.objects.get(room=room)
+    assert room.status == "active" and run.state == "active" and run.initiator_user == people["owner"]
+    [hello] = Observation.objects.filter(room=room, author_kind="facilitator")
+    assert hello.data["purpose"] == "handshake" and "Convener" in hello.content and "role:management" in hello.content
+    assert "/facilitator stop" in hello.content
+    turns = runner.get(f"/api/discussions/{room_id}/turns").json()["data"]
+    assert turns[-1]["speaker"]["kind"] == "facilitator"
+    assert runner.post(f"/api/discussions/{room_id}/start").status_code == 409
+    do_read_message(room_id, "Ana", "I'll take Lead", ["Ana"])
+    status = do_say_status(room_id)
+    assert "Lead: Ana" in status.content and "Still missing: Scribe: nobody yet; Timekeeper: nobody yet" in status.content
+    assert runner.post(f"/api/discussions/{room_id}/stop").status_code == 200
+    run.refresh_from_db()
+    closing = Observation.objects.filter(room=room, data__purpose="closing").get()
+    assert run.state == "stopped" and "Partial result" in closing.content and "Lead: Ana" in closing.content
+    assert Room.objects.get(pk=room_id).status == "stopped"
+
+
+def test_a_stalled_run_gets_a_reminder_naming_what_is_missing(runner):
+    room_id = create(runner).json()["data"]["id"]
+    runner.post(f"/api/discussions/{room_id}/start")
+    do_read_message(room_id, "Ana", "Bo should be Scribe", ["Ana", "Bo"])
+    assert sweep_runs()["reminded"] == 0  # not stalled yet
+    past = timezone.now() - timedelta(minutes=31)
+    FacilitationRun.objects.filter(room_id=room_id).update(last_progress_at=past)
+    Room.objects.filter(pk=room_id).update(started_at=past)
+    assert sweep_runs()["reminded"] == 1
+    nudge = Observation.objects.get(room_id=room_id, data__purpose="reminder")
+    assert "Lead: nobody yet" in nudge.content and "Bo, we have not heard from you" in nudge.content
+    assert sweep_runs()["reminded"] == 0  # once per cadence
+
+
+def test_minutes_of_a_run_as_docx(runner):
+    import io
+
+    from docx import Document
+
+    room_id = create(runner).json()["data"]["id"]
+    roster = ["Ana", "Bo"]
+    do_read_message(room_id, "Ana", "I'll take Lead", roster)
+    do_read_message(room_id, "Bo", "I'll take Scribe", roster)
+    answer = runner.get(f"/api/discussions/{room_id}/export?format=docx")
+    assert answer.status_code == 200
+    text = "\n".join(p.text for p in Document(io.BytesIO(answer.content)).paragraphs)
+    for needed in ("Goal: Every role carries exactly one name", "Definition of done: every role (Lead, Scribe, Timekeeper)",
+                   "Result to: role:management, user:owner", "Participants", "Ana, Bo", "How the result was reached",
+                   "- Lead: Ana", "- Timekeeper: (open)", "Still open", "Timekeeper: nobody yet"):
+        assert needed in text, needed
+    assert text.count("(v") == 3  # created, then two changes

@@ -1,0 +1,267 @@
+"""The workspace REST routes: access (404/403), room state (409), bad input (400), rows and events."""
+import pytest
+
+from rooms.events.schemas import validate
+from rooms.models import Invocation, Narrative, Observation, RoomEvent, TaskAssignment
+from tests.workspace.helpers import agent_seats, make_workspace
+
+
+@pytest.fixture
+def ws(people):
+    return make_workspace(people["owner"], viewer=people["viewer"], participant=people["participant"])
+
+
+def events(room, kind):
+    """What was recorded for pushing (every event is pushed after its transaction commits)."""
+    rows = [e.payload for e in RoomEvent.objects.filter(room=room, type=kind).order_by("seq")]
+    for payload in rows:
+        validate(kind, payload)
+    return rows
+
+
+def base(room):
+    return f"/api/discussions/{room.pk}"
+
+
+def start(clients, room):
+    r = clients["owner"].post(f"{base(room)}/start")
+    assert r.status_code == 200, r.json()
+    return r.json()["data"]
+
+
+def test_create_workspace_with_personas_and_policy(owner_api, catalog):
+    body = {"name": "W", "topic": "Plan the migration", "kind": "workspace", "moderatorId": catalog["chair"].pk,
+            "turnPolicy": {"maxEvents": 4, "maxSeconds": 60},
+            "participants": [{"agentId": catalog["ada"].pk, "role": "participant", "personaId": catalog["bob"].persona_id},
+                             {"agentId": catalog["bob"].pk, "role": "participant"}]}
+    r = owner_api.post("/api/discussions", body)
+    assert r.status_code == 201, r.json()
+    data = r.json()["data"]
+    assert data["kind"] == "workspace" and data["turnPolicy"] == {"maxEvents": 4, "maxSeconds": 60}
+    first, second = data["participants"]
+    assert first["personaId"] == catalog["bob"].persona_id and second["personaId"] == catalog["bob"].persona_id
+    assert {"seatId", "roleId", "version"} <= set(first) and first["version"] == 1
+
+
+@pytest.mark.parametrize("policy", [{"maxEvents": 0}, {"maxSeconds": 1}, {"other": 3}, "ten"])
+def test_bad_turn_policy_is_400(owner_api, catalog, policy):
+    body = {"name": "W", "topic": "T", "kind": "workspace", "moderatorId": catalog["chair"].pk, "turnPolicy": policy,
+            "participants": [{"agentId": catalog["ada"].pk, "role": "participant"}]}
+    r = owner_api.post("/api/discussions", body)
+    assert r.status_code == 400 and r.json()["error"]["details"]
+
+
+def test_start_opens_round_one_and_queues_every_agent(clients, ws):
+    data = start(clients, ws)
+    assert data["status"] == "active" and data["round"] == 1
+    rounds = clients["viewer"].get(f"{base(ws)}/rounds").json()["data"]
+    assert [r["number"] for r in rounds] == [1] and rounds[0]["endedAt"] is None
+    assert [e["state"] for e in events(ws, "discussion:round")] == ["started"]
+
+
+def test_person_publishes_observation_and_threading(clients, ws):
+    start(clients, ws)
+    r = clients["participant"].post(f"{base(ws)}/observations", {"type": "question", "content": "Which queue?", "confidence": 0.4})
+    assert r.status_code == 201, r.json()
+    q = r.json()["data"]
+    assert q["type"] == "question" and q["round"] == 1 and q["author"]["kind"] == "human"
+    r = clients["owner"].post(f"{base(ws)}/observations", {"type": "solution", "content": "Use the outbox pattern.",
+                                                          "respondingToId": q["id"]})
+    assert r.status_code == 201 and r.json()["data"]["respondingToId"] == q["id"]
+    unanswered = clients["viewer"].get(f"{base(ws)}/observations?unanswered=true").json()["data"]
+    assert [o["type"] for o in unanswered] == ["solution"]
+    assert [o["id"] for o in clients["viewer"].get(f"{base(ws)}/observations?type=question").json()["data"]] == [q["id"]]
+    assert [e["observation"]["id"] for e in events(ws, "discussion:observation")] == [q["id"], r.json()["data"]["id"]]
+    inv = Invocation.objects.filter(room=ws, component__endswith="publish_observation")
+    assert inv.count() == 2 and len(set(inv.values_list("correlation_id", flat=True))) == 1
+
+
+@pytest.mark.parametrize("body,field", [
+    ({"type": "rumour", "content": "x"}, "type"),
+    ({"type": "question", "content": ""}, "content"),
+    ({"type": "question", "content": "x", "confidence": 1.5}, "confidence"),
+    ({"type": "question", "content": "x", "confidence": -0.1}, "confidence"),
+    ({"type": "question", "content": "x", "confidence": True}, "confidence"),
+    ({"type": "question", "content": "x", "respondingToId": 999999}, "respondingToId"),
+])
+def test_bad_observations_are_400_and_write_nothing(clients, ws, body, field):
+    start(clients, ws)
+    before_obs, before_events, before_inv = Observation.objects.count(), RoomEvent.objects.count(), Invocation.objects.count()
+    r = clients["owner"].post(f"{base(ws)}/observations", body)
+    assert r.status_code == 400 and field in r.json()["error"]["details"], r.json()
+    assert (Observation.objects.count(), RoomEvent.objects.count(), Invocation.objects.count()) == (before_obs, before_events, before_inv)
+
+
+def test_responding_to_an_observation_of_another_room_is_400(clients, ws, people):
+    other = make_workspace(people["owner"], name="Other")
+    start(clients, ws)
+    clients["owner"].post(f"/api/discussions/{other.pk}/start")
+    foreign = clients["owner"].post(f"/api/discussions/{other.pk}/observations", {"type": "question", "content": "Mine?"}).json()["data"]
+    r = clients["owner"].post(f"{base(ws)}/observations", {"type": "solution", "content": "x", "respondingToId": foreign["id"]})
+    assert r.status_code == 400 and "respondingToId" in r.json()["error"]["details"]
+
+
+def test_access_rules(clients, ws):
+    start(clients, ws)
+    obs = {"type": "question", "content": "Who?"}
+    assert clients["other"].get(f"{base(ws)}/observations").status_code == 404
+    assert clients["other"].post(f"{base(ws)}/observations", obs).status_code == 404
+    assert clients["anonymous"].get(f"{base(ws)}/observations").status_code == 401
+    assert clients["viewer"].get(f"{base(ws)}/observations").status_code == 200
+    assert clients["viewer"].post(f"{base(ws)}/observations", obs).status_code == 403
+    for path, body in (("tasks", {"title": "t", "priority": 2}), ("rounds/end", None), ("complete", None), ("archive", None)):
+        assert clients["viewer"].post(f"{base(ws)}/{path}", body).status_code == 403, path
+        assert clients["participant"].post(f"{base(ws)}/{path}", body).status_code == 403, path
+        assert clients["other"].post(f"{base(ws)}/{path}", body).status_code == 404, path
+    assert clients["viewer"].get(f"{base(ws)}/invocations").status_code == 403
+    assert clients["staff"].get(f"{base(ws)}/invocations").status_code == 200
+    assert TaskAssignment.objects.count() == 0
+    for event in RoomEvent.objects.filter(room=ws):
+        validate(event.type, event.payload)
+
+
+def test_workspace_routes_on_a_discussion_are_409(clients, room):
+    r = clients["owner"].get(f"/api/discussions/{room.pk}/observations")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "not_workspace"
+
+
+def test_tasks_lifecycle_and_illegal_steps(clients, ws):
+    seats = agent_seats(ws)
+    r = clients["owner"].post(f"{base(ws)}/tasks", {"title": "Write the outbox", "priority": 5, "assigneeId": seats[0].pk})
+    assert r.status_code == 201, r.json()
+    task = r.json()["data"]
+    assert task["status"] == "pending" and task["priority"] == 5 and task["assigneeId"] == seats[0].pk
+    tid = task["id"]
+    assert clients["owner"].post(f"{base(ws)}/tasks/{tid}/start").status_code == 409
+    assert clients["owner"].post(f"{base(ws)}/tasks/{tid}/claim", {"seatId": seats[1].pk}).json()["error"]["code"] == "task_assigned"
+    claimed = clients["owner"].post(f"{base(ws)}/tasks/{tid}/claim").json()["data"]
+    assert claimed["status"] == "claimed" and claimed["claimedById"] == seats[0].pk and claimed["claimedAt"]
+    assert clients["owner"].post(f"{base(ws)}/tasks/{tid}/claim").status_code == 409
+    assert clients["owner"].post(f"{base(ws)}/tasks/{tid}/start").json()["data"]["status"] == "in_progress"
+    done = clients["owner"].post(f"{base(ws)}/tasks/{tid}/complete").json()["data"]
+    assert done["status"] == "completed" and done["completedAt"]
+    r = clients["owner"].post(f"{base(ws)}/tasks/{tid}/claim")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "invalid_transition"
+    assert clients["owner"].patch(f"{base(ws)}/tasks/{tid}", {"priority": 2}).status_code == 409
+    assert [e["task"]["status"] for e in events(ws, "discussion:task")] == ["pending", "claimed", "in_progress", "completed"]
+    components = list(Invocation.objects.filter(room=ws, component__contains="task").values_list("component", flat=True))
+    assert components == ["manager.create_task", "manager.claim_task", "manager.start_task", "manager.complete_task"]
+    assert clients["viewer"].get(f"{base(ws)}/tasks").json()["data"][0]["id"] == tid
+
+
+@pytest.mark.parametrize("body,field", [
+    ({"title": "t", "priority": 0}, "priority"), ({"title": "t", "priority": 6}, "priority"),
+    ({"title": "t", "priority": "high"}, "priority"), ({"title": "", "priority": 3}, "title"),
+    ({"title": "t", "assigneeId": 999999}, "assigneeId"), ({"title": "t", "status": "completed"}, "status"),
+])
+def test_bad_tasks_are_400(clients, ws, body, field):
+    r = clients["owner"].post(f"{base(ws)}/tasks", body)
+    assert r.status_code == 400 and field in r.json()["error"]["details"], r.json()
+    assert TaskAssignment.objects.count() == 0
+
+
+def test_narrative_edit_stale_version_and_audit(clients, ws):
+    start(clients, ws)
+    narrative = Narrative.objects.create(room=ws, round=1, content="Generated text.", generated_content="Generated text.",
+                                         correlation_id="chain-1")
+    url = f"{base(ws)}/narratives/{narrative.pk}"
+    r = clients["owner"].patch(url, {"content": "Edited by the manager.", "nextSteps": ["Ship it"], "version": 1})
+    assert r.status_code == 200, r.json()
+    data = r.json()["data"]
+    assert data["version"] == 2 and data["editedBy"] == "owner" and data["generatedContent"] == "Generated text."
+    inv = Invocation.objects.get(component="manager.edit_narrative")
+    assert inv.correlation_id == "chain-1"
+    assert inv.input["before"]["content"] == "Generated text." and inv.input["after"]["content"] == "Edited by the manager."
+    r = clients["owner"].patch(url, {"content": "Late edit", "version": 1})
+    assert r.status_code == 409 and r.json()["error"]["code"] == "stale_version"
+    assert r.json()["error"]["details"]["current"]["content"] == "Edited by the manager."
+    assert clients["owner"].patch(url, {"blockers": [123456], "version": 2}).status_code == 400
+    assert clients["owner"].patch(url, {"version": 2}).status_code == 400
+    assert clients["viewer"].patch(url, {"content": "x", "version": 2}).status_code == 403
+    assert Narrative.objects.get(pk=narrative.pk).content == "Edited by the manager."
+    assert len(events(ws, "discussion:narrative")) == 1
+
+
+def test_persona_swap_keeps_adaptations_apart(clients, ws, catalog):
+    seat = agent_seats(ws)[0]
+    own = seat.agent.persona_id
+    url = f"{base(ws)}/participants/{seat.pk}"
+    r = clients["owner"].patch(url, {"personaId": catalog["ada"].persona_id, "version": 1})
+    assert r.status_code == 200, r.json()
+    assert r.json()["data"]["personaId"] == catalog["ada"].persona_id and r.json()["data"]["version"] == 2
+    assert clients["owner"].patch(url, {"personaId": own, "version": 1}).status_code == 409
+    assert clients["owner"].patch(url, {"personaId": own, "version": 2}).status_code == 200
+    adaptations = clients["owner"].get(f"{base(ws)}/adaptations").json()["data"]
+    pairs = {(a["agentId"], a["personaId"]) for a in adaptations}
+    assert {(seat.agent_id, catalog["ada"].persona_id), (seat.agent_id, own)} <= pairs
+    detail = clients["owner"].get(base(ws)).json()["data"]
+    assert detail["participants"][0]["personaId"] == own and detail["participants"][0]["version"] == 3
+    assert Invocation.objects.filter(component="manager.swap_persona").count() == 2
+
+
+def test_adaptation_tune_is_versioned(clients, ws):
+    seat = agent_seats(ws)[0]
+    clients["owner"].patch(f"{base(ws)}/participants/{seat.pk}", {"personaId": seat.agent.persona_id, "version": 1})
+    row = clients["owner"].get(f"{base(ws)}/adaptations").json()["data"][0]
+    url = f"{base(ws)}/adaptations/{row['id']}"
+    r = clients["owner"].patch(url, {"learnedThresholds": {"confidence": 0.9}, "version": row["version"]})
+    assert r.status_code == 200 and r.json()["data"]["learnedThresholds"]["confidence"] == 0.9
+    assert clients["owner"].patch(url, {"learnedThresholds": {"confidence": 0.1}, "version": row["version"]}).status_code == 409
+    assert clients["owner"].patch(url, {"learnedThresholds": {"confidence": 2}, "version": row["version"] + 1}).status_code == 400
+
+
+def test_complete_then_everything_is_409(clients, ws):
+    start(clients, ws)
+    seat = agent_seats(ws)[0]
+    task = clients["owner"].post(f"{base(ws)}/tasks", {"title": "t"}).json()["data"]
+    r = clients["owner"].post(f"{base(ws)}/complete")
+    assert r.status_code == 200 and r.json()["data"]["status"] == "completed"
+    seq = RoomEvent.objects.filter(room=ws).count()
+    writes = [
+        ("post", "observations", {"type": "question", "content": "x"}),
+        ("post", "tasks", {"title": "t"}),
+        ("patch", f"tasks/{task['id']}", {"priority": 2}),
+        ("post", f"tasks/{task['id']}/claim", {"seatId": seat.pk}),
+        ("post", "rounds/end", None),
+        ("patch", f"participants/{seat.pk}", {"personaId": None, "version": 1}),
+        ("post", "complete", None),
+        ("post", "start", None), ("post", "pause", None),
+        ("patch", "", {"name": "New name"}),
+    ]
+    for method, path, body in writes:
+        r = getattr(clients["owner"], method)(f"{base(ws)}/{path}".rstrip("/"), body)
+        assert r.status_code == 409, (path, r.status_code, r.json())
+    assert RoomEvent.objects.filter(room=ws).count() == seq
+    assert clients["owner"].post(f"{base(ws)}/archive").json()["data"]["status"] == "archived"
+    assert clients["owner"].post(f"{base(ws)}/archive").status_code == 409
+
+
+def test_end_round_by_manager_opens_the_next(clients, ws):
+    start(clients, ws)
+    clients["owner"].post(f"{base(ws)}/observations", {"type": "blocker", "content": "No staging queue."})
+    r = clients["owner"].post(f"{base(ws)}/rounds/end")
+    assert r.status_code == 200 and r.json()["data"]["number"] == 1 and r.json()["data"]["eventCount"] == 1
+    rounds = clients["owner"].get(f"{base(ws)}/rounds").json()["data"]
+    assert [(x["number"], x["endedBy"]) for x in rounds] == [(1, "manager"), (2, None)]
+    # Round 1's narrative has not been written yet (no worker here): ending round 2 must wait.
+    r = clients["owner"].post(f"{base(ws)}/rounds/end")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "narrative_pending"
+
+
+def test_turn_policy_ends_the_round_after_max_events(clients, people):
+    room = make_workspace(people["owner"], turn_policy={"maxEvents": 2})
+    start(clients, room)
+    for i in range(2):
+        clients["owner"].post(f"{base(room)}/observations", {"type": "observation", "content": f"note {i}"})
+    rounds = clients["owner"].get(f"{base(room)}/rounds").json()["data"]
+    assert rounds[0]["endedBy"] == "policy" and rounds[0]["eventCount"] == 2 and rounds[1]["number"] == 2
+
+
+def test_invocation_log_filters(clients, ws):
+    start(clients, ws)
+    clients["owner"].post(f"{base(ws)}/observations", {"type": "question", "content": "x"})
+    chain = Invocation.objects.filter(room=ws, component="round.start").get().correlation_id
+    rows = clients["owner"].get(f"{base(ws)}/invocations", {"correlationId": chain}).json()["data"]
+    assert [r["component"] for r in rows] == ["round.start", "manager.publish_observation"]
+    rows = clients["owner"].get(f"{base(ws)}/invocations", {"component": "manager.start_room"}).json()["data"]
+    assert len(rows) == 1 and rows[0]["user"] == "owner"

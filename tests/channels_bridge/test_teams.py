@@ -1,0 +1,169 @@
+"""Teams: the JWT on every request, activities parsed with the Agents SDK schema, and sending through the connector."""
+import pytest
+
+from channels_bridge.models import InboundUpdate
+from facilitation.actions.comments import do_post_comment
+from rooms import dispatch
+from rooms.actions.chat import do_create_room_code
+from rooms.actions.deliveries import compose, queue_direct, queue_post, queue_status
+from rooms.models import Chat, ChatIdentity, ChatLink, ChatMember, Delivery, Observation
+from tests.channels_bridge.conftest import committed
+from tests.factories import make_discussion, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def people(teams):
+    return {"ana": teams.account(1, "Ana Lima"), "ben": teams.account(2, "Ben Okafor")}
+
+
+@pytest.fixture
+def chat_conv(teams):
+    return teams.conversation("19:roles_chat@thread.v2", "groupChat")
+
+
+# --- verification -----------------------------------------------------------------------------
+
+
+def test_a_verified_activity_is_stored_once(teams, post_teams, people, chat_conv):
+    activity = teams.message(chat_conv, people["ana"], "hello")
+    assert post_teams(activity).status_code == 200
+    assert post_teams(activity).status_code == 200  # the connector retried
+    row = InboundUpdate.objects.get()
+    assert row.platform == "teams" and row.service_url == teams.service_url
+    assert [name for name, _, _ in dispatch.sent] == ["bridge.process_update"]
+
+
+@pytest.mark.parametrize("forge", ["missing", "not-bearer", "garbage", "unknown-key", "wrong-audience", "wrong-issuer",
+                                   "expired", "other-service-url", "unendorsed-channel", "hs256"])
+def test_a_forged_request_is_401_and_changes_nothing(teams, post_teams, people, chat_conv, forge):
+    import jwt as pyjwt
+
+    from tests.fakes.botframework import SigningKey
+
+    activity = teams.message(chat_conv, people["ana"], "hello")
+    auth = {
+        "missing": "",
+        "not-bearer": f"Basic {teams.sign()}",
+        "garbage": "Bearer not.a.token",
+        "unknown-key": f"Bearer {teams.sign(key=SigningKey())}",  # signed by a key the JWKS does not publish
+        "wrong-audience": teams.authorization(audience="someone-else"),
+        "wrong-issuer": teams.authorization(issuer="https://evil.example"),
+        "expired": teams.authorization(expires_in=-600),
+        "other-service-url": teams.authorization(service_url="https://attacker.example/"),
+        "unendorsed-channel": None,
+        "hs256": "Bearer " + pyjwt.encode({"iss": "https://api.botframework.com", "aud": teams.app_id, "exp": 2**31,
+                                           "serviceurl": teams.service_url}, "a-shared-secret-that-is-long-enough-0123", algorithm="HS256"),
+    }[forge]
+    if forge == "unendorsed-channel":
+        activity["channelId"] = "slack"
+        auth = teams.authorization()
+    response = post_teams(activity, authorization=auth)
+    assert response.status_code == 401
+    assert InboundUpdate.objects.count() == 0 and dispatch.sent == []
+
+
+def test_a_malformed_activity_is_400(teams, post_teams):
+    for body in ("{nope", '{"type": "message"}', "[]"):
+        assert post_teams(body).status_code == 400
+    assert InboundUpdate.objects.count() == 0
+
+
+def test_keys_are_cached_and_fetched_again_for_an_unknown_key_id(teams, post_teams, people, chat_conv):
+    post_teams(teams.message(chat_conv, people["ana"], "one"))
+    post_teams(teams.message(chat_conv, people["ana"], "two"))
+    assert teams.key_requests == 1
+    new_key = teams.rotate()
+    assert post_teams(teams.message(chat_conv, people["ana"], "three"), authorization=teams.authorization(key=new_key)).status_code == 200
+    assert teams.key_requests == 2 and InboundUpdate.objects.count() == 3
+
+
+# --- inbound ----------------------------------------------------------------------------------
+
+
+def test_the_bot_added_knows_its_inviter_and_the_roster(teams, post_teams, run_tasks, people, chat_conv):
+    teams.members[chat_conv["id"]] = [{**people["ana"], "email": "ana@example.org", "userPrincipalName": "ana@example.org"},
+                                      {**people["ben"]}]
+    post_teams(teams.bot_added(chat_conv, people["ana"]))
+    run_tasks()
+    chat = Chat.objects.get(platform="teams")
+    assert chat.kind == "group" and chat.platform_type == "groupChat" and chat.tenant_id == teams.tenant_id
+    assert chat.added_by.external_id == people["ana"]["id"] and chat.service_url == teams.service_url
+    roster = set(ChatMember.objects.filter(chat=chat).values_list("identity__name", flat=True))
+    assert roster == {"Ana Lima", "Ben Okafor"}
+    assert "/facilitator start CODE" in teams.sent_to(chat_conv["id"])[0]["activity"]["text"]
+
+
+def test_link_relay_and_no_echo(teams, post_teams, run_tasks, people, chat_conv):
+    from facilitation.actions.lifecycle import do_start_discussion
+
+    owner = make_user("olga")
+    room = make_discussion(owner)
+    post_teams(teams.bot_added(chat_conv, people["ana"]))
+    code = do_create_room_code(room, owner)
+    post_teams(teams.message(chat_conv, people["ana"], f"facilitator start {code.code}"))
+    run_tasks()
+    assert ChatLink.objects.get(active=True).room == room
+    sent_before = len(teams.sent_to(chat_conv["id"]))
+    post_teams(teams.message(chat_conv, people["ben"], "I would take QA &amp; release", mentions=[people["ana"]]))
+    run_tasks()
+    turn = Observation.objects.get(room=room, author_kind="human")
+    assert turn.author_name == "Ben Okafor" and turn.content == "I would take QA & release"
+    assert len(teams.sent_to(chat_conv["id"])) == sent_before  # not echoed
+    do_start_discussion(room)
+    committed(do_post_comment, room.pk, owner, "Thanks Ben.")
+    run_tasks()
+    last = teams.sent_to(chat_conv["id"])[-1]["activity"]
+    assert last["text"] == "**olga**: Thanks Ben." and last["type"] == "message"
+
+
+def test_a_direct_message_creates_a_conversation_with_the_tenant(teams, run_tasks, people):
+    ana = make_user("ana")
+    ChatIdentity.objects.create(platform="teams", external_id=people["ana"]["id"], name="Ana Lima", user=ana,
+                                tenant_id=teams.tenant_id, service_url=teams.service_url)
+    (delivery,) = committed(queue_direct, "user:ana", "Your report is ready.")
+    run_tasks()
+    (created,) = teams.conversations
+    assert created["params"]["members"] == [{"id": people["ana"]["id"]}]
+    assert created["params"]["channelData"] == {"tenant": {"id": teams.tenant_id}} and created["params"]["isGroup"] is False
+    assert teams.sent_to(created["id"])[0]["activity"]["text"] == "Your report is ready."
+    assert Delivery.objects.get(pk=delivery.pk).status == "sent"
+    assert ChatIdentity.objects.get(external_id=people["ana"]["id"]).direct_conversation_id == created["id"]
+    assert teams.token_requests == 1  # the bot's token is reused until it expires
+
+
+def test_a_refused_direct_message_is_undeliverable(teams, run_tasks, people):
+    ana = make_user("ana")
+    ChatIdentity.objects.create(platform="teams", external_id=people["ana"]["id"], name="Ana", user=ana, tenant_id=teams.tenant_id)
+    teams.refuse_direct(people["ana"]["id"])
+    (delivery,) = committed(queue_direct, "user:ana", "Report")
+    run_tasks()
+    delivery.refresh_from_db()
+    assert delivery.status == "undeliverable" and "403" in delivery.diagnostic and "installed" in delivery.diagnostic
+
+
+def test_mentions_status_card_in_place_and_429(teams, run_tasks, people, chat_conv):
+    chat = Chat.objects.create(platform="teams", external_id=chat_conv["id"], service_url=teams.service_url)
+    ben = ChatIdentity.objects.create(platform="teams", external_id=people["ben"]["id"], name="Ben Okafor")
+    text, mentions = compose("Over to ", ben, ".")
+    committed(queue_post, chat, text, mentions=mentions)
+    run_tasks()
+    activity = teams.sent_to(chat_conv["id"])[-1]["activity"]
+    assert activity["text"] == "Over to <at>Ben Okafor</at>."
+    assert activity["entities"] == [{"type": "mention", "text": "<at>Ben Okafor</at>",
+                                     "mentioned": {"id": people["ben"]["id"], "name": "Ben Okafor"}}]
+    committed(queue_status, chat, "Roles: 1 of 3 filled")
+    run_tasks()
+    teams.fail_next(429, retry_after=1)
+    committed(queue_status, Chat.objects.get(pk=chat.pk), "Roles: 2 of 3 filled")
+    run_tasks()
+    cards = [a for a in teams.sent_to(chat_conv["id"]) if a["activity"].get("attachments")]
+    assert len(cards) == 1  # posted once...
+    (update,) = teams.updates  # ...then updated in place, after waiting out the 429
+    assert update["id"] == cards[0]["id"]
+    card = update["activity"]["attachments"][0]
+    assert card["contentType"] == "application/vnd.microsoft.card.adaptive"
+    assert card["content"]["body"][0]["text"] == "Roles: 2 of 3 filled"
+    last = Delivery.objects.filter(kind="status").order_by("-id").first()
+    assert last.status == "sent" and last.attempts == 2

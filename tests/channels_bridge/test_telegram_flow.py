@@ -1,0 +1,274 @@
+"""Telegram end to end in one process: webhook -> processing -> rows and events -> deliveries -> the fake Bot API."""
+import pytest
+
+from facilitation.actions.comments import do_post_comment
+from rooms.actions.chat import do_create_identity_code, do_create_room_code
+from rooms.actions.deliveries import queue_direct
+from rooms.models import Chat, ChatIdentity, ChatLink, ChatMember, Delivery, Invocation, Observation, RoomEvent
+from tests.channels_bridge.conftest import committed
+from tests.factories import make_discussion, make_user
+from tests.fakes import telegram_updates as tu
+
+pytestmark = pytest.mark.django_db
+
+ANA = tu.user(501, "Ana", "ana_s")
+BEN = tu.user(502, "Ben", "benb")
+OTHER_BOT = tu.user(777, "Helper", "HelperBot", is_bot=True)
+GROUP = tu.group(-4001, "Roles")
+
+
+@pytest.fixture
+def owner(db):
+    return make_user("olga")
+
+
+@pytest.fixture
+def room(owner):
+    return make_discussion(owner)
+
+
+def linked(post_telegram, run_tasks, room, owner, chat=GROUP, by=ANA):
+    """Add the bot to ``chat`` and link it to ``room`` with a code."""
+    post_telegram(tu.bot_added(chat, by))
+    code = do_create_room_code(room, owner)
+    post_telegram(tu.command(chat, by, f"/facilitator start {code.code}"))
+    run_tasks()
+    return Chat.objects.get(platform="telegram", external_id=str(chat["id"]))
+
+
+def test_the_bot_added_to_a_group_knows_who_invited_it(telegram, post_telegram, run_tasks):
+    post_telegram(tu.bot_added(GROUP, ANA))
+    run_tasks()
+    chat = Chat.objects.get(platform="telegram", external_id="-4001")
+    assert chat.bot_present and chat.title == "Roles" and chat.kind == "group"
+    assert chat.added_by.external_id == "501" and chat.added_by.name == "Ana" and chat.added_by.username == "ana_s"
+    assert ChatMember.objects.filter(chat=chat, identity=chat.added_by, via="inviter").exists()
+    # It introduces itself (and says nothing is relayed until the group is linked).
+    (greeting,) = telegram.sent_to(-4001)
+    assert "/facilitator start CODE" in greeting["text"]
+    assert Invocation.objects.filter(component="bridge.bot_added").exists()
+
+
+def test_facilitator_start_code_links_the_group_and_a_used_code_is_refused(telegram, post_telegram, run_tasks, room, owner):
+    chat = linked(post_telegram, run_tasks, room, owner)
+    link = ChatLink.objects.get(chat=chat, active=True)
+    assert link.room == room and link.linked_by.external_id == "501"
+    assert "Linked to the discussion" in telegram.sent_to(-4001)[-1]["text"]
+    assert RoomEvent.objects.filter(room=room, type="discussion:link").exists()
+    # The same code in another group does nothing but say so.
+    code = link.code.code
+    post_telegram(tu.command(tu.group(-4002, "Other"), BEN, f"/facilitator@ConveneTestBot start {code}"))
+    run_tasks()
+    assert not ChatLink.objects.filter(chat__external_id="-4002").exists()
+    assert "unknown, used or expired" in telegram.sent_to(-4002)[-1]["text"]
+
+
+def test_startgroup_deep_link_and_commands_for_other_bots(telegram, post_telegram, run_tasks, room, owner):
+    post_telegram(tu.bot_added(GROUP, ANA))
+    code = do_create_room_code(room, owner)
+    post_telegram(tu.command(GROUP, ANA, f"/start@OtherBot {code.code}"))  # not ours: an ordinary message
+    run_tasks()
+    assert not ChatLink.objects.exists()
+    post_telegram(tu.command(GROUP, ANA, f"/start@ConveneTestBot {code.code}"))  # what ?startgroup=CODE sends
+    run_tasks()
+    assert ChatLink.objects.get().room == room
+
+
+def test_people_s_messages_become_turns_once_and_are_not_echoed(telegram, post_telegram, run_tasks, room, owner, pushed):
+    linked(post_telegram, run_tasks, room, owner)
+    before = len(telegram.messages)
+    update = tu.message(GROUP, BEN, "I can take the Lead role.\nVOTE: READY")
+    post_telegram(update)
+    post_telegram(update)  # Telegram retried the webhook
+    run_tasks()
+    (turn,) = Observation.objects.filter(room=room, author_kind="human")
+    assert turn.author_name == "Ben" and turn.content.startswith("I can take")
+    assert turn.markers and turn.markers[0]["type"] == "vote"
+    assert turn.data["source"]["platform"] == "telegram"
+    events = [p for t, p, _ in pushed if t == "discussion:turn" and p["turn"]["speaker"]["kind"] == "human"]
+    assert len(events) == 1 and events[0]["turn"]["content"] == turn.content
+    assert len(telegram.messages) == before  # never sent back to the chat it came from
+    assert ChatMember.objects.filter(chat__external_id="-4001", identity__external_id="502", via="message").exists()
+
+
+def test_a_linked_user_speaks_under_their_name(telegram, post_telegram, run_tasks, room, owner):
+    linked(post_telegram, run_tasks, room, owner)
+    ben_user = make_user("benjamin", first_name="Benjamin", last_name="B")
+    code = do_create_identity_code(ben_user)
+    post_telegram(tu.command(tu.private(BEN), BEN, f"/start {code.code}"))
+    run_tasks()
+    identity = ChatIdentity.objects.get(platform="telegram", external_id="502")
+    assert identity.user == ben_user and identity.started_bot
+    assert "benjamin" in telegram.sent_to(502)[-1]["text"]
+    post_telegram(tu.message(GROUP, BEN, "Hello from Telegram"))
+    run_tasks()
+    turn = Observation.objects.get(room=room, author_kind="human")
+    assert turn.author_name == "Benjamin B" and turn.data["source"]["userId"] == ben_user.pk
+
+
+def test_a_browser_comment_reaches_the_chat_once(telegram, post_telegram, run_tasks, room, owner):
+    from facilitation.actions.lifecycle import do_start_discussion
+
+    chat = linked(post_telegram, run_tasks, room, owner)
+    do_start_discussion(room)
+    before = len(telegram.sent_to(-4001))
+    obs = committed(do_post_comment, room.pk, owner, "Please decide by Friday.")
+    run_tasks()
+    run_tasks()
+    new = telegram.sent_to(-4001)[before:]
+    assert [m["text"] for m in new] == ["olga: Please decide by Friday."]
+    assert new[0]["entities"] == [{"type": "bold", "offset": 0, "length": 4}]
+    delivery = Delivery.objects.get(source=obs)
+    assert delivery.status == "sent" and delivery.chat == chat and delivery.message_ids == [str(new[0]["message_id"])]
+    assert RoomEvent.objects.filter(room=room, type="discussion:delivery", payload__delivery__id=delivery.pk,
+                                    payload__delivery__status="sent").exists()
+
+
+def test_own_and_other_bots_messages_are_not_input(telegram, post_telegram, run_tasks, room, owner):
+    linked(post_telegram, run_tasks, room, owner)
+    post_telegram(tu.message(GROUP, tu.BOT, "an echo of myself"))
+    post_telegram(tu.message(GROUP, OTHER_BOT, "I am another bot talking"))
+    run_tasks()
+    assert not Observation.objects.filter(room=room, author_kind="human").exists()
+    # Another bot that addresses ours is heard.
+    text = "@ConveneTestBot the build passed"
+    post_telegram(tu.message(GROUP, OTHER_BOT, text, entities=[{"type": "mention", "offset": 0, "length": 15}]))
+    run_tasks()
+    assert Observation.objects.get(room=room, author_kind="human").author_name == "Helper"
+
+
+def test_a_long_message_is_split_on_paragraphs(telegram, run_tasks, settings):
+    chat = Chat.objects.create(platform="telegram", external_id="-4001", title="Roles")
+    paragraphs = [f"Paragraph {i}: " + ("word " * 300).strip() for i in range(6)]  # ~1.5k characters each
+    text = "\n\n".join(paragraphs)
+    from rooms.actions.deliveries import queue_post
+
+    delivery = committed(queue_post, chat, text)
+    run_tasks()
+    parts = [m["text"] for m in telegram.sent_to(-4001)]
+    assert len(parts) == 3 and all(len(p) <= 4096 for p in parts)
+    assert "\n\n".join(parts) == text  # cut only between paragraphs
+    delivery.refresh_from_db()
+    assert delivery.status == "sent" and delivery.parts_sent == 3 and len(delivery.message_ids) == 3
+
+
+def test_mentions_are_entities_with_utf16_offsets(telegram, run_tasks):
+    from rooms.actions.deliveries import compose, queue_post
+
+    chat = Chat.objects.create(platform="telegram", external_id="-4001", title="Roles")
+    ben = ChatIdentity.objects.create(platform="telegram", external_id="502", name="Ben")
+    text, mentions = compose("🎉🎉 Over to ", ben, ", then 👩‍💻 ", ben, ".")
+    committed(queue_post, chat, text, mentions=mentions)
+    run_tasks()
+    (message,) = telegram.sent_to(-4001)
+    entities = message["entities"]
+    assert [e["type"] for e in entities] == ["text_mention", "text_mention"]
+    raw = message["text"].encode("utf-16-le")
+    for e in entities:
+        assert raw[2 * e["offset"]: 2 * (e["offset"] + e["length"])].decode("utf-16-le") == "Ben"
+        assert e["user"]["id"] == 502
+    assert entities[0]["offset"] == 13  # "🎉🎉 Over to " is 11 characters but 13 UTF-16 units
+
+
+def test_a_429_is_waited_out(telegram, run_tasks):
+    import time
+
+    from rooms.actions.deliveries import queue_post
+
+    chat = Chat.objects.create(platform="telegram", external_id="-4001", title="Roles")
+    telegram.fail_next(429, retry_after=1, method="sendMessage")
+    delivery = committed(queue_post, chat, "Hello")
+    started = time.monotonic()
+    run_tasks()
+    delivery.refresh_from_db()
+    assert delivery.status == "sent" and delivery.attempts == 2
+    assert time.monotonic() - started >= 0.95
+    calls = [r for r in telegram.requests if r.path.endswith("/sendMessage")]
+    assert len(calls) == 2 and calls[1].received_at - calls[0].received_at >= 0.95
+    assert Invocation.objects.filter(component="bridge.delivery_retrying", error__contains="429").exists()
+
+
+def test_a_direct_message_to_someone_who_never_started_the_bot_is_undeliverable(telegram, run_tasks, room):
+    from django.contrib.auth.models import Group
+
+    ana = make_user("ana")
+    ChatIdentity.objects.create(platform="telegram", external_id="501", name="Ana", user=ana)
+    management = Group.objects.create(name="management")
+    management.user_set.add(ana, make_user("carl"))
+    telegram.forbid(501)
+    deliveries = committed(queue_direct, "role:management", "The roles are settled.", room=room)
+    run_tasks()
+    by_recipient = {d.recipient: Delivery.objects.get(pk=d.pk) for d in deliveries}
+    ana_dm = by_recipient["ana (telegram)"]
+    assert ana_dm.status == "undeliverable" and "403" in ana_dm.diagnostic and "started a chat" in ana_dm.diagnostic
+    carl = by_recipient["carl"]
+    assert carl.status == "undeliverable" and "no linked" in carl.diagnostic  # a holder with no chat account: visible too
+    assert Invocation.objects.filter(component="bridge.delivery_undeliverable").exists()
+
+
+def test_an_empty_role_is_a_visible_diagnostic(run_tasks, room):
+    from django.contrib.auth.models import Group
+
+    Group.objects.create(name="nobody-here")
+    (delivery,) = committed(queue_direct, "role:nobody-here", "Report", room=room)
+    assert delivery.status == "undeliverable" and "no current holder" in delivery.diagnostic
+
+
+def test_supergroup_migration_keeps_the_link(telegram, post_telegram, run_tasks, room, owner):
+    chat = linked(post_telegram, run_tasks, room, owner)
+    post_telegram(tu.migrated_to(GROUP, ANA, -1001234))
+    post_telegram(tu.migrated_from(tu.group(-1001234, "Roles", "supergroup"), -4001))
+    run_tasks()
+    chat.refresh_from_db()
+    assert chat.external_id == "-1001234" and chat.previous_external_id == "-4001"
+    assert ChatLink.objects.get(active=True).chat == chat
+    post_telegram(tu.message(tu.group(-1001234, "Roles", "supergroup"), BEN, "still here"))
+    run_tasks()
+    assert Observation.objects.filter(room=room, content="still here").exists()
+
+
+def test_a_send_to_a_migrated_group_follows_it(telegram, post_telegram, run_tasks, room, owner):
+    from rooms.actions.deliveries import queue_post
+
+    chat = linked(post_telegram, run_tasks, room, owner)
+    telegram.migrate(-4001, -1009999)
+    delivery = committed(queue_post, chat, "Still linked?")
+    run_tasks()
+    delivery.refresh_from_db()
+    chat.refresh_from_db()
+    assert delivery.status == "sent" and chat.external_id == "-1009999"
+    assert telegram.sent_to(-1009999)[-1]["text"] == "Still linked?"
+    assert ChatLink.objects.get(active=True).chat == chat
+
+
+def test_status_and_stop_commands(telegram, post_telegram, run_tasks, room, owner):
+    linked(post_telegram, run_tasks, room, owner)
+    post_telegram(tu.command(GROUP, BEN, "/facilitator status"))
+    run_tasks()
+    status = telegram.sent_to(-4001)[-1]["text"]
+    assert room.topic in status and "Chair" in status
+    post_telegram(tu.command(GROUP, BEN, "/facilitator stop"))  # Ben neither linked it nor owns the room
+    run_tasks()
+    assert ChatLink.objects.filter(active=True).exists() and "Only" in telegram.sent_to(-4001)[-1]["text"]
+    post_telegram(tu.command(GROUP, ANA, "/facilitator stop"))  # Ana linked it
+    run_tasks()
+    assert not ChatLink.objects.filter(active=True).exists()
+    assert "Stopped" in telegram.sent_to(-4001)[-1]["text"]
+
+
+def test_unlinked_groups_record_nothing(telegram, post_telegram, run_tasks, room):
+    post_telegram(tu.message(GROUP, BEN, "nobody links us"))
+    run_tasks()
+    assert not Observation.objects.filter(author_kind="human").exists()
+
+
+def test_status_message_is_edited_in_place(telegram, run_tasks):
+    from rooms.actions.deliveries import queue_status
+
+    chat = Chat.objects.create(platform="telegram", external_id="-4001", title="Roles")
+    committed(queue_status, chat, "Roles: 1 of 3 filled")
+    run_tasks()
+    committed(queue_status, Chat.objects.get(pk=chat.pk), "Roles: 2 of 3 filled")
+    run_tasks()
+    assert [m["text"] for m in telegram.sent_to(-4001)] == ["Roles: 2 of 3 filled"]  # the one message, edited
+    assert [e["text"] for e in telegram.edits] == ["Roles: 2 of 3 filled"]

@@ -1,0 +1,60 @@
+"""Malformed socket events get an error acknowledgement, never silence; ids and seqs parse strictly."""
+import pytest
+
+from facilitation.sockets import _parse_id, _parse_seq, read_state
+from rooms.models import Room
+from tests.factories import make_discussion, make_token, make_user
+from tests.realtime.conftest import Recorder, run_async
+
+
+@pytest.mark.parametrize("raw", ["²", "١", "1²", "٣", " 1", "1 ", "+1", "-1", "1e3", "0x1", "", "0", 0, -3, 1.0, True,
+                                 [1], {"id": 1}, 2**63, str(2**63), "9" * 40])
+def test_ids_refuse_anything_but_plain_whole_numbers(raw):
+    assert _parse_id(raw) is None
+
+
+@pytest.mark.parametrize("raw, expected", [(7, 7), ("7", 7), (2**63 - 1, 2**63 - 1), ("0012", 12)])
+def test_ids_accept_whole_numbers(raw, expected):
+    assert _parse_id(raw) == expected
+
+
+@pytest.mark.parametrize("raw, expected", [(None, 0), (0, 0), ("0", 0), (12, 12), ("²", None), ("١", None), (-1, None),
+                                           (2**64, None), ("abc", None), (1.5, None), (False, None)])
+def test_last_seq_parses_strictly(raw, expected):
+    assert _parse_seq(raw) == expected
+
+
+@pytest.mark.django_db
+def test_an_absurd_last_seq_is_not_echoed_as_the_rooms_seq():
+    room = make_discussion(make_user("owner"))
+    state = read_state(room.pk, 2**62)
+    assert state["ok"] is True and state["seq"] == Room.objects.get(pk=room.pk).seq and state["missed"] == []
+
+
+@pytest.mark.worker
+def test_every_malformed_event_is_answered(socket_stack):
+    owner = make_user("owner")
+    room = make_discussion(owner)
+    key = make_token(owner)
+
+    async def scenario():
+        client = await Recorder(socket_stack.base_url, token=key).connect()
+        answers = {
+            "superscript id": await client.call("discussion:join", {"discussionId": "²"}),
+            "arabic-indic id": await client.call("discussion:join", {"discussionId": "١"}),
+            "huge id": await client.call("discussion:stop", {"discussionId": 2**70}),
+            "list payload": await client.call("discussion:pause", [room.pk]),
+            "no payload": await client.call("discussion:leave", None),
+            "bad lastSeq": await client.call("discussion:join", {"discussionId": room.pk, "lastSeq": "²"}),
+            "unknown event": await client.call("discussion:explode", {"discussionId": room.pk}),
+        }
+        absurd = await client.call("discussion:join", {"discussionId": room.pk, "lastSeq": 2**62})
+        await client.close()
+        return answers, absurd
+
+    answers, absurd = run_async(scenario())
+    for what, answer in answers.items():
+        assert answer["ok"] is False and answer["code"] in ("invalid", "unknown_event"), what
+    assert answers["unknown event"]["code"] == "unknown_event"
+    assert absurd["ok"] is True and absurd["seq"] == Room.objects.get(pk=room.pk).seq
+    assert Room.objects.get(pk=room.pk).status == "draft"

@@ -1,0 +1,27 @@
+"""Building workspace rooms for tests, and running their queued work in this process."""
+from facilitation.workspace import scheduling
+from rooms.actions.rooms import do_create_room
+from rooms.models import Persona, RoomMember, Seat
+from tests.factories import make_facilitator, make_participant
+
+TOPIC = "Move the billing service from cron jobs to an event queue without losing invoices"
+
+
+def make_workspace(owner, *, agents=3, turn_policy=None, name="Billing migration", viewer=None, participant=None):
+    fac = make_facilitator(f"Narrator {owner.username}", key=f"narrator-{owner.username}-{Seat.objects.count()}")
+    people = [make_participant(f"Agent{i}-{owner.username}", alias=f"ws{i}-{owner.username}-{Persona.objects.count()}")
+              for i in range(agents)]
+    room = do_create_room(owner, name=name, topic=TOPIC, kind="workspace", moderator_id=fac.pk,
+                          participants=[{"agentId": a.pk, "role": "participant"} for a in people], turn_policy=turn_policy)
+    for user, access in ((viewer, "viewer"), (participant, "participant")):
+        if user is not None:
+            RoomMember.objects.create(room=room, user=user, access=access)
+    return room
+
+
+def agent_seats(room):
+    return list(Seat.objects.filter(room=room, role="participant").order_by("position"))
+
+
+def queued():
+    return scheduling.take_inline()
