@@ -19,7 +19,7 @@ from rooms.actions import chat as chat_actions
 from rooms.actions.chat import CodeRefused
 from rooms.actions.deliveries import queue_direct_to_identity, queue_post
 from rooms.errors import ActionError
-from rooms.models import Chat, ChatIdentity, ChatLink, ChatMember, Delivery
+from rooms.models import Chat, ChatIdentity, ChatLink, ChatMember, Delivery, Room
 
 log = logging.getLogger("convene.bridge")
 
@@ -139,7 +139,8 @@ def on_command(chat: Chat, identity: ChatIdentity, command: tuple[str, tuple[str
     link = chat_actions.live_link(chat)
     offered = meeting.offer_command(meeting.Command(name, args, chat, identity, link.room_id if link else None))
     if offered is not None:
-        _reply(chat, offered, room=link.room if link else None)
+        if offered:  # an empty answer: the listener already spoke in the room (relayed here)
+            _reply(chat, offered, room=link.room if link else None)
         return f"{name} handled by a listener"
     verb, rest = (args[0].lower(), args[1:]) if name == "facilitator" and args else (name, args)
     if name == "start":  # the ?startgroup=CODE deep link arrives as "/start CODE"
@@ -183,7 +184,8 @@ def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation
         _reply(chat, f"{exc.message} Ask the discussion's owner for a new code.")
         return "link refused"
     room = link.room
-    _reply(chat, f"Linked to the discussion \u201c{room.name}\u201d. What is said here appears there, and what is said "
+    if room.kind != Room.Kind.FACILITATION:  # a facilitation run opens with its handshake instead
+        _reply(chat, f"Linked to the discussion \u201c{room.name}\u201d. What is said here appears there, and what is said "
                  "there appears here. /facilitator status tells more; /facilitator stop ends it.", room=room)
     transaction.on_commit(lambda: meeting.publish(meeting.MeetingEvent("linked", chat.platform, chat.pk, room_id=room.pk,
                                                                        actor=_person(identity))))

@@ -8,4 +8,7 @@ class FacilitationConfig(AppConfig):
     def ready(self):
         from facilitation.discussions import steps as discussion_steps
 
+        from facilitation.goals import flow as goal_flow
+
         discussion_steps.register()
+        goal_flow.register()

@@ -227,6 +227,7 @@ class ChatMeetingSource(MeetingSource):
 
 _listeners: list = []
 _command_handlers: list = []
+_turn_listeners: list = []
 
 
 def subscribe(listener) -> None:
@@ -240,6 +241,20 @@ def handle_commands(handler) -> None:
     Handlers are asked in order before the bridge's own (linking a room with ``start CODE``)."""
     if handler not in _command_handlers:
         _command_handlers.append(handler)
+
+
+def on_human_turn(listener) -> None:
+    """``listener(room_id, seq)`` is called after a person's turn (browser comment or chat message) committed."""
+    if listener not in _turn_listeners:
+        _turn_listeners.append(listener)
+
+
+def publish_human_turn(room_id: int, seq: int) -> None:
+    for listener in list(_turn_listeners):
+        try:
+            listener(room_id, seq)
+        except Exception:  # the turn is recorded; a failing listener must not turn that into an error
+            log.exception("turn listener %r failed on room %s seq %s", listener, room_id, seq)
 
 
 def publish(event: MeetingEvent) -> None:

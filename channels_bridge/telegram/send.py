@@ -7,11 +7,12 @@ UTF-16 code units. Pacing: a token bucket per chat (about one message a second),
 (20 a minute) and overall; a 429's ``retry_after`` blocks the chat's bucket that long.
 A 403 (the person never started the bot, or the bot was removed) is undeliverable with a
 diagnostic; a ``migrate_to_chat_id`` answer moves the chat to its supergroup id and retries.
+An attachment (the minutes of a run) goes out as a document after the text, counted as one more part.
 """
 import warnings
 from datetime import timedelta
 
-from channels_bridge import outcome, ratelimit
+from channels_bridge import attachments, outcome, ratelimit
 from channels_bridge.telegram import client as tg
 from channels_bridge.text import Span, split_message, utf16_len, utf16_offset
 from rooms.actions.chat import do_migrate_chat, do_set_status_message
@@ -110,6 +111,17 @@ def deliver(d: Delivery) -> outcome.Outcome:
             if wait > 0:
                 return outcome.wait(wait)
             message_id = bot.send_message(chat_id, text, _entities(text, spans))
+            record_part_sent(d.pk, message_id)
+            sent_ids.append(message_id)
+        if d.attachment and d.parts_sent <= len(parts):  # the file is the part after the text
+            wait = ratelimit.buckets().take(_buckets(chat_id, group))
+            if wait > 0:
+                return outcome.wait(wait)
+            try:
+                filename, data = attachments.render(d.attachment)
+            except attachments.AttachmentGone as exc:
+                return outcome.sent(sent_ids) if sent_ids else outcome.undeliverable(str(exc))
+            message_id = bot.send_document(chat_id, filename, data)
             record_part_sent(d.pk, message_id)
             sent_ids.append(message_id)
         if d.kind == Delivery.Kind.STATUS and d.chat_id and sent_ids:

@@ -4,12 +4,12 @@ Both become a turn with ``speaker.kind = "human"``, markers parsed (a ``VOTE: RE
 like an agent's). The turn is committed under the room's row lock with the room's next seq,
 so it never interleaves wrongly with a model step committing at the same time (that step
 takes the same lock and the seq after it). Each turn is relayed to the linked chats, except
-the one it came from.
+the one it came from, and offered to ``rooms.meeting`` turn listeners once committed.
 """
 from django.db import transaction
 
 from facilitation.deliberation.markers import parse_markers
-from rooms import limits
+from rooms import limits, meeting
 from rooms.access import can_participate, can_view
 from rooms.actions.deliveries import queue_relay
 from rooms.actions.invocations import audit, new_correlation_id
@@ -46,6 +46,8 @@ def _record_human_turn(room: Room, *, author: str, content: str, data: dict, ori
     audit(component, room=room, user=user, correlation_id=correlation, input={"seq": seq, **data.get("source", {})},
           output=content[:500])
     queue_relay(room, obs, origin_chat_id=origin_chat_id, correlation_id=correlation)
+    room_id = room.pk
+    transaction.on_commit(lambda: meeting.publish_human_turn(room_id, seq))  # e.g. a facilitation run reads it
     return obs
 
 

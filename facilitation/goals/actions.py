@@ -14,11 +14,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from facilitation.goals import patterns, rules, texts
+from facilitation.goals import floor, patterns, rules, texts
 from rooms import limits, ratelimit
+from rooms.actions.deliveries import queue_direct, queue_relay, queue_status
 from rooms.errors import Forbidden, StateConflict, ValidationFailed
 from rooms.events import EventType, build, record_event
-from rooms.models import Agent, FacilitationRun, Invocation, Observation, Room, Seat
+from rooms.models import Agent, ChatLink, Delivery, FacilitationRun, Invocation, Observation, Room, Seat
 from rooms.queries import usable_by
 
 PERMISSION = "rooms.start_facilitation_run"
@@ -165,9 +166,12 @@ def _locked(room_id: int) -> tuple[Room, FacilitationRun]:
     return room, FacilitationRun.objects.select_for_update().get(room=room)
 
 
-def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | None = None) -> dict:
-    """Apply what one person said to the artifact (rehearsal rules). Returns what happened:
-    ``{"changed", "conflicts", "confirmed", "completed"}``; the caller decides whether to speak."""
+def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | None = None, *,
+                    addressed: bool = False) -> dict:
+    """Apply what one person said to the artifact (rehearsal rules) and answer as the floor allows:
+    the status shown in place when the artifact changed, a mediation on a conflict, a request for
+    confirmation once the machine check passes, the closing and the reports when it is confirmed.
+    Returns ``{"changed", "conflicts", "confirmed", "completed"}``."""
     out = {"changed": False, "conflicts": [], "confirmed": False, "completed": False}
     with transaction.atomic():
         room, run = _locked(room_id)
@@ -205,6 +209,10 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
             out["completed"] = True
         out["changed"] = changed
         run.save()
+        if out["completed"]:
+            _close_and_report(room, run, completed=True)
+        elif changed or out["conflicts"] or out["confirmed"]:
+            _react(room, run, out, addressed=addressed)
         _audit("goals.read_message", room, speaker=speaker, changes=[type(c).__name__ for c in changes],
                version=run.artifact_version, state=run.state)
         if changed or out["confirmed"] or out["completed"]:
@@ -294,10 +302,66 @@ def _say(room: Room, text: str, purpose: str) -> Observation:
         author_kind=Observation.AuthorKind.FACILITATOR, kind=Observation.Kind.MESSAGE, content=text,
         data={"purpose": purpose})
     record_event(room, EventType.TURN, build.turn(obs, role=Seat.Role.FACILITATOR), seq=seq)
+    queue_relay(room, obs)  # to every linked chat
     return obs
 
 
-def do_open_run(room_id: int, *, initiator_name: str = "", initiator_user=None) -> FacilitationRun:
+SPEAK_PER_MINUTE = 3
+
+
+def _floor_allows(room: Room, moment: floor.Moment) -> bool:
+    """At most ``SPEAK_PER_MINUTE`` facilitator messages a minute, and only at a moment worth speaking."""
+    now = timezone.now()
+    recent = Observation.objects.filter(room=room, author_kind=Observation.AuthorKind.FACILITATOR,
+                                        created_at__gte=now - timedelta(minutes=1)).values_list("created_at", flat=True)
+    return floor.may_speak(moment, [(t - now).total_seconds() for t in recent], per_minute=SPEAK_PER_MINUTE)
+
+
+def _show_status(room: Room, run: FacilitationRun) -> list[Delivery]:
+    """The artifact in place in every linked chat: one message edited (Telegram), one card updated (Teams)."""
+    check = patterns.check(run.pattern, run.slots, run.artifact)
+    text = texts.board(run_info(run, room), run.artifact, check.missing, run.state)
+    chats = [link.chat for link in ChatLink.objects.filter(room=room, active=True).select_related("chat")]
+    return [queue_status(chat, text, room=room) for chat in chats if chat.bot_present]
+
+
+def _react(room: Room, run: FacilitationRun, out: dict, addressed: bool = False) -> None:
+    """After a message changed something: show the artifact in place; speak only when it is worth it."""
+    if out["changed"]:
+        _show_status(room, run)
+    moment = floor.Moment(now=0.0, addressed=addressed, artifact_changed=out["changed"] or bool(out["conflicts"]))
+    if not _floor_allows(room, moment):
+        return
+    for c in out["conflicts"][:1]:
+        _say(room, texts.conflict(c.role, c.holder, c.claimant), "conflict")
+        return
+    if out["changed"] and run.state == FacilitationRun.State.CONFIRMING:
+        people = patterns.confirmers(run.pattern, run.artifact, run.initiator_name or None, run.confirm_mode)
+        _say(room, texts.ask_confirmation(run.pattern, run.artifact, people), "confirmation")
+
+
+def _close_and_report(room: Room, run: FacilitationRun, *, completed: bool, reason: str = "") -> None:
+    """The closing in the room, then the report to each principal, resolved now (the caller holds the locks).
+
+    The minutes (.docx) go with each report; a principal nobody can be reached at is a visible
+    diagnostic in the room, addressed to the initiator."""
+    info = run_info(run, room)
+    report = texts.report(info, run.artifact, completed, run.confirmations, reason)
+    _say(room, texts.closing(info, completed, reason) + "\n" + report, "closing")
+    _show_status(room, run)
+    attachment = {"kind": "run_minutes", "roomId": room.pk, "filename": f"minutes-{room.pk}.docx"}
+    problems = []
+    for principal in run.report_to:
+        for delivery in queue_direct(principal, report, room=room, attachment=attachment):
+            if delivery.status == Delivery.Status.UNDELIVERABLE:
+                problems.append(f"{principal}: {delivery.diagnostic}")
+    if problems:
+        who = f"{run.initiator_name}, " if run.initiator_name else ""
+        _say(room, f"{who}I could not deliver the report to everyone: " + " ".join(problems), "report-diagnostic")
+    _audit("goals.report", room, completed=completed, reportTo=run.report_to, problems=problems)
+
+
+def do_open_run(room_id: int, *, initiator_name: str = "", initiator_user=None, initiator_key: str = "") -> FacilitationRun:
     """The run begins: the facilitator announces itself (the handshake) before any moderation."""
     with transaction.atomic():
         room, run = _locked(room_id)
@@ -310,12 +374,15 @@ def do_open_run(room_id: int, *, initiator_name: str = "", initiator_user=None) 
             run.initiator_name = initiator_name[:200]
         if initiator_user is not None:
             run.initiator_user = initiator_user
+        if initiator_key:
+            run.initiator_key = initiator_key[:100]
         run.save()
         room.status, room.started_at = Room.Status.ACTIVE, now
         room.save(update_fields=["status", "started_at", "updated_at"])
         record_event(room, EventType.STATUS, build.status(room))
         _say(room, texts.handshake(run_info(run, room)), "handshake")
-        _audit("goals.open_run", room, initiator_user, initiator=run.initiator_name)
+        _show_status(room, run)
+        _audit("goals.open_run", room, initiator_user, initiator=run.initiator_name, initiatorKey=run.initiator_key)
     return run
 
 
@@ -336,10 +403,8 @@ def do_stop_run(room_id: int, user=None, reason: str = "stopped by the owner",
         room, run = _locked(room_id)
         if run.is_terminal:
             raise StateConflict(f"The run is already {run.state}.", code="invalid_transition")
-        info = run_info(run, room)
-        _say(room, texts.closing(info, False, reason) + "\n" + texts.report(info, run.artifact, False, run.confirmations, reason),
-             "closing")
-    return do_end_run(room_id, state, reason, user)
+        _close_and_report(room, run, completed=False, reason=reason)
+        return do_end_run(room_id, state, reason, user)
 
 
 def do_remind(room_id: int) -> bool:

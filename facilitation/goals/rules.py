@@ -86,7 +86,7 @@ _CHOOSE = [r"\b(?:I|we)\s+(?:choose|pick|go\s+for|vote\s+for)\s+(?P<opt>.+?)[.!]
            r"\b(?:we\s+)?decide(?:d)?\s+(?:on\s+)?(?P<opt>.+?)[.!]?$"]
 _PROPOSE = [r"\bI\s+(?:propose|suggest)\s+(?P<opt>.+?)[.!]?$", r"^\s*PROPOSAL:\s*(?P<opt>.+?)\s*$"]
 _ADD = [r"^\s*(?:add|item|TODO)\s*:\s*(?P<item>.+?)\s*$", r"^\s*\+\s+(?P<item>.+?)\s*$"]
-_CONFIRM = re.compile(r"^\s*(?:yes[,!.]?\s*)?(?:I\s+)?(?:confirm(?:ed)?|agreed?|approved?|lgtm|looks\s+good|👍|✅)\b[\s.!]*"
+_CONFIRM = re.compile(r"^\s*(?:yes[,!.]?\s*)?(?:I\s+)?(?:confirm(?:ed)?|agreed?|approved?|lgtm|looks\s+good|👍|✅)\b[\s.!👍✅]*"
                       r"(?:from\s+me)?[\s.!]*$|^\s*(?:👍|✅)\s*$", re.IGNORECASE)
 
 

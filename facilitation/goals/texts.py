@@ -73,6 +73,13 @@ def status(info: RunInfo, artifact: dict, missing: list, state: str) -> str:
             f"Still missing: {still}.")
 
 
+def board(info: RunInfo, artifact: dict, missing: list, state: str) -> str:
+    """The status kept in place in each group (one message edited, one card updated)."""
+    still = "; ".join(missing) if missing else "confirmation" if state == "confirming" else "nothing"
+    return (f"{info.goal} ({state})\n{artifact_text(info.pattern, artifact)}\n"
+            f"Still missing: {still}. Deadline: {info.deadline}.")
+
+
 def ask_confirmation(pattern: str, artifact: dict, people: list) -> str:
     return (f"This looks complete:\n{artifact_text(pattern, artifact)}\n"
             f"{', '.join(people)}: please confirm by replying \"confirmed\" (or say what to change).")

@@ -14,7 +14,7 @@ from django.utils import timezone
 from rooms.actions.invocations import audit, new_correlation_id
 from rooms.errors import StateConflict, ValidationFailed
 from rooms.events import EventType, build, record_event
-from rooms.models import Chat, ChatCode, ChatIdentity, ChatLink, ChatMember, Room
+from rooms.models import Chat, ChatCode, ChatIdentity, ChatLink, ChatMember, FacilitationRun, Room
 
 ROOM_CODE_HOURS = 24
 IDENTITY_CODE_MINUTES = 30
@@ -214,35 +214,45 @@ def _usable_code(code: str, purpose: str) -> ChatCode | None:
     return row
 
 
+def _run_room_for(code) -> int | None:
+    """The room of the live facilitation run whose join code this is."""
+    if not isinstance(code, str) or not code or len(code) > 64:
+        return None
+    return (FacilitationRun.objects.filter(join_code=code, state__in=FacilitationRun.LIVE)
+            .values_list("room_id", flat=True).first())
+
+
 class CodeRefused(ValidationFailed):
     code = "code_refused"
 
 
 def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlation_id: str | None = None) -> ChatLink:
-    """Link a chat to the room a code was made for. The code is used up; a chat has one live link."""
+    """Link a chat to the room a code was made for. The code is used up; a chat has one live link.
+
+    A live facilitation run's join code also links (it stays valid for more groups until the run ends)."""
     correlation = correlation_id or new_correlation_id()
     with transaction.atomic():
         row = _usable_code(code, ChatCode.Purpose.ROOM)
-        if row is None:
+        run_room_id = None if row is not None else _run_room_for(code)
+        if row is None and run_room_id is None:
             raise CodeRefused("That code is unknown, used or expired.")
-        room = Room.objects.select_for_update().get(pk=row.room_id)
+        room = Room.objects.select_for_update().get(pk=row.room_id if row is not None else run_room_id)
         if room.is_terminal:
             raise CodeRefused(f"That discussion is {room.status}.")
         previous = ChatLink.objects.select_for_update().filter(chat=chat, active=True).select_related("room").first()
-        if previous is not None and previous.room_id == room.pk:
+        if row is not None:
             row.used_at, row.used_by = timezone.now(), identity
             row.save(update_fields=["used_at", "used_by"])
+        if previous is not None and previous.room_id == room.pk:
             return previous
         if previous is not None:
             _unlink(previous, correlation, reason="relinked")
-        row.used_at, row.used_by = timezone.now(), identity
-        row.save(update_fields=["used_at", "used_by"])
         try:
             with transaction.atomic():
                 link = ChatLink.objects.create(chat=chat, room=room, linked_by=identity, code=row)
         except IntegrityError:
             raise StateConflict("This chat was linked at the same moment; try again.") from None
-        audit("bridge.link_chat", room=room, user=row.user, correlation_id=correlation,
+        audit("bridge.link_chat", room=room, user=row.user if row is not None else room.owner, correlation_id=correlation,
               input={"chat": chat.pk, "platform": chat.platform, "by": identity.key if identity else None})
         record_event(room, EventType.LINK, build.link(link, "linked"))
     return link

@@ -176,7 +176,7 @@ def queue_status(chat: Chat, text: str, *, card: dict | None = None, room: Room 
 
 
 def queue_direct(principal: str, text: str, *, room: Room | None = None, platform: str | None = None,
-                 correlation_id: str | None = None) -> list[Delivery]:
+                 correlation_id: str | None = None, attachment: dict | None = None) -> list[Delivery]:
     """A direct message to a principal, resolved now: one delivery per holder and chat account.
 
     Nobody to reach (an unknown user, an empty role, a holder with no linked account) is an
@@ -205,7 +205,7 @@ def queue_direct(principal: str, text: str, *, room: Room | None = None, platfor
                 created.append(_create(
                     correlation_id=correlation, room=room, kind=Delivery.Kind.DIRECT, principal=principal,
                     platform=identity.platform, identity=identity,
-                    recipient=f"{user.get_username()} ({identity.platform})", text=text,
+                    recipient=f"{user.get_username()} ({identity.platform})", text=text, attachment=attachment or {},
                 ))
         audit("bridge.queue_direct", room=room, correlation_id=correlation,
               input={"principal": principal, "deliveries": [d.pk for d in created]})

@@ -37,6 +37,8 @@ class Delivery(models.Model):
     mentions = models.JSONField(default=list, blank=True)
     # A card (Teams) or formatting hints; the text is the fallback everywhere.
     card = models.JSONField(default=dict, blank=True)
+    # A file sent after the text, rendered at send time: {"kind": "run_minutes", "roomId", "filename"}.
+    attachment = models.JSONField(default=dict, blank=True)
     source = models.ForeignKey("rooms.Observation", null=True, blank=True, on_delete=models.SET_NULL, related_name="deliveries")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True)
     attempts = models.PositiveIntegerField(default=0)

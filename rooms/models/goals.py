@@ -23,6 +23,7 @@ class FacilitationRun(models.Model):
         STOPPED = "stopped"          # stopped by the owner or the initiator
 
     TERMINAL = (State.COMPLETED, State.FAILED, State.STOPPED)
+    LIVE = (State.WAITING, State.ACTIVE, State.CONFIRMING)
 
     class Mode(models.TextChoices):
         FACILITATE = "facilitate"
@@ -48,6 +49,8 @@ class FacilitationRun(models.Model):
     join_code = models.CharField(max_length=64, unique=True)
     initiator_name = models.CharField(max_length=200, blank=True, help_text="Who invited the facilitator (chat name).")
     initiator_user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    initiator_key = models.CharField(max_length=100, blank=True,
+                                     help_text="The initiator's chat account (telegram:<id>, teams:<id>): may stop the run.")
     last_progress_at = models.DateTimeField(null=True, blank=True)
     last_reminder_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)

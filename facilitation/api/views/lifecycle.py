@@ -25,7 +25,7 @@ class LifecycleView(APIView):
             # A facilitation run opens with its handshake in the room, and stops with a closing message.
             if self.verb == "start":
                 goals.do_open_run(room.pk, initiator_name=request.user.get_full_name() or request.user.get_username(),
-                                  initiator_user=request.user)
+                                  initiator_user=request.user, initiator_key=f"user:{request.user.pk}")
             else:
                 goals.do_stop_run(room.pk, request.user)
             return detail_response(request.user, room)

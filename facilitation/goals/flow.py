@@ -1,0 +1,95 @@
+"""A facilitation run in its meeting: the chat side and the browser side, through ``rooms.meeting``.
+
+Registered at app start (``FacilitationConfig.ready``); nothing here knows which platform
+people are on.
+
+- A chat linked with the run's join code (``/facilitator start CODE`` or Telegram's
+  ``?startgroup=CODE``) opens the run: the handshake, with whoever added the bot (else whoever
+  linked it) as the initiator.
+- ``/facilitator status`` answers truthfully in the room and every linked chat;
+  ``/facilitator stop`` ends the run with its closing and reports, when the initiator or the
+  owner (a linked account) asks; anyone else is told who may.
+- Every person's turn (a chat message or a browser comment) is read into the artifact.
+"""
+import logging
+
+from django.db import transaction
+
+from facilitation.goals import actions
+from rooms import meeting
+from rooms.access import can_control
+from rooms.errors import StateConflict
+from rooms.models import Chat, ChatIdentity, FacilitationRun, Observation, Room
+
+log = logging.getLogger("convene.goals")
+
+STOP_REFUSED = ("Only the person who invited me, or the run's owner (with a linked account), can stop this run. "
+                "Everyone can ask /facilitator status.")
+
+
+def _run(room_id: int | None) -> FacilitationRun | None:
+    if room_id is None:
+        return None
+    return FacilitationRun.objects.filter(room_id=room_id, room__kind=Room.Kind.FACILITATION).select_related("room").first()
+
+
+def on_meeting_event(event: meeting.MeetingEvent) -> None:
+    if event.kind != "linked":
+        return
+    run = _run(event.room_id)
+    if run is None or run.state != FacilitationRun.State.WAITING:
+        return
+    chat = Chat.objects.filter(pk=event.chat_id).select_related("added_by__user").first()
+    inviter = meeting.person_of_identity(chat.added_by) if chat is not None and chat.added_by_id else event.actor
+    identity = ChatIdentity.objects.filter(pk=inviter.identity_id).select_related("user").first() if inviter else None
+    try:
+        actions.do_open_run(run.room_id, initiator_name=inviter.name if inviter else "",
+                            initiator_key=inviter.key if inviter else "",
+                            initiator_user=identity.user if identity is not None and identity.user_id else None)
+    except StateConflict:  # opened at the same moment from another chat
+        pass
+
+
+def on_command(command: meeting.Command) -> str | None:
+    """``status`` and ``stop`` in a chat linked to a facilitation run; anything else is the bridge's."""
+    run = _run(command.room_id)
+    if run is None:
+        return None
+    verb = command.args[0].lower() if command.name == "facilitator" and command.args else command.name
+    if verb == "status":
+        actions.do_say_status(run.room_id)
+        return ""  # said in the room, relayed to every linked chat
+    if verb == "stop":
+        sender = command.sender
+        allowed = (run.initiator_key and sender.key == run.initiator_key) or (
+            sender.user_id and can_control(sender.user, run.room))
+        if not allowed:
+            return STOP_REFUSED
+        try:
+            actions.do_stop_run(run.room_id, user=sender.user if sender.user_id else None,
+                                reason=f"stopped by {sender.display_name}")
+        except StateConflict as exc:
+            return exc.message
+        return ""
+    return None
+
+
+def on_human_turn(room_id: int, seq: int) -> None:
+    run = _run(room_id)
+    if run is None or run.is_terminal:
+        return
+    obs = Observation.objects.filter(room_id=room_id, seq=seq).first()
+    if obs is None:
+        return
+    source = meeting.RoomMeetingSource(run.room)
+    roster = [p.name for p in source.roster() if not p.is_bot]
+    facilitator = (run.room.moderator.name if run.room.moderator_id else "").lower()
+    addressed = bool(facilitator) and facilitator in obs.content.lower()
+    with transaction.atomic():
+        actions.do_read_message(room_id, obs.author_name, obs.content, roster, addressed=addressed)
+
+
+def register() -> None:
+    meeting.subscribe(on_meeting_event)
+    meeting.handle_commands(on_command)
+    meeting.on_human_turn(on_human_turn)
