@@ -15,7 +15,7 @@ def do_announce(room_or_id, text: str, *, author: str | None = None, author_kind
     correlation = correlation_id or new_correlation_id()
     with transaction.atomic():
         pk = getattr(room_or_id, "pk", room_or_id)
-        room = Room.objects.select_for_update().select_related("moderator").get(pk=pk)
+        room = Room.objects.select_for_update(of=("self",)).select_related("moderator").get(pk=pk)
         if room.is_terminal:
             raise StateConflict(f"The discussion is {room.status}.", {"status": room.status})
         name = author or (room.moderator.name if room.moderator_id else "Facilitator")

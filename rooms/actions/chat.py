@@ -208,7 +208,7 @@ def do_create_identity_code(user, correlation_id: str | None = None) -> ChatCode
 def _usable_code(code: str, purpose: str) -> ChatCode | None:
     if not isinstance(code, str) or not code or len(code) > 64:
         return None
-    row = ChatCode.objects.select_for_update().filter(code=code, purpose=purpose).select_related("room", "user").first()
+    row = ChatCode.objects.select_for_update(of=("self",)).filter(code=code, purpose=purpose).select_related("room", "user").first()
     if row is None or row.used_at is not None or row.expires_at <= timezone.now():
         return None
     return row
@@ -239,7 +239,7 @@ def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlati
         room = Room.objects.select_for_update().get(pk=row.room_id if row is not None else run_room_id)
         if room.is_terminal:
             raise CodeRefused(f"That discussion is {room.status}.")
-        previous = ChatLink.objects.select_for_update().filter(chat=chat, active=True).select_related("room").first()
+        previous = ChatLink.objects.select_for_update(of=("self",)).filter(chat=chat, active=True).select_related("room").first()
         if row is not None:
             row.used_at, row.used_by = timezone.now(), identity
             row.save(update_fields=["used_at", "used_by"])
@@ -269,7 +269,7 @@ def _unlink(link: ChatLink, correlation: str, reason: str, user=None) -> None:
 
 def do_unlink_chat(link: ChatLink, *, user=None, reason: str = "unlinked", correlation_id: str | None = None) -> ChatLink:
     with transaction.atomic():
-        link = ChatLink.objects.select_for_update().select_related("chat", "linked_by").get(pk=link.pk)
+        link = ChatLink.objects.select_for_update(of=("self",)).select_related("chat", "linked_by").get(pk=link.pk)
         if link.active:
             _unlink(link, correlation_id or new_correlation_id(), reason, user=user)
     return link

@@ -22,7 +22,7 @@ def do_swap_seat(room: Room, seat_id: int, user, **fields) -> Seat:
     with transaction.atomic():
         room = locked(room)
         require_open(room)
-        seat = Seat.objects.select_for_update().filter(pk=seat_id, room=room).select_related("agent").first()
+        seat = Seat.objects.select_for_update(of=("self",)).filter(pk=seat_id, room=room).select_related("agent").first()
         if seat is None or seat.role == Seat.Role.FACILITATOR:
             raise NotFound("No such participant seat in this room.")
         errors = inputs.Errors()
