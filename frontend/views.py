@@ -62,6 +62,7 @@ def discussion_room(request, discussion_id: int):
         return redirect("frontend:workspace", discussion_id=room.pk)
     return _page(request, "frontend/room.html", {
         "discussionId": room.pk,
+        "kind": room.kind,
         "canControl": can_control(request.user, room),
         "controls": verbs_by_status(),  # the lifecycle table: verbs allowed from each status
         "owner": room.owner.get_username() if room.owner_id else "",
@@ -76,6 +77,7 @@ def workspace_desk(request, discussion_id: int):
         return render(request, "frontend/not_found.html", {"discussion_id": discussion_id}, status=404)
     return _page(request, "frontend/workspace.html", {
         "discussionId": room.pk,
+        "kind": room.kind,
         "canControl": can_control(request.user, room),
         "canParticipate": can_participate(request.user, room),
     })

@@ -380,6 +380,7 @@ def do_open_run(room_id: int, *, initiator_name: str = "", initiator_user=None, 
         room.status, room.started_at = Room.Status.ACTIVE, now
         room.save(update_fields=["status", "started_at", "updated_at"])
         record_event(room, EventType.STATUS, build.status(room))
+        record_event(room, EventType.ARTIFACT, build.artifact(artifact_shape(run)))  # the run's state changed
         _say(room, texts.handshake(run_info(run, room)), "handshake")
         _show_status(room, run)
         _audit("goals.open_run", room, initiator_user, initiator=run.initiator_name, initiatorKey=run.initiator_key)

@@ -188,6 +188,8 @@
 
   // One event, applied exactly once and in seq order by live.js.
   function onEvent(event, replayed) {
+    // Panels of their own (e.g. a facilitation run's outcome) listen for every applied event.
+    document.dispatchEvent(new CustomEvent("convene:event", { detail: { event, replayed } }));
     state.lastUpdate = new Date();
     if (event.type !== EVENTS.STATUS) {
       countUsage(event.turn);
@@ -281,7 +283,8 @@
       $("#room-name").textContent = data.name || `Discussion #${id}`;
       document.title = `${data.name || "Discussion"} · Convene`;
       $("#room-topic").textContent = data.topic && data.topic !== data.name ? data.topic : "";
-      $("#room-format").textContent = data.format ? data.format[0].toUpperCase() + data.format.slice(1) : "Discussion";
+      $("#room-format").textContent = data.kind === "facilitation" ? "Facilitation run"
+        : data.format ? data.format[0].toUpperCase() + data.format.slice(1) : "Discussion";
       setStatus(data.status, data.round, data.maxRounds);
       showConclusion(data.conclusion);
       const people = $("#people");

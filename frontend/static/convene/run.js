@@ -1,0 +1,43 @@
+// A facilitation run's outcome panel: the artifact, what is missing and who confirmed, kept
+// current from discussion:artifact events (room.js re-dispatches every applied event).
+(function () {
+  "use strict";
+
+  const { request, el, pageData } = window.Convene;
+  const { EVENTS } = window.ConveneLive;
+  const id = pageData().discussionId;
+  const STATES = { waiting: "Waiting for the group", active: "In progress", confirming: "Waiting for confirmation",
+                   completed: "Completed and confirmed", stopped: "Stopped", failed: "Ended without a result" };
+
+  function rows(artifact) {
+    if (artifact.roles) return Object.entries(artifact.roles).map(([role, person]) => [role, person || "open"]);
+    if (artifact.pattern === "decision" || "choice" in artifact) {
+      return [["Chosen", artifact.choice || "not yet"], ["Proposed", (artifact.proposals || []).join(", ") || "none"]];
+    }
+    return (artifact.items || []).map((item, i) => [`${i + 1}.`, `${item.text} (${item.by})`]);
+  }
+
+  function show(artifact) {
+    const list = document.getElementById("artifact");
+    list.replaceChildren();
+    for (const [key, value] of rows(artifact)) {
+      list.append(el("dt", { text: key }), el("dd", { class: value === "open" ? "muted" : "", text: value }));
+    }
+    document.getElementById("run-state").textContent = STATES[artifact.state] || artifact.state || "";
+    const missing = artifact.missing || [];
+    document.getElementById("run-missing").textContent = missing.length ? `Still missing: ${missing.join("; ")}` : "";
+    const confirmed = artifact.confirmedBy || [];
+    const waiting = (artifact.needsConfirmationFrom || []).filter((p) => !confirmed.includes(p));
+    document.getElementById("run-confirmed").textContent = confirmed.length || (artifact.done && waiting.length)
+      ? `Confirmed by: ${confirmed.join(", ") || "nobody yet"}${waiting.length && artifact.done ? ` · waiting for ${waiting.join(", ")}` : ""}`
+      : "";
+  }
+
+  document.addEventListener("convene:event", (e) => {
+    const event = e.detail.event;
+    if (event.type === EVENTS.ARTIFACT && event.artifact) show(event.artifact);
+  });
+  request("GET", `discussions/${id}/artifact`).then(({ data }) => show(data)).catch(() => {
+    document.getElementById("run-state").textContent = "The outcome could not be loaded.";
+  });
+})();

@@ -1,0 +1,61 @@
+"""A facilitation run in the browser room, live, and staff's view of the ephemeral runs."""
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.utils import timezone
+
+from rooms.models import FacilitationRun, RoomMember
+from tests.browser.conftest import api, shot
+from tests.factories import make_facilitator
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_run_lives_in_the_browser_room_and_staff_see_it(make_page):
+    from django.conf import settings
+
+    make_facilitator("Convener", key="convener-run")
+    page, owner = make_page("olga")
+    owner.is_staff = owner.is_superuser = True
+    owner.save()
+    owner.user_permissions.add(Permission.objects.get(codename="start_facilitation_run"))
+    status, body = api(page, "POST", "discussions", {
+        "kind": "facilitation", "name": "Launch roles", "topic": "Every role carries exactly one name",
+        "pattern": "role_assignment", "slots": {"roles": ["Lead", "Scribe"]}, "reportTo": ["role:management"],
+        "deadline": (timezone.now() + timedelta(hours=2)).isoformat(), "ttlHours": 24})
+    assert status == 201, body
+    room_id = body["data"]["id"]
+
+    page.goto(f"/discussions/{room_id}")
+    page.wait_for_function("() => document.querySelector('#run-state').textContent === 'Waiting for the group'")
+    assert page.locator("#artifact dd").all_inner_texts() == ["open", "open"]
+    assert page.locator("#room-format").text_content() == "Facilitation run"
+    assert not page.get_by_role("button", name="Pause").is_visible() and not page.locator(".round").is_visible()
+    page.get_by_role("button", name="Start").click()
+    # The handshake arrives live, before anything else is said.
+    handshake = page.locator("#timeline .tcard").filter(has_text="your facilitator for this run")
+    handshake.wait_for()
+    assert "role:management" in handshake.inner_text()
+    page.wait_for_function("() => document.querySelector('#run-state').textContent === 'In progress'")
+
+    # Ana, a participant in another browser, takes a role: the outcome panel changes live in the owner's page.
+    ana_page, ana = make_page("ana")
+    RoomMember.objects.create(room_id=room_id, user=ana, access=RoomMember.Access.PARTICIPANT)
+    status, body = api(ana_page, "POST", f"discussions/{room_id}/comments", {"content": "I'll take Lead"})
+    assert status == 201, body
+    page.wait_for_function("() => document.querySelector('#artifact dd').textContent === 'ana'")
+    assert "Scribe" in page.locator("#run-missing").inner_text()
+    shot(page, "facilitation-run-room.png")
+
+    status, body = api(page, "GET", "ephemeral-runs")
+    assert status == 200 and [r["discussionId"] for r in body["data"]] == [room_id]
+    # Staff: the run is listed with its owner, state and TTL left, and links back to the room.
+    page.goto(f"/{settings.ADMIN_PATH}rooms/facilitationrun/")
+    row = page.locator("#result_list tbody tr").first
+    text = row.inner_text()
+    assert "Launch roles" in text and "olga" in text and "Active" in text and " h " in text
+    shot(page, "facilitation-runs-admin.png")
+    row.get_by_role("link", name="open the room").click()
+    page.wait_for_url(f"**/discussions/{room_id}/")
+    assert FacilitationRun.objects.get(room_id=room_id).artifact["roles"]["Lead"] == "ana"
