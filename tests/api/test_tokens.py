@@ -148,13 +148,16 @@ def test_legacy_clear_text_tokens_are_hashed_by_the_migration(transactional_db):
     user = make_user("legacy")
     executor = MigrationExecutor(connection)
     executor.migrate([("rooms", "0001_initial")])
-    with connection.cursor() as cursor:
-        cursor.execute("CREATE TABLE IF NOT EXISTS authtoken_token (key varchar(40) PRIMARY KEY, created datetime, user_id integer)")
-        cursor.execute("INSERT INTO authtoken_token (key, created, user_id) VALUES (%s, %s, %s)",
-                       ["a" * 40, timezone.now(), user.pk])
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    try:
+        with connection.cursor() as cursor:  # "timestamp" is a column type on SQLite and PostgreSQL alike
+            cursor.execute("CREATE TABLE IF NOT EXISTS authtoken_token (key varchar(40) PRIMARY KEY, created timestamp, "
+                           "user_id integer)")
+            cursor.execute("INSERT INTO authtoken_token (key, created, user_id) VALUES (%s, %s, %s)",
+                           ["a" * 40, timezone.now(), user.pk])
+    finally:  # whatever happens, the later tests find the schema migrated to the end
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())
     with connection.cursor() as cursor:
         cursor.execute("SELECT COUNT(*) FROM authtoken_token")
         assert cursor.fetchone()[0] == 0
