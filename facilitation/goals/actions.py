@@ -166,19 +166,37 @@ def _locked(room_id: int) -> tuple[Room, FacilitationRun]:
     return room, FacilitationRun.objects.select_for_update().get(room=room)
 
 
+def already_read(room_id: int, seq: int) -> bool:
+    return Invocation.objects.filter(room_id=room_id, component="goals.read_message", input__seq=seq).exists()
+
+
 def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | None = None, *,
-                    addressed: bool = False) -> dict:
+                    addressed: bool = False, seq: int | None = None, changes: list | None = None,
+                    via: str = "rules") -> dict:
     """Apply what one person said to the artifact (rehearsal rules) and answer as the floor allows:
     the status shown in place when the artifact changed, a mediation on a conflict, a request for
     confirmation once the machine check passes, the closing and the reports when it is confirmed.
+    ``changes`` come from a model's tool call (``extraction``); without them the rehearsal rules
+    read the text. With ``seq`` (the turn's), a turn is read once however often it is offered.
     Returns ``{"changed", "conflicts", "confirmed", "completed"}``."""
     out = {"changed": False, "conflicts": [], "confirmed": False, "completed": False}
     with transaction.atomic():
         room, run = _locked(room_id)
         if run.is_terminal or run.mode != FacilitationRun.Mode.FACILITATE:
             return out
-        changes = rules.read(run.pattern, run.slots, run.artifact, speaker, text, roster)
+        if seq is not None and already_read(room_id, seq):
+            return out
+        if changes is None:
+            changes = rules.read(run.pattern, run.slots, run.artifact, speaker, text, roster)
+        else:  # read by a model from the artifact as it was: a role taken meanwhile is a conflict, not an overwrite
+            holders = run.artifact.get("roles", {})
+            changes = [rules.Conflict(c.role, holders[c.role], c.person)
+                       if isinstance(c, rules.Assign) and holders.get(c.role) not in (None, c.person) else c
+                       for c in changes]
         if not changes:
+            if seq is not None:
+                _audit("goals.read_message", room, speaker=speaker, seq=seq, changes=[], version=run.artifact_version,
+                       state=run.state, via=via)
             return out
         new, changed = rules.apply(run.pattern, run.artifact, changes)
         out["conflicts"] = [c for c in changes if isinstance(c, rules.Conflict)]
@@ -213,7 +231,7 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
             _close_and_report(room, run, completed=True)
         elif changed or out["conflicts"] or out["confirmed"]:
             _react(room, run, out, addressed=addressed)
-        _audit("goals.read_message", room, speaker=speaker, changes=[type(c).__name__ for c in changes],
+        _audit("goals.read_message", room, speaker=speaker, seq=seq, via=via, changes=[type(c).__name__ for c in changes],
                version=run.artifact_version, state=run.state)
         if changed or out["confirmed"] or out["completed"]:
             record_event(room, EventType.ARTIFACT, build.artifact(artifact_shape(run)))

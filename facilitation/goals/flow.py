@@ -9,17 +9,16 @@ people are on.
 - ``/facilitator status`` answers truthfully in the room and every linked chat;
   ``/facilitator stop`` ends the run with its closing and reports, when the initiator or the
   owner (a linked account) asks; anyone else is told who may.
-- Every person's turn (a chat message or a browser comment) is read into the artifact.
+- Every person's turn (a chat message or a browser comment) is read into the artifact
+  (``reading``: the rules at once, or a model's tool call on a worker).
 """
 import logging
 
-from django.db import transaction
-
-from facilitation.goals import actions
+from facilitation.goals import actions, reading
 from rooms import meeting
 from rooms.access import can_control
 from rooms.errors import StateConflict
-from rooms.models import Chat, ChatIdentity, FacilitationRun, Observation, Room
+from rooms.models import Chat, ChatIdentity, FacilitationRun, Room
 
 log = logging.getLogger("convene.goals")
 
@@ -75,18 +74,8 @@ def on_command(command: meeting.Command) -> str | None:
 
 
 def on_human_turn(room_id: int, seq: int) -> None:
-    run = _run(room_id)
-    if run is None or run.is_terminal:
-        return
-    obs = Observation.objects.filter(room_id=room_id, seq=seq).first()
-    if obs is None:
-        return
-    source = meeting.RoomMeetingSource(run.room)
-    roster = [p.name for p in source.roster() if not p.is_bot]
-    facilitator = (run.room.moderator.name if run.room.moderator_id else "").lower()
-    addressed = bool(facilitator) and facilitator in obs.content.lower()
-    with transaction.atomic():
-        actions.do_read_message(room_id, obs.author_name, obs.content, roster, addressed=addressed)
+    if _run(room_id) is not None:
+        reading.read_turn(room_id, seq)
 
 
 def register() -> None:
