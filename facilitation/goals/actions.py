@@ -246,7 +246,8 @@ def do_end_run(room_id: int, state: str, reason: str, user=None) -> Facilitation
             raise StateConflict(f"The run is already {run.state}.", code="invalid_transition")
         run.state, run.end_reason, run.ended_at = state, reason[:300], timezone.now()
         run.save(update_fields=["state", "end_reason", "ended_at"])
-        room.status = Room.Status.STOPPED if state == FacilitationRun.State.STOPPED else Room.Status.FAILED
+        room.status = {FacilitationRun.State.STOPPED: Room.Status.STOPPED,
+                       FacilitationRun.State.COMPLETED: Room.Status.CONCLUDED}.get(state, Room.Status.FAILED)
         room.ended_at = run.ended_at
         room.save(update_fields=["status", "ended_at", "updated_at"])
         _audit(f"goals.{state}", room, user, reason=reason)
@@ -364,8 +365,13 @@ def _close_and_report(room: Room, run: FacilitationRun, *, completed: bool, reas
     The minutes (.docx) go with each report; a principal nobody can be reached at is a visible
     diagnostic in the room, addressed to the initiator."""
     info = run_info(run, room)
-    report = texts.report(info, run.artifact, completed, run.confirmations, reason)
-    _say(room, texts.closing(info, completed, reason) + "\n" + report, "closing")
+    if run.mode == FacilitationRun.Mode.FACILITATE:
+        report = texts.report(info, run.artifact, completed, run.confirmations, reason)
+        _say(room, texts.closing(info, completed, reason) + "\n" + report, "closing")
+    else:  # record / timekeep: the minutes are the result
+        people = Observation.objects.filter(room=room, author_kind=Observation.AuthorKind.HUMAN)
+        report = texts.minutes_report(info, people.count(), sorted(set(people.values_list("author_name", flat=True))))
+        _say(room, texts.closing_without_steering(info, reason or "stopped"), "closing")
     _show_status(room, run)
     attachment = {"kind": "run_minutes", "roomId": room.pk, "filename": f"minutes-{room.pk}.docx"}
     problems = []
@@ -430,13 +436,22 @@ def do_remind(room_id: int) -> bool:
     """A stall: no progress for the reminder cadence; nudge naming what is missing and who is silent."""
     with transaction.atomic():
         room, run = _locked(room_id)
-        if run.state not in (FacilitationRun.State.ACTIVE, FacilitationRun.State.CONFIRMING) or not run.reminder_minutes:
+        if (run.state not in (FacilitationRun.State.ACTIVE, FacilitationRun.State.CONFIRMING) or not run.reminder_minutes
+                or run.mode == FacilitationRun.Mode.RECORD):  # taking minutes only: never a nudge
             return False
         now = timezone.now()
         cadence = timedelta(minutes=run.reminder_minutes)
-        since = max(t for t in (run.last_progress_at, run.last_reminder_at, room.started_at) if t is not None)
+        progress = run.last_progress_at if run.mode == FacilitationRun.Mode.FACILITATE else None
+        since = max(t for t in (progress, run.last_reminder_at, room.started_at) if t is not None)
         if now - since < cadence:
             return False
+        if run.mode == FacilitationRun.Mode.TIMEKEEP:  # the time, on every cadence, whatever the progress
+            left = int((run.deadline - now).total_seconds() // 60)
+            _say(room, texts.time_check(left, run_info(run, room).deadline), "time-check")
+            run.last_reminder_at = now
+            run.save(update_fields=["last_reminder_at"])
+            _audit("goals.time_check", room, minutesLeft=left)
+            return True
         check = patterns.check(run.pattern, run.slots, run.artifact)
         missing = check.missing or [f"confirmation from {', '.join(patterns.confirmers(run.pattern, run.artifact, run.initiator_name or None, run.confirm_mode))}"]
         spoke = set(Observation.objects.filter(room=room, author_kind=Observation.AuthorKind.HUMAN).values_list("author_name", flat=True))
@@ -447,6 +462,15 @@ def do_remind(room_id: int) -> bool:
         run.save(update_fields=["last_reminder_at"])
         _audit("goals.remind", room, missing=missing, silent=silent)
     return True
+
+
+def do_end_at_deadline(room_id: int) -> FacilitationRun:
+    """The deadline passed: a facilitated run fails with its partial result; a run that only took
+    minutes or kept time is complete (its minutes are the result)."""
+    run = FacilitationRun.objects.get(room_id=room_id)
+    if run.mode == FacilitationRun.Mode.FACILITATE:
+        return do_stop_run(room_id, reason="the deadline passed without a confirmed result", state=FacilitationRun.State.FAILED)
+    return do_stop_run(room_id, reason="the time is up", state=FacilitationRun.State.COMPLETED)
 
 
 def stalled_runs() -> list[int]:

@@ -105,6 +105,25 @@ def closing(info: RunInfo, completed: bool, reason: str = "") -> str:
             f"{_targets(info)}.")
 
 
+def time_check(minutes_left: int, deadline: str) -> str:
+    if minutes_left <= 0:
+        return f"Time check: the deadline ({deadline}) is now."
+    hours, minutes = divmod(minutes_left, 60)
+    left = f"{hours} h {minutes:02d} min" if hours else f"{minutes} min"
+    return f"Time check: {left} left until the deadline ({deadline})."
+
+
+def closing_without_steering(info: RunInfo, reason: str) -> str:
+    role = "taking the minutes" if info.mode == "record" else "keeping time"
+    return f"I am ending this run ({reason}); I was {role}. I am sending the minutes to {_targets(info)}. Thank you all."
+
+
+def minutes_report(info: RunInfo, messages: int, speakers: list) -> str:
+    who = ", ".join(speakers) if speakers else "nobody"
+    return (f"Minutes of \"{info.goal}\": {messages} message(s) from {who}. "
+            "The minutes (.docx) come with this message, and can be downloaded from the room.")
+
+
 def report(info: RunInfo, artifact: dict, completed: bool, confirmations: list, reason: str = "") -> str:
     head = "Result" if completed else "Partial result (not completed" + (f": {reason}" if reason else "") + ")"
     confirmed_by = f"\nConfirmed by: {', '.join(confirmations)}" if confirmations else ""

@@ -5,15 +5,13 @@ from celery import shared_task
 
 @shared_task(name="facilitation.sweep_runs", acks_late=True, time_limit=120)
 def sweep_runs(**kwargs) -> dict:
-    from facilitation.goals.actions import (do_stop_run, do_reap_run, do_remind, overdue_runs, reapable_runs,
-                                            stalled_runs)
+    from facilitation.goals.actions import do_end_at_deadline, do_reap_run, do_remind, overdue_runs, reapable_runs, stalled_runs
     from rooms.errors import StateConflict
-    from rooms.models import FacilitationRun
 
     failed = 0
     for room_id in overdue_runs():
         try:
-            do_stop_run(room_id, reason="the deadline passed without a confirmed result", state=FacilitationRun.State.FAILED)
+            do_end_at_deadline(room_id)
             failed += 1
         except StateConflict:
             pass

@@ -309,3 +309,44 @@ def test_a_stalled_group_is_reminded_and_a_passed_deadline_reports_failure(place
     assert "without a confirmed result" in place.group_texts()[-1]
     reports = Delivery.objects.filter(room=room, kind="direct", principal="role:management")
     assert reports.count() == 2 and all("Partial result" in d.text and "deadline" in d.text for d in reports)
+
+
+@pytest.mark.parametrize("mode", ["record", "timekeep"])
+def test_modes_that_do_not_steer(telegram, post_telegram, run_tasks, mode):
+    from facilitation.tasks.goals import sweep_runs
+
+    place = Telegram(telegram, post_telegram, run_tasks)
+    group = Group.objects.create(name="management")
+    mia = make_user("mia")
+    group.user_set.add(mia)
+    manager = ChatIdentity.objects.create(platform="telegram", external_id="701", name="mia", user=mia)
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner, mode=mode, reminderMinutes=10)
+    room = Room.objects.get(pk=data["id"])
+    place.join(data["joinCode"], owner)
+    (handshake,) = [t for t in place.group_texts() if "your facilitator for this run" in t]
+    announced = "only to take minutes; I will not steer" if mode == "record" else "keep time"
+    assert announced in handshake
+    said = len(place.group_texts())
+    place.say("ana", "I'll take Lead")
+    assert FacilitationRun.objects.get(room=room).artifact["roles"]["Lead"] is None  # not steering: nothing is read
+    assert len(place.group_texts()) == said  # and nothing is said
+
+    Room.objects.filter(pk=room.pk).update(started_at=timezone.now() - timedelta(minutes=11))
+    reminded = committed(sweep_runs)["reminded"]
+    place.drain()
+    if mode == "record":
+        assert reminded == 0 and len(place.group_texts()) == said
+    else:
+        assert reminded == 1 and "Time check:" in place.group_texts()[-1] and "left until the deadline" in place.group_texts()[-1]
+
+    FacilitationRun.objects.filter(room=room).update(deadline=timezone.now() - timedelta(seconds=1))
+    committed(sweep_runs)
+    place.drain()
+    run = FacilitationRun.objects.get(room=room)
+    assert run.state == "completed" and Room.objects.get(pk=room.pk).status == "concluded"
+    assert "sending the minutes" in place.group_texts()[-1]
+    (report,) = [m["text"] for m in telegram.sent_to(manager.external_id)]
+    assert "Minutes of" in report and "1 message(s) from Ana" in report
+    assert len(place.documents(manager)) == 1
