@@ -223,9 +223,28 @@ def test_roles_from_invitation_to_confirmed_result_and_two_reports(place, manage
             assert "Every role carries exactly one name" in body and "Ana" in body
 
 
+def test_in_the_browser_room_a_participant_cannot_stop_the_run_and_the_owner_can(telegram, run_tasks):
+    place = Browser(run_tasks)
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner)
+    place.join(data["joinCode"], owner)
+    place.say("cy", "I'll take Lead")
+    ana = Client()
+    ana.force_login(place.users["ana"])
+    assert committed(ana.post, f"/api/discussions/{data['id']}/stop").status_code == 403
+    assert FacilitationRun.objects.get(room_id=data["id"]).state == "active"
+    api = Client()
+    api.force_login(owner)
+    assert committed(api.post, f"/api/discussions/{data['id']}/stop").status_code == 200
+    assert FacilitationRun.objects.get(room_id=data["id"]).state == "stopped"
+    closing, diagnostic = place.group_texts()[-2:]
+    assert "Partial result" in closing and "Lead: Cy" in closing
+    assert diagnostic.startswith("olga, I could not deliver the report") and "no current holder" in diagnostic
+
+
+@pytest.mark.parametrize("place", ["telegram", "teams"], indirect=True)
 def test_status_is_truthful_and_only_the_initiator_stops(place, managers):
-    if place.platform == "web":
-        pytest.skip("chat commands: the browser room has its own stop button (POST .../stop)")
     make_facilitator("Convener", key="convener")
     owner = make_user("olga")
     data = create_run(owner)
