@@ -325,15 +325,12 @@ def _say(room: Room, text: str, purpose: str) -> Observation:
     return obs
 
 
-SPEAK_PER_MINUTE = 3
-
-
 def _floor_allows(room: Room, moment: floor.Moment) -> bool:
-    """At most ``SPEAK_PER_MINUTE`` facilitator messages a minute, and only at a moment worth speaking."""
+    """At most ``FACILITATION_MESSAGES_PER_MINUTE`` facilitator messages a minute, only at a moment worth speaking."""
     now = timezone.now()
     recent = Observation.objects.filter(room=room, author_kind=Observation.AuthorKind.FACILITATOR,
                                         created_at__gte=now - timedelta(minutes=1)).values_list("created_at", flat=True)
-    return floor.may_speak(moment, [(t - now).total_seconds() for t in recent], per_minute=SPEAK_PER_MINUTE)
+    return floor.may_speak(moment, [(t - now).total_seconds() for t in recent], per_minute=_limits()["FACILITATION_MESSAGES_PER_MINUTE"])
 
 
 def _show_status(room: Room, run: FacilitationRun) -> list[Delivery]:

@@ -369,3 +369,21 @@ def test_modes_that_do_not_steer(telegram, post_telegram, run_tasks, mode):
     (report,) = [m["text"] for m in telegram.sent_to(manager.external_id)]
     assert "Minutes of" in report and "1 message(s) from Ana" in report
     assert len(place.documents(manager)) == 1
+
+
+def test_the_floor_keeps_the_facilitator_to_its_messages_per_minute(telegram, post_telegram, run_tasks, settings):
+    settings.CONVENE = {**settings.CONVENE, "FACILITATION_MESSAGES_PER_MINUTE": 1}
+    place = Telegram(telegram, post_telegram, run_tasks)
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner)
+    place.join(data["joinCode"], owner)  # the handshake is this minute's one message
+    said = len(place.group_texts())
+    place.say("ana", "I'll take Lead")
+    place.say("ben", "I'll take Scribe")
+    place.say("cy", "I'll take Lead")  # a conflict, but the floor is used up
+    assert len(place.group_texts()) == said
+    assert any("Scribe: Ben" in text for text in place.status_edits())  # the status in place still follows
+    Observation.objects.filter(room_id=data["id"]).update(created_at=timezone.now() - timedelta(minutes=2))
+    place.say("cy", "I'll take Lead")
+    assert "both want Lead" in place.group_texts()[-1]
