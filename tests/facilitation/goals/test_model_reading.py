@@ -12,11 +12,12 @@ from facilitation.goals import extraction, rules
 from facilitation.goals.reading import READ_TASK, read_with_model
 from rooms import dispatch
 from rooms.models import ChatIdentity, FacilitationRun, Invocation, Room
-from tests.channels_bridge.conftest import committed
+from tests.channels_bridge.conftest import (  # noqa: F401 (the bridges' fixtures)
+    _bridge_env, committed, post_teams, post_telegram, run_tasks, teams, telegram)
 from tests.factories import make_facilitator, make_user
 from tests.fakes import telegram_updates as tu
 from tests.fakes.anthropic_server import FakeAnthropicServer
-from tests.goals.test_run_in_the_meeting import GROUP, TG, create_run
+from tests.facilitation.goals.test_run_in_the_meeting import GROUP, TG, create_run
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,8 @@ from docx import Document
 
 from facilitation.actions.comments import do_post_comment
 from rooms.models import ChatIdentity, Delivery, FacilitationRun, Observation, Room, RoomMember
-from tests.channels_bridge.conftest import committed
+from tests.channels_bridge.conftest import (  # noqa: F401 (the bridges' fixtures)
+    _bridge_env, committed, post_teams, post_telegram, run_tasks, teams, telegram)
 from tests.factories import make_facilitator, make_user
 from tests.fakes import telegram_updates as tu
 
