@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from channels_bridge import bots, inbound
 from channels_bridge.models import InboundUpdate
-from rooms.actions.invocations import new_correlation_id
+from rooms.audit import new_correlation_id
 
 log = logging.getLogger("convene.bridge")
 

@@ -53,9 +53,20 @@ def _json_safe(value):
     return str(value)
 
 
+def record(component: str, *, room=None, user=None, data: dict | None = None, output: str = "", success: bool = True,
+           error: str = "", correlation_id: str | None = None, agent=None) -> Invocation:
+    """Write one audit row: ``component`` is what happened (``area.verb``), ``room`` the room (or its
+    id) it happened in, ``user`` who asked, ``data`` the facts (plain JSON), ``output`` what was said."""
+    return Invocation.objects.create(
+        room_id=getattr(room, "pk", room), user=user if user is not None and getattr(user, "pk", None) is not None else None,
+        agent=agent, kind=Invocation.Kind.ACTION, component=component, input=_json_safe(data or {}), output=output[:4000],
+        success=success, error=error[:2000], correlation_id=correlation_id or _current.get() or new_correlation_id(),
+    )
+
+
 def audit(room, actor, component: str, *, before=None, after=None, correlation_id: str | None = None,
           agent=None) -> Invocation:
-    """Write the audit row of one change.
+    """Write the audit row of one change, as ``before``/``after`` snapshots.
 
     ``room`` is the room changed (None for the catalog, accounts, or a room being deleted:
     its rows go with it, so name it in ``before``); ``actor`` the user who asked (None for
@@ -64,11 +75,7 @@ def audit(room, actor, component: str, *, before=None, after=None, correlation_i
     """
     data = {}
     if before is not None:
-        data["before"] = _json_safe(before)
+        data["before"] = before
     if after is not None:
-        data["after"] = _json_safe(after)
-    user = actor if actor is not None and getattr(actor, "pk", None) is not None else None
-    return Invocation.objects.create(
-        room=room, user=user, agent=agent, kind=Invocation.Kind.ACTION, component=component, input=data,
-        correlation_id=correlation_id or _current.get() or new_correlation_id(),
-    )
+        data["after"] = after
+    return record(component, room=room, user=actor, data=data, correlation_id=correlation_id, agent=agent)

@@ -12,7 +12,7 @@ from facilitation.deliberation.markers import parse_markers
 from rooms import limits, meeting
 from rooms.access import can_participate, can_view
 from rooms.actions.deliveries import queue_relay
-from rooms.actions.invocations import audit, new_correlation_id
+from rooms.audit import new_correlation_id, record
 from rooms.errors import Forbidden, NotFound, StateConflict, ValidationFailed
 from rooms.events import EventType, build, next_seq, record_event
 from rooms.models import Chat, ChatIdentity, ChatLink, Observation, Room
@@ -43,7 +43,7 @@ def _record_human_turn(room: Room, *, author: str, content: str, data: dict, ori
         kind=Observation.Kind.CONTRIBUTION, content=content, markers=parse_markers(content), data=data,
     )
     record_event(room, EventType.TURN, build.turn(obs, role="participant"), seq=seq)
-    audit(component, room=room, user=user, correlation_id=correlation, input={"seq": seq, **data.get("source", {})},
+    record(component, room=room, user=user, correlation_id=correlation, data={"seq": seq, **data.get("source", {})},
           output=content[:500])
     queue_relay(room, obs, origin_chat_id=origin_chat_id, correlation_id=correlation)
     room_id = room.pk

@@ -6,7 +6,6 @@ it can change the artifact through the pattern's rules, never the goal, the dead
 report target (only the owner changes those, through the REST API).
 """
 import secrets
-import uuid
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -17,6 +16,7 @@ from django.utils.dateparse import parse_datetime
 from facilitation.goals import floor, patterns, rules, texts
 from rooms import limits, ratelimit
 from rooms.actions.deliveries import queue_direct, queue_relay, queue_status
+from rooms.audit import record
 from rooms.errors import Forbidden, StateConflict, ValidationFailed
 from rooms.events import EventType, build, record_event
 from rooms.models import Agent, ChatLink, Delivery, FacilitationRun, Invocation, Observation, Room, Seat
@@ -32,8 +32,7 @@ def _limits() -> dict:
 
 
 def _audit(component: str, room: Room, user=None, **data) -> None:
-    Invocation.objects.create(room=room, user=user if getattr(user, "is_authenticated", False) else None,
-                              component=component, input=data, correlation_id=uuid.uuid4().hex)
+    record(component, room=room, user=user, data=data)
 
 
 def artifact_shape(run: FacilitationRun) -> dict:

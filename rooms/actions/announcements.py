@@ -3,7 +3,7 @@ turn, every linked chat gets the message."""
 from django.db import transaction
 
 from rooms.actions.deliveries import queue_relay
-from rooms.actions.invocations import audit, new_correlation_id
+from rooms.audit import new_correlation_id, record
 from rooms.errors import StateConflict
 from rooms.events import EventType, build, next_seq, record_event
 from rooms.models import Observation, Room
@@ -24,6 +24,6 @@ def do_announce(room_or_id, text: str, *, author: str | None = None, author_kind
                                          kind=Observation.Kind.MESSAGE, content=text, data=data or {})
         role = "facilitator" if author_kind == Observation.AuthorKind.FACILITATOR else "system"
         record_event(room, EventType.TURN, build.turn(obs, role=role), seq=seq)
-        audit("room.announce", room=room, correlation_id=correlation, input={"seq": seq}, output=text[:500])
+        record("room.announce", room=room, correlation_id=correlation, data={"seq": seq}, output=text[:500])
         queue_relay(room, obs, correlation_id=correlation)
     return obs

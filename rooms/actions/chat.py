@@ -11,7 +11,7 @@ from datetime import timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from rooms.actions.invocations import audit, new_correlation_id
+from rooms.audit import new_correlation_id, record
 from rooms.errors import StateConflict, ValidationFailed
 from rooms.events import EventType, build, record_event
 from rooms.models import Chat, ChatCode, ChatIdentity, ChatLink, ChatMember, FacilitationRun, Room
@@ -116,8 +116,8 @@ def do_record_bot_added(ref: ChatRef, actor: Account | None, correlation_id: str
         chat.save()
         if inviter:
             touch_member(chat, inviter, ChatMember.Via.INVITER)
-        audit("bridge.bot_added", correlation_id=correlation_id,
-              input={"chat": chat.pk, "platform": chat.platform, "by": inviter.key if inviter else None})
+        record("bridge.bot_added", correlation_id=correlation_id,
+              data={"chat": chat.pk, "platform": chat.platform, "by": inviter.key if inviter else None})
     return chat
 
 
@@ -128,7 +128,7 @@ def do_record_bot_removed(ref: ChatRef, actor: Account | None, correlation_id: s
         chat.bot_present = False
         chat.save(update_fields=["bot_present", "updated_at"])
         who = see_identity(actor) if actor else None
-        audit("bridge.bot_removed", correlation_id=correlation_id, input={"chat": chat.pk, "by": who.key if who else None})
+        record("bridge.bot_removed", correlation_id=correlation_id, data={"chat": chat.pk, "by": who.key if who else None})
     return chat
 
 
@@ -141,8 +141,8 @@ def do_record_members(ref: ChatRef, *, joined=(), left=(), via: str = ChatMember
             touch_member(chat, see_identity(account), via, present=True)
         for account in left:
             touch_member(chat, see_identity(account), via, present=False)
-        audit("bridge.members_changed", correlation_id=correlation_id,
-              input={"chat": chat.pk, "joined": [a.external_id for a in joined], "left": [a.external_id for a in left],
+        record("bridge.members_changed", correlation_id=correlation_id,
+              data={"chat": chat.pk, "joined": [a.external_id for a in joined], "left": [a.external_id for a in left],
                      "by": actor.external_id if actor else None, "via": via})
     return chat
 
@@ -178,7 +178,7 @@ def do_migrate_chat(platform: str, old_id: str, new_id: str, correlation_id: str
             new.save()
             old.delete()
             chat = new
-        audit("bridge.chat_migrated", correlation_id=correlation_id, input={"chat": chat.pk, "from": old_id, "to": new_id})
+        record("bridge.chat_migrated", correlation_id=correlation_id, data={"chat": chat.pk, "from": old_id, "to": new_id})
     return chat
 
 
@@ -192,7 +192,7 @@ def do_create_room_code(room: Room, user, correlation_id: str | None = None) -> 
     with transaction.atomic():
         code = ChatCode.objects.create(code=_new_code(), purpose=ChatCode.Purpose.ROOM, room=room, user=user,
                                        expires_at=timezone.now() + timedelta(hours=ROOM_CODE_HOURS))
-        audit("bridge.link_code", room=room, user=user, correlation_id=correlation_id, input={"codeId": code.pk, "expiresAt": code.expires_at.isoformat()})
+        record("bridge.link_code", room=room, user=user, correlation_id=correlation_id, data={"codeId": code.pk, "expiresAt": code.expires_at.isoformat()})
     return code
 
 
@@ -201,7 +201,7 @@ def do_create_identity_code(user, correlation_id: str | None = None) -> ChatCode
     with transaction.atomic():
         code = ChatCode.objects.create(code=_new_code(), purpose=ChatCode.Purpose.IDENTITY, user=user,
                                        expires_at=timezone.now() + timedelta(minutes=IDENTITY_CODE_MINUTES))
-        audit("bridge.identity_code", user=user, correlation_id=correlation_id, input={"codeId": code.pk})
+        record("bridge.identity_code", user=user, correlation_id=correlation_id, data={"codeId": code.pk})
     return code
 
 
@@ -252,8 +252,8 @@ def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlati
                 link = ChatLink.objects.create(chat=chat, room=room, linked_by=identity, code=row)
         except IntegrityError:
             raise StateConflict("This chat was linked at the same moment; try again.") from None
-        audit("bridge.link_chat", room=room, user=row.user if row is not None else room.owner, correlation_id=correlation,
-              input={"chat": chat.pk, "platform": chat.platform, "by": identity.key if identity else None})
+        record("bridge.link_chat", room=room, user=row.user if row is not None else room.owner, correlation_id=correlation,
+              data={"chat": chat.pk, "platform": chat.platform, "by": identity.key if identity else None})
         record_event(room, EventType.LINK, build.link(link, "linked"))
     return link
 
@@ -263,7 +263,7 @@ def _unlink(link: ChatLink, correlation: str, reason: str, user=None) -> None:
     link.unlinked_at = timezone.now()
     link.save(update_fields=["active", "unlinked_at"])
     room = Room.objects.select_for_update().get(pk=link.room_id)
-    audit("bridge.unlink_chat", room=room, user=user, correlation_id=correlation, input={"link": link.pk, "reason": reason})
+    record("bridge.unlink_chat", room=room, user=user, correlation_id=correlation, data={"link": link.pk, "reason": reason})
     record_event(room, EventType.LINK, build.link(link, "unlinked"))
 
 
@@ -287,7 +287,7 @@ def do_link_identity(identity: ChatIdentity, code: str, correlation_id: str | No
         identity.save(update_fields=["user", "started_bot", "last_seen_at"])
         row.used_at, row.used_by = timezone.now(), identity
         row.save(update_fields=["used_at", "used_by"])
-        audit("bridge.link_identity", user=row.user, correlation_id=correlation_id, input={"identity": identity.key})
+        record("bridge.link_identity", user=row.user, correlation_id=correlation_id, data={"identity": identity.key})
     return identity
 
 
@@ -303,7 +303,7 @@ def do_note_direct_chat(identity: ChatIdentity, conversation_id: str = "", corre
     if fields:
         with transaction.atomic():
             identity.save(update_fields=[*fields, "last_seen_at"])
-            audit("bridge.direct_chat", correlation_id=correlation_id, input={"identity": identity.key, "fields": fields})
+            record("bridge.direct_chat", correlation_id=correlation_id, data={"identity": identity.key, "fields": fields})
     return identity
 
 
@@ -311,7 +311,7 @@ def do_set_status_message(chat: Chat, message_id: str) -> None:
     """Remember the bot's status message in a chat (edited in place from now on)."""
     with transaction.atomic():
         Chat.objects.filter(pk=chat.pk).update(status_message_id=str(message_id))
-        audit("bridge.status_message", correlation_id=None, input={"chat": chat.pk, "message": str(message_id)})
+        record("bridge.status_message", correlation_id=None, data={"chat": chat.pk, "message": str(message_id)})
 
 
 def live_link(chat: Chat) -> ChatLink | None:
@@ -324,5 +324,5 @@ def do_unlink_identity(identity: ChatIdentity, user, correlation_id: str | None 
         identity = ChatIdentity.objects.select_for_update().get(pk=identity.pk)
         identity.user = None
         identity.save(update_fields=["user", "last_seen_at"])
-        audit("bridge.unlink_identity", user=user, correlation_id=correlation_id, input={"identity": identity.key})
+        record("bridge.unlink_identity", user=user, correlation_id=correlation_id, data={"identity": identity.key})
     return identity

@@ -17,7 +17,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from rooms import principals
-from rooms.actions.invocations import audit, new_correlation_id
+from rooms.audit import new_correlation_id, record
 from rooms.dispatch import enqueue_on_commit
 from rooms.events import EventType, build, record_event
 from rooms.models import Chat, ChatIdentity, ChatLink, Delivery, Observation, Room
@@ -104,8 +104,8 @@ def queue_relay(room: Room, obs: Observation, *, origin_chat_id: int | None = No
             card={"boldPrefix": len(obs.author_name)},
         ))
     if created:
-        audit("bridge.queue_relay", room=room, correlation_id=correlation,
-              input={"seq": obs.seq, "chats": [d.chat_id for d in created]})
+        record("bridge.queue_relay", room=room, correlation_id=correlation,
+              data={"seq": obs.seq, "chats": [d.chat_id for d in created]})
         for delivery in created:
             _event(delivery, room)
     return created
@@ -155,7 +155,7 @@ def queue_post(chat: Chat, text: str, *, mentions=(), room: Room | None = None, 
             correlation_id=correlation, room=room, kind=kind, principal=principal or f"chat:{chat.pk}",
             platform=chat.platform, chat=chat, recipient=_chat_label(chat), text=text, mentions=_mentions_json(mentions),
         )
-        audit(f"bridge.queue_{kind}", room=room, correlation_id=correlation, input={"chat": chat.pk, "delivery": delivery.pk})
+        record(f"bridge.queue_{kind}", room=room, correlation_id=correlation, data={"chat": chat.pk, "delivery": delivery.pk})
         _event(delivery, room)
     return delivery
 
@@ -170,7 +170,7 @@ def queue_status(chat: Chat, text: str, *, card: dict | None = None, room: Room 
             correlation_id=correlation, room=room, kind=Delivery.Kind.STATUS, principal=f"chat:{chat.pk}",
             platform=chat.platform, chat=chat, recipient=_chat_label(chat), text=text, card=card or {},
         )
-        audit("bridge.queue_status", room=room, correlation_id=correlation, input={"chat": chat.pk, "delivery": delivery.pk})
+        record("bridge.queue_status", room=room, correlation_id=correlation, data={"chat": chat.pk, "delivery": delivery.pk})
         _event(delivery, room)
     return delivery
 
@@ -207,8 +207,8 @@ def queue_direct(principal: str, text: str, *, room: Room | None = None, platfor
                     platform=identity.platform, identity=identity,
                     recipient=f"{user.get_username()} ({identity.platform})", text=text, attachment=attachment or {},
                 ))
-        audit("bridge.queue_direct", room=room, correlation_id=correlation,
-              input={"principal": principal, "deliveries": [d.pk for d in created]})
+        record("bridge.queue_direct", room=room, correlation_id=correlation,
+              data={"principal": principal, "deliveries": [d.pk for d in created]})
         for delivery in created:
             _event(delivery, room)
     return created
@@ -223,7 +223,7 @@ def queue_direct_to_identity(identity: ChatIdentity, text: str, *, room: Room | 
             correlation_id=correlation, room=room, kind=kind, principal=f"identity:{identity.pk}", platform=identity.platform,
             identity=identity, recipient=f"{identity.display_name} ({identity.platform})", text=text,
         )
-        audit("bridge.queue_direct", room=room, correlation_id=correlation, input={"identity": identity.pk, "delivery": delivery.pk})
+        record("bridge.queue_direct", room=room, correlation_id=correlation, data={"identity": identity.pk, "delivery": delivery.pk})
         _event(delivery, room)
     return delivery
 
@@ -293,8 +293,8 @@ def mark_sent(delivery_id: int, *, message_ids: list[str] | None = None) -> Deli
         d.next_attempt_at = None
         d.diagnostic = ""
         d.save()
-        audit("bridge.delivery_sent", room=d.room_id, correlation_id=d.correlation_id,
-              input={"delivery": d.pk, "messages": d.message_ids, "attempts": d.attempts})
+        record("bridge.delivery_sent", room=d.room_id, correlation_id=d.correlation_id,
+              data={"delivery": d.pk, "messages": d.message_ids, "attempts": d.attempts})
         _event(d)
     return d
 
@@ -307,8 +307,8 @@ def mark_retrying(delivery_id: int, *, wait: float, diagnostic: str) -> Delivery
         d.lease_until = None
         d.diagnostic = diagnostic[:2000]
         d.save()
-        audit("bridge.delivery_retrying", room=d.room_id, correlation_id=d.correlation_id, success=False, error=diagnostic,
-              input={"delivery": d.pk, "attempts": d.attempts, "wait": round(wait, 3)})
+        record("bridge.delivery_retrying", room=d.room_id, correlation_id=d.correlation_id, success=False, error=diagnostic,
+              data={"delivery": d.pk, "attempts": d.attempts, "wait": round(wait, 3)})
         _event(d)
     return d
 
@@ -329,8 +329,8 @@ def mark_undeliverable(delivery_id: int, *, diagnostic: str) -> Delivery:
         d.next_attempt_at = None
         d.diagnostic = diagnostic[:2000]
         d.save()
-        audit("bridge.delivery_undeliverable", room=d.room_id, correlation_id=d.correlation_id, success=False,
-              error=diagnostic, input={"delivery": d.pk, "attempts": d.attempts})
+        record("bridge.delivery_undeliverable", room=d.room_id, correlation_id=d.correlation_id, success=False,
+              error=diagnostic, data={"delivery": d.pk, "attempts": d.attempts})
         _event(d)
     return d
 
