@@ -47,6 +47,7 @@ def run_shape(run: FacilitationRun) -> dict:
     return {"pattern": run.pattern, "slots": run.slots, "reportTo": run.report_to, "deadline": run.deadline.isoformat(),
             "reminderMinutes": run.reminder_minutes, "ttlHours": run.ttl_hours, "expiresAt": run.expires_at.isoformat(),
             "origin": run.origin, "state": run.state, "mode": run.mode, "joinCode": run.join_code,
+            "interimReports": run.interim_reports,
             "initiator": run.initiator_name or None}
 
 
@@ -135,6 +136,9 @@ def do_create_run(owner, body: dict) -> Room:
     disclose = body.get("disclose_report_to", True)
     if not isinstance(disclose, bool):
         raise ValidationFailed("discloseReportTo must be true or false.", {"discloseReportTo": ["true or false."]})
+    interim = body.get("interim_reports", False)
+    if not isinstance(interim, bool):
+        raise ValidationFailed("interimReports must be true or false.", {"interimReports": ["true or false."]})
     moderator_id = body.get("moderator_id")
     facilitators = usable_by(Agent, owner).filter(is_facilitator=True)
     moderator = facilitators.filter(pk=moderator_id).first() if isinstance(moderator_id, int) else facilitators.order_by("id").first()
@@ -148,7 +152,7 @@ def do_create_run(owner, body: dict) -> Room:
             Seat.objects.create(room=room, agent=moderator, role=Seat.Role.FACILITATOR, position=0)
         run = FacilitationRun.objects.create(
             room=room, pattern=body["pattern"], slots=slots, artifact=patterns.empty_artifact(body["pattern"], slots),
-            report_to=report_to, disclose_report_to=disclose, mode=mode, confirm_mode=confirm_mode, deadline=deadline,
+            report_to=report_to, disclose_report_to=disclose, interim_reports=interim, mode=mode, confirm_mode=confirm_mode, deadline=deadline,
             reminder_minutes=reminder, ttl_hours=ttl, expires_at=now + timedelta(hours=ttl),
             join_code=secrets.token_urlsafe(12), initiator_user=owner, last_progress_at=now,
         )
@@ -454,6 +458,10 @@ def do_remind(room_id: int) -> bool:
         named = patterns.named_people(run.pattern, run.artifact)
         silent = [p for p in named if p not in spoke]
         _say(room, texts.nudge(missing, silent), "reminder")
+        if run.interim_reports:  # the principal hears how it stands, resolved now like the report
+            interim = texts.interim(run_info(run, room), run.artifact, missing)
+            for principal in run.report_to:
+                queue_direct(principal, interim, room=room)
         run.last_reminder_at = now
         run.save(update_fields=["last_reminder_at"])
         _audit("goals.remind", room, missing=missing, silent=silent)

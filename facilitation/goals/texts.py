@@ -124,6 +124,11 @@ def minutes_report(info: RunInfo, messages: int, speakers: list) -> str:
             "The minutes (.docx) come with this message, and can be downloaded from the room.")
 
 
+def interim(info: RunInfo, artifact: dict, missing: list) -> str:
+    return (f"Interim status of \"{info.goal}\" (no progress lately; the group was reminded).\n"
+            f"{artifact_text(info.pattern, artifact)}\nStill missing: {'; '.join(missing)}.\nDeadline: {info.deadline}.")
+
+
 def report(info: RunInfo, artifact: dict, completed: bool, confirmations: list, reason: str = "") -> str:
     head = "Result" if completed else "Partial result (not completed" + (f": {reason}" if reason else "") + ")"
     confirmed_by = f"\nConfirmed by: {', '.join(confirmations)}" if confirmations else ""

@@ -39,6 +39,7 @@ class FacilitationRun(models.Model):
     confirm_mode = models.CharField(max_length=20, default="named", help_text="named: everyone named confirms; initiator.")
     report_to = models.JSONField(default=list, help_text='Principals: "user:<username>" or "role:<key>".')
     disclose_report_to = models.BooleanField(default=True)
+    interim_reports = models.BooleanField(default=False, help_text="On a stall, the report targets get an interim status too.")
     mode = models.CharField(max_length=20, choices=Mode.choices, default=Mode.FACILITATE)
     state = models.CharField(max_length=20, choices=State.choices, default=State.WAITING, db_index=True)
     deadline = models.DateTimeField()

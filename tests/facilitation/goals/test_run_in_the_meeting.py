@@ -309,7 +309,8 @@ def test_a_stalled_group_is_reminded_and_a_passed_deadline_reports_failure(place
 
     make_facilitator("Convener", key="convener")
     owner = make_user("olga")
-    data = create_run(owner, reminderMinutes=10)
+    data = create_run(owner, reminderMinutes=10, interimReports=True)
+    assert data["run"]["interimReports"] is True
     room = Room.objects.get(pk=data["id"])
     place.join(data["joinCode"], owner)
     place.say("ana", "I'll take Lead")
@@ -319,6 +320,8 @@ def test_a_stalled_group_is_reminded_and_a_passed_deadline_reports_failure(place
     place.drain()
     nudge = place.group_texts()[-1]
     assert "A quick reminder" in nudge and "Scribe" in nudge
+    interims = Delivery.objects.filter(room=room, kind="direct", text__startswith="Interim status")
+    assert interims.count() == 2 and all("Lead: Ana" in d.text and "Scribe" in d.text for d in interims)
     assert committed(sweep_runs)["reminded"] == 0  # once per cadence, not on every sweep
 
     FacilitationRun.objects.filter(room=room).update(deadline=timezone.now() - timedelta(seconds=1))
@@ -327,7 +330,8 @@ def test_a_stalled_group_is_reminded_and_a_passed_deadline_reports_failure(place
     run = FacilitationRun.objects.get(room=room)
     assert run.state == "failed" and Room.objects.get(pk=room.pk).status == "failed"
     assert "without a confirmed result" in place.group_texts()[-1]
-    reports = Delivery.objects.filter(room=room, kind="direct", principal="role:management")
+    reports = Delivery.objects.filter(room=room, kind="direct", principal="role:management").exclude(
+        text__startswith="Interim status")
     assert reports.count() == 2 and all("Partial result" in d.text and "deadline" in d.text for d in reports)
 
 
