@@ -29,7 +29,7 @@ class OneOf:
 ROOM_STATUSES = ("draft", "active", "paused", "concluded", "stopped", "failed", "completed", "archived")
 TURN_STATUSES = ("ok", "timed_out", "error")
 AUTHOR_KINDS = ("agent", "facilitator", "human", "system")
-TURN_KINDS = ("contribution", "decision", "synthesis", "message", "system")
+TURN_KINDS = ("contribution", "decision", "synthesis", "message")
 
 RoomStatus = Annotated[str, OneOf(ROOM_STATUSES)]
 

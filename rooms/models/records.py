@@ -37,8 +37,7 @@ class Observation(models.Model):
         CONTRIBUTION = "contribution"
         DECISION = "decision"
         SYNTHESIS = "synthesis"
-        MESSAGE = "message"
-        SYSTEM = "system"
+        MESSAGE = "message"  # said to everyone by the facilitator or the system (author_kind tells which)
 
     class AuthorKind(models.TextChoices):
         AGENT = "agent"
