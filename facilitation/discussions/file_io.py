@@ -6,8 +6,10 @@ again from the text, so what a file says is what the imported discussion records
 """
 from django.db import transaction
 
+from facilitation.actions.phases import deliberation_settings
 from facilitation.deliberation.discussion_file import DiscussionFile, FileError, FileTurn, parse, render
 from facilitation.deliberation.markers import parse_markers
+from facilitation.deliberation.templates import get_template
 from rooms.actions.rooms import do_create_room
 from rooms.errors import ValidationFailed
 from rooms.events import EventType, build, record_event
@@ -54,6 +56,27 @@ def _agent(owner, name: str, alias: str, facilitator: bool) -> Agent | None:
     return agents.filter(name__iexact=name).first()
 
 
+def _deliberation(header: dict) -> dict:
+    """The template, phase and consensus rules a file's header names, validated like a new discussion's."""
+    try:
+        values = deliberation_settings(header.get("template"), header.get("consensus"))
+    except ValidationFailed as exc:
+        raise ValidationFailed(f"The discussion file's header is not valid: {exc.message}", exc.details,
+                               code="malformed_file") from None
+    phase = header.get("phase")
+    if phase not in (None, ""):
+        if not values.get("template"):
+            raise ValidationFailed("The header names a phase but no template.", {"phase": phase}, code="malformed_file")
+        keys = [p.key for p in get_template(values["template"]).phases]
+        if phase not in keys:
+            raise ValidationFailed(f"Unknown phase {phase!r} for template {values['template']!r}; one of {', '.join(keys)}.",
+                                   {"phase": phase}, code="malformed_file")
+        values["phase"] = phase
+    if "consensus" not in header:
+        values.pop("consensus", None)  # the file recorded none: keep it that way
+    return values
+
+
 def do_import_discussion(owner, text: str) -> Room:
     """Create a discussion and its transcript from a discussion file; nothing is written if anything is wrong."""
     try:
@@ -79,9 +102,11 @@ def do_import_discussion(owner, text: str) -> Room:
         raise ValidationFailed(f"No participant agent available to you for: {', '.join(map(str, missing))}.",
                                {"participants": missing}, code="unknown_participant")
     status = header.get("status") if header.get("status") in _TERMINAL else Room.Status.STOPPED
+    deliberation = _deliberation(header)
     with transaction.atomic():
         room = do_create_room(owner, name=header["name"], topic=header["topic"], format=header.get("format"),
-                              moderator_id=facilitator.pk, max_rounds=header.get("maxRounds"), participants=seats)
+                              moderator_id=facilitator.pk, max_rounds=header.get("maxRounds"), participants=seats,
+                              deliberation=deliberation)
         by_name = {s.display_name: s for s in Seat.objects.filter(room=room).select_related("agent", "user")}
         # The file's seqs are kept when they fit after the creation event, so the file reads back the same.
         keep = all(t.seq > room.seq for t in doc.turns)

@@ -36,3 +36,49 @@ def test_create_takes_template_consensus_and_max_parallel(people, catalog):
         refused = api.post("/api/discussions", create_body(catalog, **bad))
         assert refused.status_code == 400, bad
     assert Room.objects.count() == count
+
+
+def _export(api, room_id):
+    answer = api.get(f"/api/discussions/{room_id}/export", {"format": "md"})
+    assert answer.status_code == 200 and answer["Content-Type"].startswith("text/markdown")
+    return answer.content.decode()
+
+
+def test_rest_export_is_the_discussion_file_and_survives_import_then_export_unchanged(people, catalog):
+    from facilitation.actions.lifecycle import do_stop_discussion
+    from facilitation.discussions.file_io import discussion_file
+    from tests.facilitation.discussions.test_phases import say, speakers
+
+    owner = people["owner"]
+    room = discussion(owner, template="feature", consensus={"threshold": 0.5, "humanRequired": True})
+    a, b, _ = speakers(room)
+    say(room, a, "We need it.\nQ: Who asked for this?")
+    Api(owner).post(f"/api/discussions/{room.pk}/advance")
+    say(room, b, "### Turn 9 · not a heading\n---\nVOTE: READY")
+    do_stop_discussion(Room.objects.get(pk=room.pk))
+    api = Api(owner)
+    first = _export(api, room.pk)
+    assert first == discussion_file(Room.objects.get(pk=room.pk))  # the same text as the CLI writes
+    assert 'template: "feature"' in first and 'phase: "shape"' in first and '"human_required": true' in first
+    created = api.client.post("/api/discussions/import", first.encode(), content_type="text/markdown")
+    assert created.status_code == 201, created.content
+    copy = Room.objects.get(pk=created.json()["data"]["id"])
+    assert copy.pk != room.pk and (copy.template, copy.phase) == ("feature", "shape")
+    assert copy.consensus == Room.objects.get(pk=room.pk).consensus
+    assert _export(api, copy.pk) == first
+
+
+def test_import_refuses_an_unknown_template_or_phase_and_writes_nothing(people, catalog):
+    from facilitation.actions.lifecycle import do_stop_discussion
+
+    owner = people["owner"]
+    room = discussion(owner, template="adr")
+    do_stop_discussion(Room.objects.get(pk=room.pk))
+    text = _export(Api(owner), room.pk)
+    count = Room.objects.count()
+    for bad in (text.replace('template: "adr"', 'template: "waterfall"'), text.replace('phase: "context"', 'phase: "nope"'),
+                text.replace('"threshold": 0.67', '"threshold": 3')):
+        assert bad != text
+        refused = Api(owner).client.post("/api/discussions/import", bad.encode(), content_type="text/markdown")
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == "malformed_file", refused.content
+    assert Room.objects.count() == count

@@ -6,6 +6,7 @@ from docx import Document
 
 from facilitation.actions import lifecycle
 from facilitation.deliberation.markers import parse_markers
+from facilitation.discussions.file_io import discussion_file
 from facilitation.exports import render_docx, render_markdown
 from facilitation.exports.minutes import ROLE_LABELS
 from rooms.models import Observation, Room, Seat
@@ -36,11 +37,11 @@ def finished(room):
     return Room.objects.get(pk=room.pk)
 
 
-def test_markdown_export_over_the_api(owner_api, finished):
-    response = owner_api.get(f"/api/discussions/{finished.pk}/export", {"format": "md"})
+def test_markdown_minutes_over_the_api(owner_api, finished):
+    response = owner_api.get(f"/api/discussions/{finished.pk}/export", {"format": "minutes"})
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/markdown")
-    assert response["Content-Disposition"] == f'attachment; filename="discussion-{finished.pk}-test-discussion.md"'
+    assert response["Content-Disposition"] == f'attachment; filename="discussion-{finished.pk}-test-discussion-minutes.md"'
     text = response.content.decode()
     assert text.startswith("# Test discussion\n")
     assert "Offline rehearsal" in text
@@ -88,12 +89,15 @@ def test_docx_minutes_over_the_api(owner_api, finished):
     assert "Which cache fits best?" in body and "timed out, no response" in body
 
 
-def test_export_defaults_to_markdown_and_rejects_unknown_formats(owner_api, room):
+def test_export_defaults_to_the_discussion_file_and_rejects_unknown_formats(owner_api, room):
     response = owner_api.get(f"/api/discussions/{room.pk}/export")
     assert response.status_code == 200 and response["Content-Type"].startswith("text/markdown")
-    assert "_No conclusion yet._" in response.content.decode() and "No decision was recorded." in response.content.decode() and "Offline rehearsal" not in response.content.decode()
+    assert response["Content-Disposition"] == f'attachment; filename="discussion-{room.pk}-test-discussion.md"'
+    assert response.content.decode() == discussion_file(room)
+    minutes = owner_api.get(f"/api/discussions/{room.pk}/export", {"format": "minutes"}).content.decode()
+    assert "_No conclusion yet._" in minutes and "No decision was recorded." in minutes and "Offline rehearsal" not in minutes
     bad = owner_api.get(f"/api/discussions/{room.pk}/export", {"format": "pdf"})
-    assert bad.status_code == 400 and bad.json()["error"]["details"] == {"format": ["Must be md or docx."]}
+    assert bad.status_code == 400 and bad.json()["error"]["details"] == {"format": ["Must be md, minutes or docx."]}
 
 
 def test_exports_of_an_empty_discussion(room):

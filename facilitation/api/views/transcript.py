@@ -9,6 +9,7 @@ from facilitation.api import schemas
 from facilitation.api.envelope import ok
 from facilitation.api.parsing import int_param
 from facilitation.api.permissions import viewable_room
+from facilitation.discussions.file_io import discussion_file
 from facilitation.exports import DOCX_TYPE, MARKDOWN_TYPE, render_docx, render_markdown
 from facilitation.goals.minutes import render_run_minutes
 from rooms.errors import ValidationFailed
@@ -16,6 +17,8 @@ from rooms.models import Observation, Room
 from rooms.payloads import turn_payload
 
 MAX_SEQ = 2**62
+#: Export formats and their file extensions.
+FORMATS = {"md": "md", "minutes": "md", "docx": "docx"}
 MAX_LIMIT = 1000
 
 
@@ -49,23 +52,30 @@ class ExportView(APIView):
     """The discussion as a file, for anyone who may view it."""
 
     @extend_schema(
-        tags=["discussions"], operation_id="discussions_export", summary="Export as Markdown or .docx minutes",
-        parameters=[OpenApiParameter("format", str, enum=["md", "docx"], description="md (default) or docx.")],
+        tags=["discussions"], operation_id="discussions_export", summary="Export the discussion file, or minutes",
+        description="`md` (the default) is the discussion file: header metadata and the append-only turns, the text "
+                    "`POST /api/discussions/import` reads back (export, import, export gives the same text). "
+                    "`minutes` is the same discussion as readable Markdown minutes (conclusion, decisions, action "
+                    "items, transcript); `docx` the minutes as a Word document.",
+        parameters=[OpenApiParameter("format", str, enum=list(FORMATS), description="md (default), minutes or docx.")],
         responses=schemas.responses({
-            (200, MARKDOWN_TYPE): OpenApiResponse(OpenApiTypes.STR, description="The conclusion and transcript."),
+            (200, MARKDOWN_TYPE): OpenApiResponse(OpenApiTypes.STR, description="The discussion file, or the minutes."),
             (200, DOCX_TYPE): OpenApiResponse(OpenApiTypes.BINARY, description="Minutes as a Word document."),
         }, 400),
     )
     def get(self, request, id: int):
         room = viewable_room(request.user, id)
         fmt = request.query_params.get("format") or "md"
-        if fmt not in ("md", "docx"):
-            raise ValidationFailed("Unknown export format.", {"format": ["Must be md or docx."]})
+        if fmt not in FORMATS:
+            raise ValidationFailed("Unknown export format.", {"format": ["Must be md, minutes or docx."]})
         stem = f"discussion-{room.pk}-{slugify(room.name)[:60] or 'export'}"
         if fmt == "md":
+            response = HttpResponse(discussion_file(room).encode("utf-8"), content_type=f"{MARKDOWN_TYPE}; charset=utf-8")
+        elif fmt == "minutes":
+            stem += "-minutes"
             response = HttpResponse(render_markdown(room).encode("utf-8"), content_type=f"{MARKDOWN_TYPE}; charset=utf-8")
         else:
             minutes = render_run_minutes(room) if room.kind == Room.Kind.FACILITATION else render_docx(room)
             response = HttpResponse(minutes, content_type=DOCX_TYPE)
-        response["Content-Disposition"] = f'attachment; filename="{stem}.{fmt}"'
+        response["Content-Disposition"] = f'attachment; filename="{stem}.{FORMATS[fmt]}"'
         return response
