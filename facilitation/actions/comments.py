@@ -51,8 +51,10 @@ def _record_human_turn(room: Room, *, author: str, content: str, data: dict, ori
     return obs
 
 
-def do_post_comment(room_id: int, user, content) -> Observation:
-    """A person (owner, staff or a member with participant access) speaks in a running or paused discussion."""
+def do_post_comment(room_id: int, user, content, platform: str = "web") -> Observation:
+    """A person (owner, staff or a member with participant access) speaks in a running or paused discussion.
+
+    ``platform`` says where it was written (``web`` for the API and the room page, ``cli`` for the command line)."""
     text = _content(content)
     correlation = new_correlation_id()
     with transaction.atomic():
@@ -65,7 +67,7 @@ def do_post_comment(room_id: int, user, content) -> Observation:
             raise StateConflict(f"Cannot comment on a discussion that is {room.status}.", {"status": room.status},
                                 code="invalid_transition")
         name = user.get_full_name() or user.get_username()
-        data = {"source": {"platform": "web", "userId": user.pk}}
+        data = {"source": {"platform": platform, "userId": user.pk}}
         return _record_human_turn(room, author=name, content=text, data=data, origin_chat_id=None,
                                   correlation=correlation, component="human.comment", user=user)
 

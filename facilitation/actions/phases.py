@@ -10,6 +10,7 @@ from django.db import transaction
 
 from facilitation.deliberation.consensus import Ballot, ConsensusRules, RulesError, evaluate
 from facilitation.deliberation.templates import TEMPLATES, get_template
+from rooms.audit import audit
 from rooms.errors import StateConflict, ValidationFailed
 from rooms.events import EventType, build, record_event
 from rooms.models import Observation, Room, Seat
@@ -99,7 +100,7 @@ def _enter_next_phase(room: Room):
     return event
 
 
-def do_advance_phase(room: Room) -> Room:
+def do_advance_phase(room: Room, actor=None) -> Room:
     """The owner moves the discussion to its next phase (409 without a template, in the last phase, or when it ended)."""
     with transaction.atomic():
         room = Room.objects.select_for_update().get(pk=room.pk)
@@ -109,7 +110,9 @@ def do_advance_phase(room: Room) -> Room:
             raise StateConflict("This discussion has no phases (it was created without a template).", {}, code="no_phases")
         if get_template(room.template).next_phase(room.phase) is None:
             raise StateConflict(f"{room.phase!r} is the last phase.", {"phase": room.phase}, code="last_phase")
+        before = room.phase
         _enter_next_phase(room)
+        audit(room, actor, "phase.advance", before={"phase": before}, after={"phase": room.phase})
     return room
 
 

@@ -33,5 +33,5 @@ class AdvanceView(APIView):
         request=None, responses=schemas.responses({200: DiscussionEnvelope}, 403, 409, 429),
     )
     def post(self, request, id: int):
-        room = do_advance_phase(controllable_room(request.user, id))
+        room = do_advance_phase(controllable_room(request.user, id), actor=request.user)
         return detail_response(request.user, room)

@@ -10,7 +10,9 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from facilitation.actions.comments import do_post_comment
 from facilitation.actions.lifecycle import do_start_discussion
+from facilitation.actions.phases import deliberation_settings, do_advance_phase, votes_document
 from facilitation.discussions.file_io import discussion_file, do_import_discussion
 from facilitation.llm.registry import PROVIDERS
 from facilitation.management.inline import drive_inline
@@ -18,7 +20,7 @@ from facilitation.runs.leases import current
 from facilitation.runs.runner import run_step
 from facilitation.runs.scheduling import inline
 from facilitation.transcript import discussion_document
-from rooms.access import can_view
+from rooms.access import can_control, can_view
 from rooms.actions.rooms import do_create_room
 from rooms.errors import ActionError
 from rooms.models import Agent, Observation, Room, Seat
@@ -28,7 +30,7 @@ CLI_USER = "convene-cli"
 
 
 class Command(BaseCommand):
-    help = "Create and drive discussions: new, list, status, turn, run, participants, export, import."
+    help = "Create and drive discussions: new, list, status, turn, run, comment, advance, participants, export, import."
 
     def add_arguments(self, parser):
         parser.add_argument("--user", default=CLI_USER, help="Act as this user (default: %(default)s).")
@@ -40,6 +42,11 @@ class Command(BaseCommand):
         new.add_argument("--facilitator", default="The Impartial Chair", help="A facilitator's name.")
         new.add_argument("--participants", default="architect,security,pragmatist", help="Comma-separated aliases or names.")
         new.add_argument("--rounds", type=int)
+        new.add_argument("--template", help="feature, code_review or adr: the phases and their instructions.")
+        new.add_argument("--threshold", type=float, help="Share of READY votes that is consensus (0..1, default 0.67).")
+        new.add_argument("--no-reject-blocks", action="store_true", help="A standing REJECT does not block consensus.")
+        new.add_argument("--human-required", action="store_true", help="No consensus without a person's vote.")
+        new.add_argument("--max-parallel", type=int, help="Turns that may run at once (1..3).")
         new.add_argument("--start", action="store_true", help="Start it at once (steps run on the workers).")
         new.add_argument("--json", action="store_true")
         listing = sub.add_parser("list", help="Discussions you own or that are shared with you.")
@@ -57,6 +64,14 @@ class Command(BaseCommand):
         run.add_argument("id", type=int)
         run.add_argument("--provider", choices=PROVIDERS)
         run.add_argument("--json", action="store_true")
+        comment = sub.add_parser("comment", help="Speak in a running or paused discussion, as a person (markers count).")
+        comment.add_argument("id", type=int)
+        comment.add_argument("text", nargs="+", help="The comment's words (or - to read it from standard input).")
+        comment.add_argument("--as", dest="as_user", metavar="USER", help="Speak as this user (default: --user).")
+        comment.add_argument("--json", action="store_true")
+        advance = sub.add_parser("advance", help="Move a discussion to its template's next phase (the owner).")
+        advance.add_argument("id", type=int)
+        advance.add_argument("--json", action="store_true")
         export = sub.add_parser("export", help="Write the discussion file (Markdown).")
         export.add_argument("id", type=int)
         export.add_argument("--output", "-o", help="A file to write (default: standard output).")
@@ -87,7 +102,7 @@ class Command(BaseCommand):
     @staticmethod
     def _summary(room: Room) -> dict:
         return {"id": room.pk, "name": room.name, "status": room.status, "round": room.round, "maxRounds": room.max_rounds,
-                "format": room.format, "kind": room.kind}
+                "format": room.format, "kind": room.kind, "template": room.template or None, "phase": room.phase or None}
 
     def _new_turns(self, room: Room, after: int, as_json: bool):
         rows = list(Observation.objects.filter(room=room, seq__gt=after).order_by("seq"))
@@ -119,8 +134,13 @@ class Command(BaseCommand):
             if agent is None:
                 raise CommandError(f"No participant agent {word!r}.")
             seats.append({"agentId": agent.pk, "role": "participant"})
+        consensus = {"rejectBlocks": not opts["no_reject_blocks"], "humanRequired": opts["human_required"]}
+        if opts["threshold"] is not None:
+            consensus["threshold"] = opts["threshold"]
+        deliberation = deliberation_settings(opts["template"], consensus, opts["max_parallel"])
         room = do_create_room(user, name=opts["name"] or opts["topic"][:200], topic=opts["topic"], format=opts["format"],
-                              moderator_id=facilitator.pk, max_rounds=opts["rounds"], participants=seats)
+                              moderator_id=facilitator.pk, max_rounds=opts["rounds"], participants=seats,
+                              deliberation=deliberation)
         if opts["start"]:
             room = do_start_discussion(room)
         self._print(self._summary(room), opts["json"], f"Discussion #{room.pk} created ({room.status}).")
@@ -139,7 +159,14 @@ class Command(BaseCommand):
         doc = discussion_document(room)
         text = (f"#{room.pk} {room.name}: {room.status}, round {room.round} of {room.max_rounds}, "
                 f"{len(doc['turns'])} turns, {doc['usage']['calls']} model calls")
-        self._print({**self._summary(room), "turns": len(doc["turns"]), "usage": doc["usage"]}, opts["json"], text)
+        data = {**self._summary(room), "turns": len(doc["turns"]), "usage": doc["usage"]}
+        if room.template:
+            votes = votes_document(room)
+            data["votes"] = votes
+            tally = "sealed" if votes["sealed"] else ", ".join(f"{k} {v}" for k, v in votes["tally"].items())
+            text += (f"\nTemplate {room.template}, phase {room.phase}: {tally}; "
+                     f"consensus {'reached' if votes['consensus']['reached'] else 'not reached'} ({votes['consensus']['reason']})")
+        self._print(data, opts["json"], text)
 
     def cmd_participants(self, user, opts):
         room = self._room(user, opts["id"])
@@ -165,6 +192,25 @@ class Command(BaseCommand):
         before = room.seq
         room = drive_inline(room.pk, provider=opts["provider"] or "")
         self._new_turns(room, before, opts["json"])
+
+    def cmd_comment(self, user, opts):
+        if opts["as_user"]:
+            user = self._user(opts["as_user"])
+        room = self._room(user, opts["id"])
+        text = sys.stdin.read() if opts["text"] == ["-"] else " ".join(opts["text"])
+        obs = do_post_comment(room.pk, user, text, platform="cli")
+        data = {"seq": obs.seq, "round": obs.round, "kind": obs.kind, "speaker": obs.author_name,
+                "content": obs.content, "markers": obs.markers}
+        self._print(data, opts["json"], f"[{obs.seq}] round {obs.round} · {obs.author_name} (comment): {obs.content}")
+
+    def cmd_advance(self, user, opts):
+        room = self._room(user, opts["id"])
+        if not can_control(user, room):
+            raise CommandError(f"Only the owner of discussion #{room.pk} may advance its phase.")
+        room = do_advance_phase(room, actor=user)
+        votes = votes_document(room)
+        self._print({**self._summary(room), "phase": room.phase, "template": room.template, "votes": votes},
+                    opts["json"], f"Discussion #{room.pk} is now in phase {room.phase!r}.")
 
     def cmd_export(self, user, opts):
         text = discussion_file(self._room(user, opts["id"]))

@@ -77,3 +77,86 @@ def test_another_users_discussion_is_invisible(django_user_model):
     django_user_model.objects.create_user("mallory", password="x-very-long-password")
     with pytest.raises(CommandError, match=f"No discussion #{room_id}"):
         call_command("discussions", "--user", "mallory", "status", str(room_id), stdout=io.StringIO())
+
+
+def _started(*args):
+    from facilitation.actions.lifecycle import do_start_discussion
+    from facilitation.runs.scheduling import inline
+
+    room_id = json.loads(cli("new", "--topic", "Ship the importer?", "--rounds", "8", *args, "--json"))["id"]
+    with inline():
+        do_start_discussion(room_id)
+    return room_id
+
+
+def test_new_with_a_template_then_comment_vote_and_advance_on_the_api_actions(django_user_model):
+    from rooms.models import RoomEvent, RoomMember
+
+    room_id = _started("--template", "feature", "--threshold", "0.5", "--human-required")
+    room = Room.objects.get(pk=room_id)
+    assert (room.template, room.phase) == ("feature", "explore")
+    assert room.consensus == {"threshold": 0.5, "reject_blocks": True, "human_required": True}
+    said = json.loads(cli("comment", str(room_id), "I", "think", "we", "should.", "--json"))
+    assert said["speaker"] == "convene-cli" and said["content"] == "I think we should." and said["kind"] == "contribution"
+    turn = Observation.objects.get(room_id=room_id, seq=said["seq"])
+    assert turn.author_kind == "human" and turn.data["source"]["platform"] == "cli"
+    assert "convene-cli (comment): Also this." in cli("comment", str(room_id), "Also this.")
+    moved = json.loads(cli("advance", str(room_id), "--json"))
+    assert moved["phase"] == "shape" and moved["votes"]["tally"] == {"ready": 0, "changes": 0, "reject": 0}
+    assert RoomEvent.objects.filter(room_id=room_id, type="discussion:phase").count() == 1
+    from rooms.models import Invocation
+
+    assert Invocation.objects.filter(room_id=room_id, component="phase.advance").count() == 1
+    # A member with participant access votes by comment; the status shows the tally and the consensus.
+    ana = django_user_model.objects.create_user("ana", password="x-very-long-password", first_name="Ana")
+    RoomMember.objects.create(room=room, user=ana, access="participant")
+    voted = json.loads(cli("comment", str(room_id), "VOTE: READY", "--as", "ana", "--json"))
+    assert voted["speaker"] == "Ana" and voted["markers"][0]["value"] == "READY"
+    status = json.loads(cli("status", str(room_id), "--json"))
+    assert status["phase"] == "shape" and status["votes"]["tally"]["ready"] == 1
+    assert status["votes"]["votes"][0]["name"] == "Ana"
+    text = cli("status", str(room_id))
+    assert "phase shape: ready 1, changes 0, reject 0" in text and "consensus" in text
+    # Only the owner advances.
+    with pytest.raises(CommandError, match="Only the owner"):
+        call_command("discussions", "--user", "ana", "advance", str(room_id), stdout=io.StringIO())
+    assert Room.objects.get(pk=room_id).phase == "shape"
+
+
+def test_comment_and_advance_refuse_bad_input_with_clear_errors(django_user_model):
+    from rooms.models import RoomMember
+
+    plain = _started()
+    with pytest.raises(CommandError, match="No discussion #4242"):
+        cli("comment", "4242", "hello")
+    with pytest.raises(CommandError, match="No discussion #4242"):
+        cli("advance", "4242")
+    with pytest.raises(CommandError, match="needs some text"):
+        cli("comment", str(plain), "   ")
+    with pytest.raises(CommandError, match="No user named 'ghost'"):
+        cli("comment", str(plain), "hi", "--as", "ghost")
+    with pytest.raises(CommandError, match="no phases"):
+        cli("advance", str(plain))
+    viewer = django_user_model.objects.create_user("vera", password="x-very-long-password")
+    RoomMember.objects.create(room_id=plain, user=viewer, access="viewer")
+    with pytest.raises(CommandError, match="Viewers cannot comment"):
+        cli("comment", str(plain), "hi", "--as", "vera")
+    with pytest.raises(CommandError, match="Unknown template"):
+        cli("new", "--topic", "x", "--template", "waterfall")
+    with pytest.raises(CommandError, match="threshold must be a number from 0 to 1"):
+        cli("new", "--topic", "x", "--threshold", "1.5")
+    with pytest.raises(CommandError, match="maxParallel"):
+        cli("new", "--topic", "x", "--max-parallel", "4")
+    templated = _started("--template", "adr")
+    cli("advance", str(templated))
+    cli("advance", str(templated))
+    with pytest.raises(CommandError, match="last phase"):
+        cli("advance", str(templated))
+    from facilitation.actions.lifecycle import do_stop_discussion
+
+    do_stop_discussion(plain)
+    count = Observation.objects.filter(room_id=plain).count()
+    with pytest.raises(CommandError, match="Cannot comment on a discussion that is stopped"):
+        cli("comment", str(plain), "too late")
+    assert Observation.objects.filter(room_id=plain).count() == count
+    assert Room.objects.count() == 2  # the refused ones were never created
