@@ -6,18 +6,25 @@ concerns, decisions, TODOs, mentions and the facilitator's own questions. Turns 
 than the last few are folded into fixed chunks of rolling summaries
 (``facilitation.deliberation.summaries``), so prompts stay append-only.
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.conf import settings
 
+from facilitation.deliberation.markers import parse_markers
 from facilitation.deliberation.state import RoomState, SeatRef, replay
 from facilitation.deliberation.summaries import chunk_summary, split_turns
+from facilitation.deliberation.templates import TEMPLATES, Phase
 from facilitation.engine import Blocker, EngineState, Facts, SeatInfo
 from facilitation.presets import get_preset
-from rooms.models import Narrative, Observation, Room, Seat
+from rooms.events import EventType
+from rooms.models import Narrative, Observation, Room, RoomEvent, Seat
 
 #: Contributions replayed into the room state (a discussion has at most 20; workspaces may have more).
 REPLAY_LIMIT = 400
+#: Seat roles that vote: the speaking roles, and ``background`` seats (which speak only to vote).
+VOTING_ROLES = ("participant", "devil_advocate", "background")
+#: What a sealed vote line reads as in a prompt while an independent ballot is open.
+SEALED_LINE = "[ballot sealed]"
 
 
 @dataclass
@@ -64,6 +71,18 @@ class RoomContext:
     budget_usd: float | None = None
     tokens_used: int = 0
     cost_usd: float = 0.0
+    #: The template and its current phase (None without a template).
+    template: str = ""
+    phase: Phase | None = None
+    phase_number: int = 0
+    #: During an independent ballot not everyone has cast: votes from this seq on are hidden from every prompt.
+    sealed_from: int | None = None
+    #: (voted, voters) in the current phase.
+    ballot: tuple = (0, 0)
+
+    def sealed(self, seq) -> bool:
+        """Is a vote cast at ``seq`` hidden (an open independent ballot)?"""
+        return self.sealed_from is not None and seq is not None and seq >= self.sealed_from
 
     @property
     def speakers(self) -> list[SeatInfo]:
@@ -101,12 +120,13 @@ class RoomContext:
 
     def guardrail_facts(self, rounds_left: int) -> Facts:
         room = self.room or RoomState([])
-        blockers = [Blocker("reject", v.seat_id, v.speaker, v.text) for v in room.standing_rejects]
+        blockers = [Blocker("reject", v.seat_id, v.speaker, v.text) for v in room.standing_rejects if not self.sealed(v.seq)]
         blockers += [Blocker("concern", c.seat_id, c.speaker, c.text, c.id) for c in room.open_concerns]
+        speaking = {s.id for s in self.speakers}
         return Facts(
             speaking_ids=tuple(s.id for s in self.speakers), names={s.id: s.name for s in self.seats},
-            turns={s.id: room.turns_of(s.id) for s in self.speakers}, words={s.id: room.words_of(s.id) for s in self.speakers},
-            last_id=self.last_seat_id, mentioned=tuple(room.mentions), blockers=tuple(blockers),
+            turns={s.id: room.floor_of(s.id) for s in self.speakers}, words={s.id: room.words_of(s.id) for s in self.speakers},
+            last_id=self.last_seat_id, mentioned=tuple(i for i in room.requested if i in speaking), blockers=tuple(blockers),
             rounds_left=rounds_left, strict=self.strict_fairness,
         )
 
@@ -145,7 +165,7 @@ def _agent_view(row: dict) -> AgentView:
 
 
 def _records(room: Room) -> list[dict]:
-    """The contributions and the facilitator's questions, oldest first, as plain records."""
+    """The contributions, the facilitator's questions and the phase changes, oldest first, as plain records."""
     rows = list(
         Observation.objects.filter(room_id=room.pk, kind__in=(Observation.Kind.CONTRIBUTION, Observation.Kind.DECISION))
         .order_by("-seq").values("seq", "kind", "round", "seat_id", "author_name", "content", "markers", "status", "data")[:REPLAY_LIMIT * 2]
@@ -161,35 +181,81 @@ def _records(room: Room) -> list[dict]:
         else:
             records.append({"kind": "contribution", "seq": row["seq"], "round": row["round"], "seatId": row["seat_id"],
                             "speaker": row["author_name"], "content": row["content"], "markers": row["markers"] or [],
-                            "status": row["status"]})
+                            "status": row["status"], "passed": bool((row["data"] or {}).get("pass"))})
+    if room.template and rows:
+        phases = RoomEvent.objects.filter(room_id=room.pk, type=EventType.PHASE, seq__gte=rows[0]["seq"]).values("seq", "payload")
+        records += [{"kind": "phase", "seq": e["seq"], "name": (e["payload"] or {}).get("phase") or ""} for e in phases]
+        records.sort(key=lambda r: r["seq"])
     return records
 
 
-def _summaries(turns: list[dict], state: RoomState, count: int, chunk: int) -> list[str]:
+def _redact_votes(content: str) -> str:
+    """The text with its vote lines replaced (an open independent ballot)."""
+    lines = str(content or "").splitlines()
+    votes = {m["line"] for m in parse_markers(content) if m["type"] == "vote"}
+    if not votes:
+        return content
+    return "\n".join(SEALED_LINE if n in votes else line for n, line in enumerate(lines))
+
+
+def _ballot(seats: list[SeatInfo], records: list[dict], phase: Phase | None, started: int) -> tuple[list[SeatInfo], set, list]:
+    """The seats (background seats asked to vote while the phase takes votes and they have not), who voted in
+    the phase, and the voters."""
+    voted = set()
+    for rec in records:
+        if rec.get("kind") == "contribution" and rec.get("seq", 0) >= started and rec.get("seatId") is not None:
+            if any(m.get("type") == "vote" for m in rec.get("markers") or []):
+                voted.add(rec["seatId"])
+    takes_votes = phase is not None and phase.voting != "none"
+    seats = [replace(s, asked_to_vote=takes_votes and s.id not in voted) if s.role == "background" else s for s in seats]
+    voters = [s for s in seats if s.active and s.role in VOTING_ROLES and (s.role != "background" or takes_votes)]
+    return seats, voted, voters
+
+
+def _summaries(turns: list[dict], state: RoomState, count: int, chunk: int, sealed_from: int | None = None) -> list[str]:
     raised: dict = {}
     for item in state.items:
         raised.setdefault(item.seq, []).append(item.id)
-    votes = {v.seq: v.value for v in state.vote_history}
+    votes = {v.seq: v.value for v in state.vote_history if sealed_from is None or v.seq < sealed_from}
     return [chunk_summary(turns[i:i + chunk], raised, votes) for i in range(0, count, chunk)]
 
 
 def assemble(*, room_id: int, name: str, topic: str, format: str, round: int, max_rounds: int, state: EngineState,
              seats: list[SeatInfo], agents: dict, facilitator: AgentView, records: list[dict], narratives: list[str] = (),
              budget_tokens: int | None = None, budget_usd: float | None = None, tokens_used: int = 0, cost_usd: float = 0.0,
-             chunk: int = 3, keep: int = 2) -> RoomContext:
-    """A context from plain data: the room state replayed from ``records`` (see ``deliberation.state.replay``)."""
-    refs = [SeatRef(s.id, s.name, s.role, agents[s.id].alias if s.id in agents else "", s.active) for s in seats]
+             chunk: int = 3, keep: int = 2, template: str = "", phase: str = "", phase_started_seq: int = 0) -> RoomContext:
+    """A context from plain data: the room state replayed from ``records`` (see ``deliberation.state.replay``).
+
+    With a ``template`` and ``phase``, background seats are asked to vote while the phase takes votes, and
+    during an independent ballot that not every voter has cast, the ballot's votes are hidden from the
+    turns, the summaries and the room state the prompts show (the room state itself keeps them).
+    """
+    current = TEMPLATES[template].phase(phase) if template in TEMPLATES and phase else None
+    seats, voted, voters = _ballot(list(seats), records, current, phase_started_seq)
+    refs = [SeatRef(s.id, s.name, s.role, agents[s.id].alias if s.id in agents else "", s.active, s.asked_to_vote) for s in seats]
     room_state = replay(refs, records)
     roles = {s.id: s.role for s in seats}
-    turns = [{"seq": r["seq"], "round": r["round"], "seatId": r["seatId"], "speaker": r.get("speaker") or "",
-              "role": roles.get(r["seatId"], "participant"), "content": r.get("content") or "", "status": r.get("status") or "ok"}
-             for r in records if r["kind"] == "contribution"]
+    open_ballot = current is not None and current.voting == "ballot" and not all(v.id in voted for v in voters)
+    sealed_from = phase_started_seq if open_ballot else None
+    turns = []
+    for r in records:
+        if r["kind"] != "contribution":
+            continue
+        content = r.get("content") or ""
+        if sealed_from is not None and r["seq"] >= sealed_from:
+            content = _redact_votes(content)
+        turns.append({"seq": r["seq"], "round": r["round"], "seatId": r["seatId"], "speaker": r.get("speaker") or "",
+                      "role": roles.get(r["seatId"], "participant"), "content": content, "status": r.get("status") or "ok",
+                      "passed": bool(r.get("passed"))})
     summarized = split_turns(len(turns), chunk=chunk, keep=keep)
+    number = [p.key for p in TEMPLATES[template].phases].index(phase) + 1 if current is not None else 0
     return RoomContext(
         room_id=room_id, name=name, topic=topic, format=format, round=round, max_rounds=max_rounds, state=state,
-        seats=list(seats), facilitator=facilitator, agents=agents, room=room_state, turns=turns, summarized=summarized,
-        summaries=_summaries(turns, room_state, summarized, chunk), narratives=list(narratives),
+        seats=seats, facilitator=facilitator, agents=agents, room=room_state, turns=turns, summarized=summarized,
+        summaries=_summaries(turns, room_state, summarized, chunk, sealed_from), narratives=list(narratives),
         budget_tokens=budget_tokens, budget_usd=budget_usd, tokens_used=tokens_used, cost_usd=cost_usd,
+        template=template if current is not None else "", phase=current, phase_number=number, sealed_from=sealed_from,
+        ballot=(len([v for v in voters if v.id in voted]), len(voters)),
     )
 
 
@@ -210,4 +276,5 @@ def load_context(room: Room) -> RoomContext:
         facilitator=facilitator, records=_records(room), narratives=narratives, budget_tokens=room.budget_tokens,
         budget_usd=float(room.budget_usd) if room.budget_usd is not None else None, tokens_used=room.tokens_used,
         cost_usd=float(room.cost_usd), chunk=int(cfg.get("SUMMARY_CHUNK", 3)), keep=int(cfg["RECENT_TURNS_VERBATIM"]),
+        template=room.template, phase=room.phase, phase_started_seq=room.phase_started_seq,
     )

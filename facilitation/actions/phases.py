@@ -46,7 +46,10 @@ def current_phase(room: Room):
 
 
 def _speaking_seats(room: Room) -> list[Seat]:
-    return list(Seat.objects.filter(room=room, role__in=Seat.SPEAKING, is_active=True))
+    """The eligible voters: the speaking seats, and background seats while the phase takes votes."""
+    phase = current_phase(room)
+    roles = Seat.VOTING if phase is not None and phase.voting != "none" else Seat.SPEAKING
+    return list(Seat.objects.filter(room=room, role__in=roles, is_active=True))
 
 
 def latest_ballots(room: Room) -> list[Ballot]:

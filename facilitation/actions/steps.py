@@ -124,7 +124,8 @@ class Speaker:
 
 
 def commit_turn(claim: Claim, speaker: Speaker, content: str, status: str, markers: list, call: CallRecord | None,
-                provider: str) -> bool:
+                provider: str, data: dict | None = None) -> bool:
+    """Write a participant's turn. ``data`` is kept on it (``{"pass": true}`` for a pass)."""
     with transaction.atomic():
         room = locked_if_ours(claim)
         if room is None:
@@ -139,7 +140,7 @@ def commit_turn(claim: Claim, speaker: Speaker, content: str, status: str, marke
             room=room, seq=seq, turn=turn, round=state.round, seat_id=seat_id, author_name=speaker.name,
             author_kind=Observation.AuthorKind.AGENT if speaker.is_agent else Observation.AuthorKind.HUMAN,
             kind=Observation.Kind.CONTRIBUTION, content=content, markers=markers, status=status,
-            provider=provider, tokens=call.tokens if call else 0,
+            provider=provider, tokens=call.tokens if call else 0, data=data or {},
         )
         obs.save(force_insert=True)
         if call is not None and call.tokens:

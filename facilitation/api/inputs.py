@@ -11,7 +11,7 @@ from facilitation.llm.registry import PROVIDERS
 from rooms import limits
 from rooms.models import Room, RoomMember, Seat
 
-SEAT_ROLES = [Seat.Role.PARTICIPANT, Seat.Role.OBSERVER, Seat.Role.DEVIL_ADVOCATE]
+SEAT_ROLES = [Seat.Role.PARTICIPANT, Seat.Role.OBSERVER, Seat.Role.DEVIL_ADVOCATE, Seat.Role.BACKGROUND]
 TARGET_STATUSES = [Room.Status.ACTIVE, Room.Status.PAUSED, Room.Status.STOPPED, Room.Status.CONCLUDED,
                    Room.Status.COMPLETED, Room.Status.ARCHIVED]
 MAX_BIG = 2**62

@@ -40,6 +40,14 @@ _VOTE_VALUE = re.compile(r"^[\s\[\(*_`]*(READY|CHANGES|REJECT)\b", re.IGNORECASE
 _MENTION = re.compile(r"(?<![\w@.`/])@([A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)")
 _INLINE_CODE = re.compile(r"`[^`]*`")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_PASS = re.compile(r"^[\s`*_\"'>]*NO_RESPONSE[\s`*_\"'.!]*$", re.IGNORECASE)
+#: What a participant answers to pass its turn.
+PASS = "NO_RESPONSE"
+
+
+def is_pass(text: str) -> bool:
+    """Is this turn a pass: ``NO_RESPONSE`` and nothing else (any case, quotes, emphasis or a full stop around it)?"""
+    return bool(text) and bool(_PASS.match(text))
 
 
 def _clean(rest: str, bold: str | None) -> str:

@@ -19,7 +19,9 @@ What it tracks, for prompts, guardrails, the conclusion check and analytics:
   accepted by their own raiser with a later ``VOTE: READY``), decisions are recorded,
   TODOs go ``open -> assigned -> done`` (``ASSIGNED:`` and ``DONE:`` match a TODO by
   its words, or start one);
-- the seats addressed with ``@alias`` in the latest turn;
+- the seats addressed with ``@alias`` in the latest turn, and every seat asked for the floor with
+  ``@alias`` (``@all``: every speaking seat) that has not had it since (``requested``, in the order asked);
+- passes: a turn that is exactly ``NO_RESPONSE`` is a pass, counted apart from airtime;
 - every question the facilitator asked, and whether its turn answered it.
 
 A question or concern counts as answered/addressed by a later successful turn of
@@ -33,6 +35,7 @@ from dataclasses import dataclass, field
 VOTE_VALUES = ("READY", "CHANGES", "REJECT")
 ITEM_PREFIX = {"question": "Q", "concern": "C", "decision": "D", "todo": "T"}
 SPEAKING_ROLES = ("participant", "devil_advocate")
+ALL = "all"  # ``@all`` asks every speaking seat
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9'-]*")
 _STOP = frozenset("""
@@ -84,10 +87,11 @@ class SeatRef:
     role: str = "participant"
     alias: str = ""
     active: bool = True
+    asked_to_vote: bool = False  # a ``background`` seat speaks only when asked for a vote
 
     @property
     def speaks(self) -> bool:
-        return self.active and self.role in SPEAKING_ROLES
+        return self.active and (self.role in SPEAKING_ROLES or (self.role == "background" and self.asked_to_vote))
 
 
 @dataclass
@@ -95,6 +99,7 @@ class Airtime:
     turns: int = 0
     words: int = 0
     spoken: int = 0  # turns with something said (not timed out, not failed)
+    passes: int = 0  # times given the floor and passed (NO_RESPONSE): not airtime
     last_round: int | None = None
     last_seq: int | None = None
 
@@ -163,6 +168,7 @@ class RoomState:
         self.items: list[Item] = []
         self.asked: list[Asked] = []
         self.mentions: list[int] = []
+        self.requested: list[int] = []
         self.phase = ""
         self.turns = 0
         self.last_seat_id: int | None = None
@@ -222,13 +228,24 @@ class RoomState:
         self.votes = {}
 
     def record_turn(self, seq: int, round: int, seat_id: int | None, content: str, markers: list[dict] | None = None,
-                    status: str = "ok", speaker: str = "") -> None:
+                    status: str = "ok", speaker: str = "", passed: bool = False) -> None:
         seat = self.by_id.get(seat_id) if seat_id is not None else None
         name = speaker or (seat.name if seat else "Someone")
         content = str(content or "")
         ok = status == "ok" and bool(content.strip())
         self.turns += 1
         self.round = max(self.round, round)
+        if seat_id in self.requested:
+            self.requested.remove(seat_id)
+        if passed and seat_id is not None:
+            air = self.airtime.setdefault(seat_id, Airtime())
+            air.passes += 1
+            self.last_seat_id = seat_id
+            asked = self._pending_question(seat_id)
+            if asked is not None:
+                asked.answered, asked.turn_status = False, "passed"
+            self.mentions = []
+            return
         if seat_id is not None:
             air = self.airtime.setdefault(seat_id, Airtime())
             air.turns += 1
@@ -253,6 +270,7 @@ class RoomState:
         for marker in markers:
             self._apply_marker(marker, seat_id, name, round, seq)
         self.mentions = self._mentioned(markers, seat_id)
+        self.requested += [i for i in self.mentions if i not in self.requested]
 
     def _pending_question(self, seat_id) -> Asked | None:
         for asked in reversed(self.asked):
@@ -341,9 +359,13 @@ class RoomState:
         for marker in markers:
             if marker.get("type") != "mention":
                 continue
-            seat = self.seat_for(marker.get("target") or marker.get("alias") or marker.get("text"))
-            if seat is not None and seat.id != seat_id and seat.speaks and seat.id not in found:
-                found.append(seat.id)
+            target = marker.get("target") or marker.get("alias") or marker.get("text")
+            seat = self.seat_for(target)
+            if seat is None and str(target or "").lower() == ALL:
+                seats = self.speakers
+            else:
+                seats = [seat] if seat is not None else []
+            found += [s.id for s in seats if s.id != seat_id and s.speaks and s.id not in found]
         return found
 
     # -- views ----------------------------------------------------------------------------
@@ -374,7 +396,12 @@ class RoomState:
 
     @property
     def unheard(self) -> list[SeatRef]:
-        return [s for s in self.speakers if self.airtime.get(s.id, Airtime()).turns == 0]
+        return [s for s in self.speakers if self.floor_of(s.id) == 0]
+
+    def floor_of(self, seat_id: int) -> int:
+        """Times the seat had the floor: its turns and its passes."""
+        air = self.airtime.get(seat_id, Airtime())
+        return air.turns + air.passes
 
     @property
     def last_asked(self) -> Asked | None:
@@ -407,7 +434,8 @@ def replay(seats: list[SeatRef], records: list[dict]) -> RoomState:
             state.record_question(rec.get("seq", 0), rec.get("round", 0), rec.get("seatId"), rec.get("question") or "")
         elif kind == "contribution":
             state.record_turn(rec.get("seq", 0), rec.get("round", 0), rec.get("seatId"), rec.get("content") or "",
-                              rec.get("markers") or [], rec.get("status") or "ok", rec.get("speaker") or "")
+                              rec.get("markers") or [], rec.get("status") or "ok", rec.get("speaker") or "",
+                              passed=bool(rec.get("passed")))
         elif kind == "phase":
             state.start_phase(rec.get("name") or "")
     return state

@@ -56,6 +56,8 @@ def split_turns(count: int, *, chunk: int, keep: int) -> int:
 def turn_line(turn: dict, raised: list[str], vote: str = "") -> str:
     """One turn in one line. ``turn``: {round, speaker, content, status}."""
     who = f"Round {turn.get('round')}, {turn.get('speaker') or 'someone'}"
+    if turn.get("passed"):
+        return f"- {who}: passed."
     if turn.get("status", "ok") != "ok" or not str(turn.get("content") or "").strip():
         return f"- {who}: no answer ({str(turn.get('status') or 'empty').replace('_', ' ')})."
     line = f"- {who}: {gist(turn.get('content', ''), 120) or 'spoke briefly'}"

@@ -7,7 +7,7 @@ participants' turns and the synthesis.
 from facilitation import budget
 from facilitation.actions import steps as commit
 from facilitation.context import RoomContext, load_context
-from facilitation.deliberation.markers import parse_markers
+from facilitation.deliberation.markers import PASS, is_pass, parse_markers
 from facilitation.deliberation import conclusion
 from facilitation.discussions.steering import checked_conclusion, settle_decision
 from facilitation.engine import Concluded, Evaluation, Opening, ParticipantTurn, Synthesis, next_step
@@ -93,8 +93,10 @@ def run_turn(run: StepRun) -> StepResult:
     response = outcome.response
     call = _call_record("participant.turn", agent.agent_id, request, response, outcome.error)
     content = response.text.strip() if response else ""
-    markers = parse_markers(content) if content else []
-    ok = commit.commit_turn(run.claim, _speaker(ctx, step.seat_id), content, status, markers, call, _provider_name(response, provider))
+    passed = status == "ok" and is_pass(content)
+    markers = parse_markers(content) if content and not passed else []
+    ok = commit.commit_turn(run.claim, _speaker(ctx, step.seat_id), PASS if passed else content, status, markers, call,
+                            _provider_name(response, provider), data={"pass": True} if passed else None)
     if not ok and response is not None:
         commit.record_discarded_call(run.claim, call, "lease lost")
     return _committed(ok, run)

@@ -14,8 +14,11 @@ decision back, corrected where a rule demanded it. Each correction is appended t
   (When rounds or the budget run out the room concludes and the conclusion lists them
   as unresolved.)
 
-A replacement speaker is the one the latest turn addressed with ``@alias`` when that
-seat may speak, otherwise the one with the fewest turns, then the fewest words, then
+- ``floor_request``: a seat asked for with ``@alias`` (``@all``: every speaking seat) in a
+  turn or a person's comment, and not heard since, gets the floor at the next decision to
+  continue when the rules above allow it; several are served in the order asked.
+
+A replacement speaker is the one asked for with ``@alias`` when that seat may speak, otherwise the one with the fewest turns, then the fewest words, then
 the next in seat order after the last speaker.
 """
 from dataclasses import dataclass, field
@@ -46,7 +49,7 @@ class Facts:
     turns: dict = field(default_factory=dict)  # seat id -> turns given the floor
     words: dict = field(default_factory=dict)  # seat id -> words spoken
     last_id: int | None = None
-    mentioned: tuple = ()  # seats addressed with @alias in the latest turn
+    mentioned: tuple = ()  # seats asked for with @alias and not heard since, in the order asked
     blockers: tuple = ()  # Blocker, oldest first
     rounds_left: int = 0
     strict: bool = False  # strict fairness: only the seats with the fewest turns
@@ -145,6 +148,22 @@ def _block_conclusion(decision: Decision, facts: Facts) -> Decision:
     return decision
 
 
+def _give_floor(decision: Decision, facts: Facts, chosen, seat: int) -> Decision:
+    """The floor goes to ``seat``, asked for with @ and not heard since."""
+    new_name = facts.name(seat)
+    old_name = facts.names.get(chosen) or (f"seat {chosen}" if chosen is not None else "nobody")
+    corrections = list(decision.corrections) + [{
+        "rule": "floor_request",
+        "reason": f"{new_name} was asked for with @ and has not had the floor since; {new_name} speaks instead of {old_name}.",
+        "from": chosen, "to": seat,
+    }]
+    question = _readdress(decision.question, facts.names.get(chosen, ""), new_name)
+    if question == decision.question:
+        question = f"{new_name}, you were asked for by name. {question}".strip()
+    return Decision("continue", seat, question, decision.reasoning, fallback=decision.fallback,
+                    progress=decision.progress, corrections=corrections)
+
+
 def apply_guardrails(decision: Decision, facts: Facts, *, opening: bool = False) -> Decision:
     """The decision, corrected where a rule demands it (never a speaker who may not speak)."""
     if decision.decision == "synthesize":
@@ -156,6 +175,9 @@ def apply_guardrails(decision: Decision, facts: Facts, *, opening: bool = False)
         return Decision("synthesize", None, "", decision.reasoning, fallback=decision.fallback or "no_speakers",
                         progress=decision.progress, corrections=list(decision.corrections))
     chosen = decision.next_participant_id
+    wanted = [i for i in facts.mentioned if i in allowed]
+    if wanted and chosen not in wanted:
+        return _give_floor(decision, facts, chosen, wanted[0])
     if chosen in allowed:
         return decision
     rule, why = _why_not(chosen, facts)

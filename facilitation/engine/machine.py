@@ -20,10 +20,12 @@ class SeatInfo:
     name: str
     role: str
     active: bool = True
+    #: A ``background`` seat speaks only when asked for a vote: while the phase takes votes and it has not voted.
+    asked_to_vote: bool = False
 
     @property
     def speaks(self) -> bool:
-        return self.active and self.role in ("participant", "devil_advocate")
+        return self.active and (self.role in ("participant", "devil_advocate") or (self.role == "background" and self.asked_to_vote))
 
 
 @dataclass

@@ -90,6 +90,8 @@ def participant_system(ctx: RoomContext, seat_id: int) -> str:
 
 def turn_block_text(turn: dict) -> str:
     body = str(turn.get("content") or "").strip() or f"(no answer: {str(turn.get('status') or 'empty').replace('_', ' ')})"
+    if turn.get("passed"):
+        body = "(passed: nothing to add)"
     return quote_user_text("turn", body, seat=turn.get("seatId"), speaker=turn.get("speaker") or "someone",
                            role=ROLE_LABELS.get(turn.get("role"), turn.get("role")), round=turn.get("round"))
 

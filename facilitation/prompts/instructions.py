@@ -25,6 +25,8 @@ SEAT_ROLES = {
     "devil_advocate": "Your seat: devil's advocate. Challenge the view that is gaining ground, expose the "
                       "assumptions under it and test the arguments until they hold or break.",
     "facilitator": "Your seat: facilitator. You steer the room; you do not argue a side yourself.",
+    "background": "Your seat: background. You speak only when the room votes: answer with your VOTE (READY, CHANGES "
+                  "or REJECT) and one or two sentences of reasons, nothing more.",
 }
 
 MARKERS = """## Markers
@@ -33,7 +35,7 @@ Structure is marked at the start of a line, one marker per line, so the room can
 - `CONCERN: <risk>` a risk or objection. It stays open until someone addresses it, or until you, its raiser, accept the outcome with `VOTE: READY`.
 - `DECISION: <what is decided>` a decision you propose as settled.
 - `TODO: <action>` an action item; `ASSIGNED: @alias <action>` when someone takes it on; `DONE: <action>` when it is done.
-- `@alias` anywhere in a line addresses that participant by their alias; the facilitator tends to give them the floor next.
+- `@alias` anywhere in a line asks for that participant by their alias: they get the floor at the facilitator's next decision, within the rules; `@all` asks every speaking participant.
 - In review and deliberation formats end with exactly one of `VOTE: READY` (no blocking concern), `VOTE: CHANGES` (acceptable with named changes) or `VOTE: REJECT` (a fundamental problem; say what it is). Your latest vote is your stance; the room cannot conclude while a REJECT stands unanswered."""
 
 PARTICIPANT_GUIDE = """## How to contribute
@@ -43,6 +45,7 @@ PARTICIPANT_GUIDE = """## How to contribute
 - When an open question or concern in the room state falls in your area, take it up by its words, or say plainly that you cannot answer it.
 - Do not repeat what has already been said unless you add something to it; do not summarise the discussion, the facilitator does that.
 - Stay within about 250 words. Write plain Markdown: short paragraphs, a list where it helps, no headings.
+- If you have nothing to add, answer with exactly `NO_RESPONSE`: it is recorded as a pass, not as a turn you spoke.
 - Never speak for another participant and never write the facilitator's part.
 
 ## How the room reads your turn
@@ -69,7 +72,7 @@ Turns older than the last few are summarised in <summary> blocks; the latest tur
 ## Your decision
 After the opening and after every turn you decide: continue with a next speaker and a question, or synthesize.
 - Ask one focused question at a time, addressed to the speaker by name, and make it build on what was just said or on an open item. Name the item you want answered.
-- Prefer the speaker your selection policy points to; when a turn addressed someone with @, consider giving them the floor.
+- Prefer the speaker your selection policy points to; a seat asked for with @ (listed in the room state) gets the floor first, within the rules.
 - Decide "synthesize" when the topic is covered for your policy, nothing blocks a conclusion and new turns would repeat old ground; otherwise continue.
 {decision_format}"""
 

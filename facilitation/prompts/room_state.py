@@ -7,7 +7,14 @@ so the line formats below are shared with it and covered by round-trip tests.
 from facilitation.deliberation.state import Item, RoomState
 from facilitation.prompts.quoting import quoted_name
 
-ROLE_LABELS = {"participant": "participant", "devil_advocate": "devil's advocate", "observer": "observer"}
+ROLE_LABELS = {"participant": "participant", "devil_advocate": "devil's advocate", "observer": "observer",
+               "background": "background"}
+VOTING_TEXT = {
+    "none": "No votes are asked in this phase.",
+    "open": "Votes are asked in this phase: end your turn with VOTE: READY, CHANGES or REJECT; everyone sees them.",
+    "ballot": "Independent ballot: each voter casts VOTE: READY, CHANGES or REJECT without seeing the ballots already "
+              "cast; they are revealed when everyone has voted.",
+}
 LIST_LIMIT = 8
 
 
@@ -49,6 +56,8 @@ def seat_line(seat, agent) -> str:
         parts.append(" (absent)")
     elif seat.role == "observer":
         parts.append(" (never speaks)")
+    elif seat.role == "background":
+        parts.append(" (speaks only to vote)")
     return "".join(parts)
 
 
@@ -76,15 +85,30 @@ def _items(title: str, items: list[Item], empty: str, limit: int = LIST_LIMIT) -
     return [head, *(_item_line(i) for i in shown)]
 
 
-def _airtime_line(state: RoomState, seat) -> str:
+def _airtime_line(state: RoomState, seat, sealed=lambda seq: False) -> str:
     air = state.airtime.get(seat.id)
     turns = air.turns if air else 0
     words = air.words if air else 0
     line = f"- [{seat.id}] {quoted_name(seat.name)}: {turns} turn{'' if turns == 1 else 's'}, {words} words"
     line += f", last heard in round {air.last_round}" if air and air.last_round is not None else ", not heard yet"
     vote = state.votes.get(seat.id)
-    line += f"; vote {vote.value} (round {vote.round})" if vote else "; no vote"
+    line += f"; vote {vote.value} (round {vote.round})" if vote and not sealed(vote.seq) else "; no vote"
+    if air and air.passes:
+        line += f" (passed {air.passes} time{'' if air.passes == 1 else 's'})"
     return line
+
+
+def phase_lines(ctx) -> list[str]:
+    """The template's current phase: its instructions, how it votes, and an open ballot's progress."""
+    phase = getattr(ctx, "phase", None)
+    if phase is None:
+        return []
+    lines = [f"Phase {ctx.phase_number} ({phase.key}): {quoted_name(phase.title)}. {phase.instructions}",
+             VOTING_TEXT.get(phase.voting, "")]
+    if ctx.sealed_from is not None:
+        voted, voters = ctx.ballot
+        lines.append(f"The ballot is open: {voted} of {voters} voters have voted. Ballots stay sealed until everyone has voted.")
+    return [line for line in lines if line]
 
 
 def state_lines(ctx, *, rounds_left: int, for_facilitator: bool, full: bool = False, allowed: list[int] | None = None) -> list[str]:
@@ -95,16 +119,20 @@ def state_lines(ctx, *, rounds_left: int, for_facilitator: bool, full: bool = Fa
     lines = ["## Room state",
              f"Round {ctx.round} of {ctx.max_rounds}: {rounds_left} round{'' if rounds_left == 1 else 's'} left. {budget_line(ctx)}",
              "Speaking seats (turns, words, last heard, latest vote):"]
-    lines += [_airtime_line(state, s) for s in ctx.speakers]
+    sealed = getattr(ctx, "sealed", lambda seq: False)
+    lines[2:2] = phase_lines(ctx)
+    lines += [_airtime_line(state, s, sealed) for s in ctx.speakers]
     last = ctx.last_seat_id
     lines.append(f"Last speaker: {seat_ref(last, names)}" if last is not None else "Last speaker: nobody yet")
     unheard = [seat_ref(s.id, names) for s in state.unheard]
     lines.append("Not heard yet: " + (", ".join(unheard) if unheard else "nobody"))
     mentioned = [seat_ref(i, names) for i in state.mentions]
     lines.append("Addressed with @ in the latest turn: " + (", ".join(mentioned) if mentioned else "nobody"))
+    waiting = [seat_ref(i, names) for i in state.requested]
+    lines.append("Asked for the floor with @, not heard since: " + (", ".join(waiting) if waiting else "nobody"))
     lines += _items("Open questions", state.open_questions, "none", limit)
     lines += _items("Open concerns", state.open_concerns, "none", limit)
-    rejects = state.standing_rejects
+    rejects = [v for v in state.standing_rejects if not sealed(v.seq)]
     lines.append("Standing REJECT votes, unanswered: " + (
         "; ".join(f"{quoted_name(v.speaker)} (round {v.round}): {quoted(v.text, 160)}" for v in rejects) if rejects else "none"))
     lines += _items("Decisions on record", state.decisions, "none", limit)

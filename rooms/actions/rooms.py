@@ -10,7 +10,7 @@ from rooms.events import EventType, build, record_event
 from rooms.models import Agent, Persona, Room, RoomMember, Seat
 from rooms.queries import usable_by
 
-SEAT_ROLES = {Seat.Role.PARTICIPANT, Seat.Role.OBSERVER, Seat.Role.DEVIL_ADVOCATE}
+SEAT_ROLES = {Seat.Role.PARTICIPANT, Seat.Role.OBSERVER, Seat.Role.DEVIL_ADVOCATE, Seat.Role.BACKGROUND}
 
 
 def _max_rounds(value) -> int:

@@ -86,8 +86,11 @@ class Seat(models.Model):
         PARTICIPANT = "participant"
         OBSERVER = "observer"
         DEVIL_ADVOCATE = "devil_advocate"
+        # Speaks only when the room asks for votes (a template phase that takes them), to cast its vote.
+        BACKGROUND = "background"
 
     SPEAKING = (Role.PARTICIPANT, Role.DEVIL_ADVOCATE)
+    VOTING = (Role.PARTICIPANT, Role.DEVIL_ADVOCATE, Role.BACKGROUND)
 
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="seats")
     agent = models.ForeignKey("rooms.Agent", null=True, blank=True, on_delete=models.PROTECT, related_name="seats")
