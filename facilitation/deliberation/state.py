@@ -20,7 +20,9 @@ What it tracks, for prompts, guardrails, the conclusion check and analytics:
   TODOs go ``open -> assigned -> done`` (``ASSIGNED:`` and ``DONE:`` match a TODO by
   its words, or start one);
 - the seats addressed with ``@alias`` in the latest turn, and every seat asked for the floor with
-  ``@alias`` (``@all``: every speaking seat) that has not had it since (``requested``, in the order asked);
+  ``@alias`` (``@all``: every speaking seat) that has not had it since (``requested``, in the order asked):
+  a participant's ``@alias`` asks for the very next decision only, a person's (a comment) and ``@all``
+  stand until that seat has had the floor;
 - passes: a turn that is exactly ``NO_RESPONSE`` is a pass, counted apart from airtime;
 - every question the facilitator asked, and whether its turn answered it.
 
@@ -169,6 +171,7 @@ class RoomState:
         self.asked: list[Asked] = []
         self.mentions: list[int] = []
         self.requested: list[int] = []
+        self._standing: set[int] = set()  # requests that outlive the next decision
         self.phase = ""
         self.turns = 0
         self.last_seat_id: int | None = None
@@ -221,6 +224,7 @@ class RoomState:
         """The facilitator put ``text`` to ``seat_id`` (a decision to continue)."""
         if text:
             self.asked.append(Asked(seq=seq, round=round, seat_id=seat_id, text=" ".join(str(text).split())))
+        self.requested = [i for i in self.requested if i in self._standing]
 
     def start_phase(self, name: str) -> None:
         """A new phase: votes start over (the history keeps the earlier ones)."""
@@ -237,6 +241,7 @@ class RoomState:
         self.round = max(self.round, round)
         if seat_id in self.requested:
             self.requested.remove(seat_id)
+            self._standing.discard(seat_id)
         if passed and seat_id is not None:
             air = self.airtime.setdefault(seat_id, Airtime())
             air.passes += 1
@@ -271,6 +276,9 @@ class RoomState:
             self._apply_marker(marker, seat_id, name, round, seq)
         self.mentions = self._mentioned(markers, seat_id)
         self.requested += [i for i in self.mentions if i not in self.requested]
+        everyone = any(m.get("type") == "mention" and str(m.get("target") or "").lower() == ALL for m in markers)
+        if seat_id is None or everyone:  # a person's request, or @all: it stands until served
+            self._standing.update(self.mentions)
 
     def _pending_question(self, seat_id) -> Asked | None:
         for asked in reversed(self.asked):

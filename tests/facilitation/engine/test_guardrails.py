@@ -49,9 +49,9 @@ def test_observers_and_unknown_seats_never_speak():
         assert d.next_participant_id in (2, 3) and d.corrections[-1]["rule"] == "not_speaking"
 
 
-def test_replacement_prefers_the_seat_addressed_in_the_latest_turn():
+def test_replacement_prefers_the_seat_asked_for_with_at():
     d = apply_guardrails(go(1), facts(last_id=1, turns={1: 1, 2: 0, 3: 0}, mentioned=(3,)))
-    assert d.next_participant_id == 3 and "addressed in the latest turn" in d.corrections[-1]["reason"]
+    assert d.next_participant_id == 3 and d.corrections[-1]["rule"] == "floor_request"
     # ... but not past the rules: an addressed seat that may not speak is not chosen
     d = apply_guardrails(go(1), facts(last_id=1, turns={1: 1, 2: 0, 3: 0}, mentioned=(1,)))
     assert d.next_participant_id == 2
@@ -98,3 +98,21 @@ def test_fuzzed_guardrails_only_choose_allowed_seats(ids, chosen, turns, last, s
     assert d.next_participant_id in eligible(f)
     if len(ids) > 1:
         assert d.next_participant_id != last
+
+
+def test_a_seat_asked_for_with_at_gets_the_floor_over_the_facilitators_choice():
+    # The facilitator chose Ben (allowed); Cy was asked for: Cy speaks, and the question is readdressed.
+    d = apply_guardrails(go(2, "Ben, what next?"), facts(last_id=1, turns={1: 1, 2: 1, 3: 1}, mentioned=(3,)))
+    assert d.next_participant_id == 3 and d.question == "Cy, what next?"
+    assert d.corrections[-1] == {"rule": "floor_request", "from": 2, "to": 3,
+                                 "reason": "Cy was asked for with @ and has not had the floor since; Cy speaks instead of Ben."}
+    # Choosing one of the seats asked for is kept as is; several asked are served in the order asked.
+    kept = apply_guardrails(go(3), facts(last_id=1, turns={1: 1, 2: 1, 3: 1}, mentioned=(2, 3)))
+    assert kept.next_participant_id == 3 and kept.corrections == []
+    first = apply_guardrails(go(1), facts(last_id=1, turns={1: 1, 2: 1, 3: 1}, mentioned=(3, 2)))
+    assert first.next_participant_id == 3
+    # Within the rules: the last speaker asked for again does not speak twice in a row.
+    d = apply_guardrails(go(2), facts(last_id=3, turns={1: 1, 2: 1, 3: 1}, mentioned=(3,)))
+    assert d.next_participant_id == 2 and d.corrections == []
+    # A synthesis is not overridden by a request.
+    assert apply_guardrails(Decision("synthesize", None, "", "done"), facts(last_id=1, turns={1: 1, 2: 1, 3: 1}, mentioned=(3,), rounds_left=3)).decision == "synthesize"
