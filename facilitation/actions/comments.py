@@ -1,13 +1,14 @@
 """People speaking in a room: a browser comment, or a message in a linked chat.
 
 Both become a turn with ``speaker.kind = "human"``, markers parsed (a ``VOTE: READY`` counts
-like an agent's). The turn is committed under the room's row lock with the room's next seq,
+like an agent's, and may reach consensus: the phase moves on as after any turn). The turn is committed under the room's row lock with the room's next seq,
 so it never interleaves wrongly with a model step committing at the same time (that step
 takes the same lock and the seq after it). Each turn is relayed to the linked chats, except
 the one it came from, and offered to ``rooms.meeting`` turn listeners once committed.
 """
 from django.db import transaction
 
+from facilitation.actions import phases
 from facilitation.deliberation.markers import parse_markers
 from rooms import limits, meeting
 from rooms.access import can_participate, can_view
@@ -43,6 +44,10 @@ def _record_human_turn(room: Room, *, author: str, content: str, data: dict, ori
         kind=Observation.Kind.CONTRIBUTION, content=content, markers=parse_markers(content), data=data,
     )
     record_event(room, EventType.TURN, build.turn(obs, role="participant"), seq=seq)
+    if room.kind == Room.Kind.DISCUSSION and room.status in COMMENT_STATES:
+        # A person's vote counts like a seat's: it may reach consensus and move the phase on. In the last
+        # phase the facilitator's next step concludes (``steps.commit_decision``/``commit_turn`` check it).
+        phases.after_turn(room)
     record(component, room=room, user=user, correlation_id=correlation, data={"seq": seq, **data.get("source", {})},
           output=content[:500])
     queue_relay(room, obs, origin_chat_id=origin_chat_id, correlation_id=correlation)

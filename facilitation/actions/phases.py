@@ -132,6 +132,11 @@ def phase_condition_holds(room: Room) -> bool:
     return evaluate(ConsensusRules.load(room.consensus), ballots, eligible=len(speaking)).reached
 
 
+def concludes(room: Room) -> bool:
+    """In the template's last phase, does its condition hold (the discussion should end with its synthesis)?"""
+    return bool(room.template) and get_template(room.template).next_phase(room.phase) is None and phase_condition_holds(room)
+
+
 def after_turn(room: Room) -> str:
     """Inside a turn's commit (``room`` locked): when the phase's condition holds, advance to the next
     phase (``"advanced"``) or, in the last phase, ask for the synthesis (``"conclude"``); else ``""``."""

@@ -99,6 +99,12 @@ def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, f
         if room is None:
             return False
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)
+        if decision.decision == "continue" and state.phase == "evaluation" and phases.concludes(room):
+            # A person's vote reached consensus in the last phase since the latest turn: the room concludes.
+            decision = Decision("synthesize", None, "", decision.reasoning, fallback=decision.fallback,
+                                progress=decision.progress, corrections=list(decision.corrections) + [{
+                                    "rule": "consensus",
+                                    "reason": "Consensus was reached in the last phase; the discussion concludes."}])
         seq = next_seq(room, persist=False)
         obs = Observation.objects.create(
             room=room, seq=seq, round=state.round, seat_id=facilitator_seat_id, author_name=facilitator_name,
@@ -107,6 +113,8 @@ def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, f
             tokens=call.tokens if call else 0,
         )
         state = after_decision(state, decision)
+        if any(c.get("rule") == "consensus" for c in decision.corrections):
+            state.synthesisReason = "consensus"
         record_event(room, EventType.MODERATOR, build.moderator(obs, decision.as_payload(), state.round), seq=seq)
         queue_relay(room, obs)  # to linked chats, if any
         _finish_step(room, state, claim, call)

@@ -35,6 +35,7 @@ SYNTHESIS_REASONS = {
     "budget": "the budget ran out",
     "forced": "it was concluded on request",
     "no_speakers": "nobody is left who can speak",
+    "consensus": "the room reached consensus in its last phase",
 }
 
 

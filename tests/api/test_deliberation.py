@@ -82,3 +82,24 @@ def test_import_refuses_an_unknown_template_or_phase_and_writes_nothing(people, 
         refused = Api(owner).client.post("/api/discussions/import", bad.encode(), content_type="text/markdown")
         assert refused.status_code == 400 and refused.json()["error"]["code"] == "malformed_file", refused.content
     assert Room.objects.count() == count
+
+
+def test_a_comment_over_rest_votes_and_moves_the_phase_with_human_required(people, catalog):
+    from tests.facilitation.discussions.test_phases import say, speakers
+
+    owner = people["owner"]
+    room = discussion(owner, template="feature", consensus={"humanRequired": True})
+    RoomMember.objects.create(room=room, user=people["participant"], access="participant")
+    RoomMember.objects.create(room=room, user=people["viewer"], access="viewer")
+    Api(owner).post(f"/api/discussions/{room.pk}/advance")
+    for seat in speakers(room):
+        say(room, seat, "VOTE: READY")
+    votes = Api(owner).get(f"/api/discussions/{room.pk}/votes").json()["data"]
+    assert votes["tally"]["ready"] == 3 and votes["consensus"]["reached"] is False
+    refused = Api(people["viewer"]).post(f"/api/discussions/{room.pk}/comments", {"content": "VOTE: READY"})
+    assert refused.status_code == 403 and Room.objects.get(pk=room.pk).phase == "shape"
+    said = Api(people["participant"]).post(f"/api/discussions/{room.pk}/comments", {"content": "Good to go.\nVOTE: READY"})
+    assert said.status_code == 201 and said.json()["data"]["speaker"]["kind"] == "human"
+    assert said.json()["data"]["markers"][0]["value"] == "READY"
+    assert Room.objects.get(pk=room.pk).phase == "commit"
+    assert Api(owner).get(f"/api/discussions/{room.pk}/votes").json()["data"]["votes"] == []  # a new ballot
