@@ -64,6 +64,7 @@ def discussion_room(request, discussion_id: int):
         "discussionId": room.pk,
         "kind": room.kind,
         "canControl": can_control(request.user, room),
+        "canParticipate": can_participate(request.user, room),
         "controls": verbs_by_status(),  # the lifecycle table: verbs allowed from each status
         "owner": room.owner.get_username() if room.owner_id else "",
     })

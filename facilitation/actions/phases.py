@@ -87,8 +87,11 @@ def votes_document(room: Room) -> dict:
     tally = {"ready": None, "changes": None, "reject": None} if sealed else verdict.tally
     consensus = {"reached": False if sealed else verdict.reached,
                  "reason": "The ballot is open: votes are revealed when every participant has voted." if sealed else verdict.reason}
+    template = get_template(room.template) if room.template else None
     return {"phase": room.phase or None, "template": room.template or None, "sealed": sealed, "tally": tally,
-            "votes": list(entries.values()), "consensus": consensus, "rules": rules.as_payload()}
+            "votes": list(entries.values()), "consensus": consensus, "rules": rules.as_payload(),
+            "eligible": len(speaking), "voted": sum(1 for s in speaking if str(s.pk) in voted),
+            "phases": [p.as_payload() for p in template.phases] if template else []}
 
 
 def _enter_next_phase(room: Room):

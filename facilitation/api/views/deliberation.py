@@ -16,7 +16,9 @@ class VotesView(APIView):
         tags=["discussions"], operation_id="discussions_votes", summary="Votes and consensus in the current phase",
         description="`{phase, tally: {ready, changes, reject}, votes: [{seatId, name, value, seq}], consensus: "
                     "{reached, reason}}`: the latest vote of each voter in the current phase. During an independent "
-                    "ballot the values are `sealed` and the tally empty until everyone has voted.",
+                    "ballot the values are `sealed` and the tally empty until everyone has voted. Also `eligible` "
+                    "(the voters: speaking seats, and background seats while the phase takes votes), `voted` (how "
+                    "many of them have), `rules` and the template's `phases`.",
         responses=schemas.responses({200: OpenApiTypes.OBJECT}),
     )
     def get(self, request, id: int):

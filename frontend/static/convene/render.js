@@ -179,8 +179,19 @@
     return turn && turn.rehearsal ? el("span", { class: "badge rehearsal small", title: "Written by the offline rehearsal model" }, "rehearsal") : null;
   }
 
+  // A pass (NO_RESPONSE): one compact line, not a card.
+  function passLine(event) {
+    const turn = event.turn || {};
+    const speaker = turn.speaker || {};
+    return el("li", {
+      class: "tcard turn turn-pass", "data-seq": event.seq, "data-kind": "pass", "data-turn-id": turn.id,
+      "data-speaker-id": speaker.id, "aria-label": `${speaker.name || "Unknown"} passed, round ${turn.round ?? "?"}`,
+    }, el("span", { class: "muted small" }, `${speaker.name || "Unknown"} passed (nothing to add) · round ${turn.round ?? "?"}`));
+  }
+
   function participantCard(event) {
     const turn = event.turn || {};
+    if (turn.data && turn.data.pass) return passLine(event);
     const speaker = turn.speaker || {};
     const role = speaker.role || "participant";
     const status = turn.status || "ok";
@@ -243,5 +254,10 @@
       el("span", { class: "muted small" }, `Status: ${labels[event.status] || event.status}`));
   }
 
-  window.ConveneRender = { markdownNode, participantCard, moderatorCard, synthesisCard, statusLine, contentNode, gavelIcon };
+  function phaseLine(event, title) {
+    return el("li", { class: "status-line", "data-seq": event.seq, "data-kind": "phase" },
+      el("span", { class: "muted small phase-line" }, `Phase: ${title || event.phase}`));
+  }
+
+  window.ConveneRender = { markdownNode, participantCard, moderatorCard, synthesisCard, statusLine, phaseLine, contentNode, gavelIcon };
 })();

@@ -39,11 +39,18 @@
     updateControls();
   }
 
+  const OPEN_STATES = ["active", "paused"]; // a person may comment, and the owner move the phase on
+
   function updateControls() {
     const allowed = state.refused ? [] : ALLOWED[state.status] || [];
     for (const button of document.querySelectorAll("[data-action]")) {
       button.disabled = !allowed.includes(button.dataset.action) || button.dataset.busy === "1";
     }
+    const open = !state.refused && OPEN_STATES.includes(state.status);
+    const advance = document.getElementById("btn-advance");
+    if (advance) advance.disabled = !open || advance.dataset.last === "1" || advance.dataset.busy === "1";
+    const form = document.getElementById("comment-form");
+    if (form) form.hidden = !open;
   }
 
   function showError(message) {
@@ -170,6 +177,7 @@
   }
 
   function countAirtime(turn) {
+    if (turn.data && turn.data.pass) return; // a pass is not airtime
     const speaker = turn.speaker || {};
     const key = speaker.id != null ? `s${speaker.id}` : speaker.name;
     const row = state.airtime.get(key) || { name: speaker.name || "Unknown", role: speaker.role || "participant", turns: 0, tokens: 0 };
@@ -203,6 +211,7 @@
         markRehearsal(turn);
         append(R.participantCard(event));
         countAirtime(turn);
+        if (!replayed || (turn.markers || []).some((m) => m.type === "vote")) refreshVotesSoon();
         break;
       }
       case EVENTS.MODERATOR: {
@@ -225,9 +234,118 @@
         if (!replayed) refreshUsageSoon();
         break;
       }
+      case EVENTS.PHASE: {
+        append(R.phaseLine(event, phaseTitle(event.phase)));
+        refreshVotesSoon();
+        break;
+      }
       default:
         break;
     }
+  }
+
+  // --- votes: the tally as a small chart and the consensus state (GET .../votes, refreshed on
+  // every turn and phase event) ------------------------------------------------------------
+  const VOTE_ROWS = [["ready", "Ready"], ["changes", "Changes"], ["reject", "Reject"]];
+
+  function phaseTitle(key) {
+    const phase = (state.phases || []).find((p) => p.key === key);
+    return phase ? phase.title : key;
+  }
+
+  function showVotes(doc) {
+    state.phases = doc.phases || [];
+    state.phase = doc.phase;
+    const card = $("#deliberation");
+    const anyVotes = (doc.votes || []).length > 0;
+    card.hidden = !doc.template && !anyVotes && card.hidden;
+    const index = state.phases.findIndex((p) => p.key === doc.phase);
+    const phase = state.phases[index];
+    const mode = phase ? { none: "no votes asked", open: "open vote", ballot: "independent ballot" }[phase.voting] : "";
+    $("#phase-name").textContent = phase ? `Phase ${index + 1} of ${state.phases.length}: ${phase.title} (${mode})` : "";
+    $("#phase-name").dataset.phase = doc.phase || "";
+    const tally = $("#tally");
+    const total = Math.max(doc.eligible || 0, (doc.votes || []).length, 1);
+    tally.classList.toggle("sealed", Boolean(doc.sealed));
+    tally.dataset.sealed = doc.sealed ? "true" : "false";
+    tally.replaceChildren(...VOTE_ROWS.map(([key, label]) => {
+      const count = doc.sealed ? null : Number((doc.tally || {})[key] || 0);
+      return el("div", { class: "row", "data-value": key, "data-count": count === null ? "" : count },
+        el("span", { class: "label" }, label),
+        el("span", { class: "track" }, el("span", { class: `bar ${key}`, style: `--w:${count === null ? 0 : (100 * count) / total}%` })),
+        el("span", { class: "num" }, count === null ? "?" : String(count)));
+    }));
+    tally.setAttribute("aria-label", doc.sealed
+      ? `Ballot sealed: ${doc.voted} of ${doc.eligible} have voted`
+      : VOTE_ROWS.map(([key, label]) => `${label} ${(doc.tally || {})[key] || 0}`).join(", "));
+    const consensus = $("#consensus");
+    const reached = Boolean(doc.consensus && doc.consensus.reached);
+    consensus.dataset.reached = reached ? "true" : "false";
+    consensus.textContent = doc.sealed
+      ? `Ballot sealed: ${doc.voted} of ${doc.eligible} voters have voted.`
+      : `${reached ? "Consensus reached" : "No consensus yet"}: ${(doc.consensus && doc.consensus.reason) || ""}`;
+    const advance = $("#btn-advance");
+    if (advance) {
+      const last = index < 0 || index >= state.phases.length - 1;
+      advance.hidden = !doc.template;
+      advance.dataset.last = last ? "1" : "";
+      updateControls();
+    }
+  }
+
+  let votesTimer = null;
+  function refreshVotesSoon(delay) {
+    clearTimeout(votesTimer);
+    votesTimer = setTimeout(async () => {
+      try {
+        const { data } = await request("GET", `discussions/${id}/votes`);
+        showVotes(data);
+      } catch (err) { /* the next turn tries again */ }
+    }, delay === undefined ? 250 : delay);
+  }
+
+  async function advancePhase() {
+    const button = $("#btn-advance");
+    button.dataset.busy = "1";
+    updateControls();
+    showError("");
+    try {
+      const { data } = await request("POST", `discussions/${id}/advance`);
+      toast(`Phase: ${phaseTitle(data.phase)}`);
+    } catch (err) {
+      showError(err.message || "Could not move to the next phase.");
+    } finally {
+      delete button.dataset.busy;
+      refreshVotesSoon(0);
+    }
+  }
+  if ($("#btn-advance")) $("#btn-advance").addEventListener("click", advancePhase);
+
+  // --- comments: a person speaks in a running or paused discussion ---------------------------
+  function commentError(message) {
+    const node = $("#comment-error");
+    node.textContent = message || "";
+    node.hidden = !message;
+  }
+
+  if ($("#comment-form")) {
+    $("#comment-form").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const box = $("#comment-text");
+      const content = box.value.trim();
+      if (!content) { commentError("Write something first."); box.focus(); return; }
+      const send = $("#comment-send");
+      send.disabled = true;
+      commentError("");
+      try {
+        await request("POST", `discussions/${id}/comments`, { content });
+        box.value = "";
+      } catch (err) {
+        commentError(err.message || "Could not post the comment.");
+      } finally {
+        send.disabled = false;
+      }
+    });
   }
 
   // Quality of the discussion (from REST): airtime balance, open items, corrections and fallbacks.
@@ -301,6 +419,8 @@
       }
       showUsage(data.usage);
       showAnalytics(data.analytics);
+      if (data.template) $("#deliberation").hidden = false;
+      refreshVotesSoon(0);
     } catch (err) {
       if (err.status === 403 || err.status === 404) refuse("Discussion not found, or you may not view it.");
       else showError(`Could not load the discussion: ${err.message}`);
