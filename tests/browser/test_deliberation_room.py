@@ -7,6 +7,7 @@ from facilitation.actions.phases import deliberation_settings
 from rooms.actions.rooms import do_create_room
 from rooms.models import Observation, Room, RoomMember
 from tests.browser.conftest import shot
+from tests.browser.test_newcomer import serious_violations
 from tests.factories import make_facilitator, make_participant
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]
@@ -41,7 +42,7 @@ def test_a_person_comments_and_votes_and_the_tally_changes_live(make_page):
     page.goto(f"/discussions/{room.pk}/")
     watcher.goto(f"/discussions/{room.pk}/")
     for p in (page, watcher):
-        p.wait_for_selector("#deliberation:not([hidden])")
+        p.wait_for_selector("#deliberation:not([hidden]) #phase-name[data-phase=explore]")
         assert "Phase 1 of 3: Explore the problem" in p.locator("#phase-name").inner_text()
     assert watcher.locator("#comment-form").count() == 0 and watcher.locator("#btn-advance").count() == 0
     do_start_discussion(room)
@@ -70,6 +71,7 @@ def test_a_person_comments_and_votes_and_the_tally_changes_live(make_page):
     assert consensus.get_attribute("data-reached") == "false" and "3 of 4 voters are READY" in consensus.inner_text()
     assert Room.objects.get(pk=room.pk).phase == "shape"
     shot(watcher, "room-votes-tally.png")
+    assert serious_violations(page) == []  # the votes card and the comment box, as the owner sees them
 
     # The person's READY is the vote that reaches consensus: the phase moves on, live.
     comment(page, "Fine, the TTL is in.\nVOTE: READY")
