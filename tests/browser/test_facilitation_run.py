@@ -30,7 +30,7 @@ def test_a_run_lives_in_the_browser_room_and_staff_see_it(make_page):
     page.goto(f"/discussions/{room_id}")
     page.wait_for_function("() => document.querySelector('#run-state').textContent === 'Waiting for the group'")
     assert page.locator("#artifact dd").all_inner_texts() == ["open", "open"]
-    assert page.locator("#room-format").text_content() == "Facilitation run"
+    page.wait_for_function("() => document.querySelector('#room-format').textContent === 'Facilitation run'")
     assert not page.get_by_role("button", name="Pause").is_visible() and not page.locator(".round").is_visible()
     page.get_by_role("button", name="Start").click()
     # The handshake arrives live, before anything else is said.
