@@ -167,3 +167,15 @@ def test_mentions_status_card_in_place_and_429(teams, run_tasks, people, chat_co
     assert card["content"]["body"][0]["text"] == "Roles: 2 of 3 filled"
     last = Delivery.objects.filter(kind="status").order_by("-id").first()
     assert last.status == "sent" and last.attempts == 2
+
+
+def test_installation_update_adds_and_removes_the_bot(teams, post_teams, run_tasks, people, chat_conv):
+    """Teams sends ``installationUpdate`` when the app is installed in (or removed from) a chat."""
+    post_teams(teams.activity("installationUpdate", chat_conv, people["ana"], action="add"))
+    run_tasks()
+    chat = Chat.objects.get(platform="teams", external_id=chat_conv["id"])
+    assert chat.bot_present and chat.added_by.external_id == people["ana"]["id"]
+    post_teams(teams.activity("installationUpdate", chat_conv, people["ben"], action="remove"))
+    run_tasks()
+    chat.refresh_from_db()
+    assert not chat.bot_present

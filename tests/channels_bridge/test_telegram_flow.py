@@ -272,3 +272,26 @@ def test_status_message_is_edited_in_place(telegram, run_tasks):
     run_tasks()
     assert [m["text"] for m in telegram.sent_to(-4001)] == ["Roles: 2 of 3 filled"]  # the one message, edited
     assert [e["text"] for e in telegram.edits] == ["Roles: 2 of 3 filled"]
+
+
+def test_chat_member_updates_keep_the_roster(telegram, post_telegram, run_tasks):
+    """``chat_member`` (sent when the webhook asks for it) reports other people joining and leaving."""
+    post_telegram(tu.bot_added(GROUP, ANA))
+    post_telegram(tu.member_joined(GROUP, BEN, by=ANA))
+    run_tasks()
+    chat = Chat.objects.get(platform="telegram", external_id="-4001")
+    ben = ChatMember.objects.get(chat=chat, identity__external_id="502")
+    assert ben.present and ben.identity.name == "Ben"
+    left = tu.update(chat_member={"chat": GROUP, "from": BEN, "date": 0,
+                                  "old_chat_member": {"user": BEN, "status": "member"},
+                                  "new_chat_member": {"user": BEN, "status": "left"}})
+    post_telegram(left)
+    run_tasks()
+    ben.refresh_from_db()
+    assert not ben.present
+    # A restricted member who is still in the group stays on the roster; a repeat changes nothing.
+    post_telegram(tu.update(chat_member={"chat": GROUP, "from": ANA, "date": 0,
+                                         "old_chat_member": {"user": ANA, "status": "member"},
+                                         "new_chat_member": {"user": ANA, "status": "restricted", "is_member": True}}))
+    run_tasks()
+    assert ChatMember.objects.get(chat=chat, identity__external_id="501").present
