@@ -10,8 +10,13 @@ import logging
 
 from django.db import transaction
 
-from channels_bridge import bots
-from channels_bridge.events import BotAdded, BotRemoved, MembersChanged, Message, Migrated
+from channels_bridge.events import (
+    BotAdded,
+    BotRemoved,
+    MembersChanged,
+    Message,
+    Migrated,
+)
 from facilitation.actions.comments import do_record_chat_message
 from rooms import meeting
 from rooms.access import can_control

@@ -16,7 +16,7 @@ from facilitation.api.permissions import access_of, controllable_room, viewable_
 from facilitation.api.shapes import discussion_detail, discussion_summary
 from facilitation.api.throttles import CREATE_SCOPE, WriteThrottleMixin
 from facilitation.api.views.goals import run_fields
-from facilitation.goals.actions import do_create_run
+from facilitation.goals.creation import do_create_run
 from facilitation.workspace.actions import lifecycle as ws_lifecycle
 from rooms.access import visible_rooms
 from rooms.audit import correlation

@@ -7,7 +7,7 @@ from rest_framework.views import APIView
 from facilitation.api import schemas
 from facilitation.api.envelope import ok
 from facilitation.api.permissions import viewable_room
-from facilitation.goals.actions import artifact_shape, run_shape
+from facilitation.goals.shapes import artifact_shape, run_shape
 from rooms.access import can_control
 from rooms.errors import Forbidden, NotFound
 from rooms.models import FacilitationRun

@@ -1,0 +1,95 @@
+"""What the facilitator says and shows in a run's meeting, and when (the callers hold the run's locks).
+
+Everything said is a turn in the room, relayed to every linked chat; the artifact is shown in
+place in each chat (one message edited, one card updated); the floor decides whether a moment
+is worth a message; the closing goes with the report to each principal, resolved now.
+"""
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from facilitation.goals import floor, patterns, texts
+from rooms.actions.deliveries import queue_direct, queue_relay, queue_status
+from rooms.audit import record
+from rooms.events import EventType, build, next_seq, record_event
+from rooms.models import ChatLink, Delivery, FacilitationRun, Observation, Room, Seat
+
+
+def run_info(run: FacilitationRun, room: Room) -> texts.RunInfo:
+    return texts.RunInfo(facilitator=room.moderator.name if room.moderator_id else "The facilitator", goal=room.topic,
+                         pattern=run.pattern, slots=run.slots, deadline=run.deadline.strftime("%Y-%m-%d %H:%M UTC"),
+                         report_to=list(run.report_to), disclose_report_to=run.disclose_report_to, mode=run.mode,
+                         initiator=run.initiator_name or None)
+
+
+def say(room: Room, text: str, purpose: str) -> Observation:
+    """The facilitator's message in the room, as a turn (the caller holds the room's lock).
+
+    Linked chats receive it through the relay of room turns."""
+    seat = room.seats.filter(role=Seat.Role.FACILITATOR).first()
+    seq = next_seq(room)
+    obs = Observation.objects.create(
+        room=room, seq=seq, round=room.round, seat=seat, author_name=seat.display_name if seat else "Facilitator",
+        author_kind=Observation.AuthorKind.FACILITATOR, kind=Observation.Kind.MESSAGE, content=text,
+        data={"purpose": purpose})
+    record_event(room, EventType.TURN, build.turn(obs, role=Seat.Role.FACILITATOR), seq=seq)
+    queue_relay(room, obs)  # to every linked chat
+    return obs
+
+
+def _floor_allows(room: Room, moment: floor.Moment) -> bool:
+    """At most ``FACILITATION_MESSAGES_PER_MINUTE`` facilitator messages a minute, only at a moment worth speaking."""
+    now = timezone.now()
+    recent = Observation.objects.filter(room=room, author_kind=Observation.AuthorKind.FACILITATOR,
+                                        created_at__gte=now - timedelta(minutes=1)).values_list("created_at", flat=True)
+    return floor.may_speak(moment, [(t - now).total_seconds() for t in recent], per_minute=settings.CONVENE["FACILITATION_MESSAGES_PER_MINUTE"])
+
+
+def show_status(room: Room, run: FacilitationRun) -> list[Delivery]:
+    """The artifact in place in every linked chat: one message edited (Telegram), one card updated (Teams)."""
+    check = patterns.check(run.pattern, run.slots, run.artifact)
+    text = texts.board(run_info(run, room), run.artifact, check.missing, run.state)
+    chats = [link.chat for link in ChatLink.objects.filter(room=room, active=True).select_related("chat")]
+    return [queue_status(chat, text, room=room) for chat in chats if chat.bot_present]
+
+
+def react(room: Room, run: FacilitationRun, out: dict, addressed: bool = False) -> None:
+    """After a message changed something: show the artifact in place; speak only when it is worth it."""
+    if out["changed"]:
+        show_status(room, run)
+    moment = floor.Moment(now=0.0, addressed=addressed, artifact_changed=out["changed"] or bool(out["conflicts"]))
+    if not _floor_allows(room, moment):
+        return
+    for c in out["conflicts"][:1]:
+        say(room, texts.conflict(c.role, c.holder, c.claimant), "conflict")
+        return
+    if out["changed"] and run.state == FacilitationRun.State.CONFIRMING:
+        people = patterns.confirmers(run.pattern, run.artifact, run.initiator_name or None, run.confirm_mode)
+        say(room, texts.ask_confirmation(run.pattern, run.artifact, people), "confirmation")
+
+
+def close_and_report(room: Room, run: FacilitationRun, *, completed: bool, reason: str = "") -> None:
+    """The closing in the room, then the report to each principal, resolved now (the caller holds the locks).
+
+    The minutes (.docx) go with each report; a principal nobody can be reached at is a visible
+    diagnostic in the room, addressed to the initiator."""
+    info = run_info(run, room)
+    if run.mode == FacilitationRun.Mode.FACILITATE:
+        report = texts.report(info, run.artifact, completed, run.confirmations, reason)
+        say(room, texts.closing(info, completed, reason) + "\n" + report, "closing")
+    else:  # record / timekeep: the minutes are the result
+        people = Observation.objects.filter(room=room, author_kind=Observation.AuthorKind.HUMAN)
+        report = texts.minutes_report(info, people.count(), sorted(set(people.values_list("author_name", flat=True))))
+        say(room, texts.closing_without_steering(info, reason or "stopped"), "closing")
+    show_status(room, run)
+    attachment = {"kind": "run_minutes", "roomId": room.pk, "filename": f"minutes-{room.pk}.docx"}
+    problems = []
+    for principal in run.report_to:
+        for delivery in queue_direct(principal, report, room=room, attachment=attachment):
+            if delivery.status == Delivery.Status.UNDELIVERABLE:
+                problems.append(f"{principal}: {delivery.diagnostic}")
+    if problems:
+        who = f"{run.initiator_name}, " if run.initiator_name else ""
+        say(room, f"{who}I could not deliver the report to everyone: " + " ".join(problems), "report-diagnostic")
+    record("goals.report", room=room, data={"completed": completed, "reportTo": run.report_to, "problems": problems})
