@@ -32,15 +32,20 @@
     $("#desk").dataset.status = r.status;
     const closed = CLOSED.includes(r.status);
     $("#read-only").hidden = !closed;
-    document.querySelectorAll(".manager-only, #observation-form").forEach((n) => { n.hidden = closed; });
+    // Closed: every writing control goes; a completed scope can still be archived.
+    document.querySelectorAll(".manager-only, #observation-form").forEach((n) => { n.hidden = closed && n.id !== "workspace-controls"; });
     const verbs = { start: r.status === "draft", pause: r.status === "active", resume: r.status === "paused",
       complete: !closed, archive: r.status !== "archived" };
     for (const [verb, on] of Object.entries(verbs)) {
       const b = document.querySelector(`[data-verb="${verb}"]`);
-      if (b) b.disabled = !on;
+      if (b) { b.disabled = !on; b.hidden = closed && !on; }
     }
     const end = $("#btn-end-round");
-    if (end) end.disabled = !["active", "paused"].includes(r.status);
+    if (end) { end.disabled = !["active", "paused"].includes(r.status); end.hidden = closed; }
+    const toolbar = $("#workspace-controls");
+    if (toolbar) toolbar.hidden = r.status === "archived";
+    const editor = $("#narrative-content");
+    editor.readOnly = closed || !page.canControl;
     renderSeats();
   }
 
@@ -131,9 +136,11 @@
     const n = state.editing;
     if (!n) return;
     try {
-      await request("PATCH", `${base}/narratives/${n.id}`, { content: $("#narrative-content").value, version: n.version });
+      const text = $("#narrative-content").value;
+      const saved = (await request("PATCH", `${base}/narratives/${n.id}`, { content: text, version: n.version })).data;
       $("#narrative-conflict").hidden = true;
-      state.editing = null;
+      // What was saved is the editor's base now: typing on while the list reloads is kept.
+      state.editing = { id: n.id, version: saved.version, text: saved.content };
       toast("Narrative saved");
       await loadNarratives();
     } catch (err) {

@@ -1,0 +1,197 @@
+"""The manager's desk of a workspace, in the browser, against the live stack (daphne, Redis, a Celery
+worker on the test database). The agents and the narrator run on the offline rehearsal model.
+
+A manager starts the room and watches round 1's observations arrive live, ends the round and sees
+its narrative arrive, edits it (and meets the "changed meanwhile" message), assigns a task to an
+agent and watches the agent claim it live, swaps an agent's persona, searches, completes the scope
+and finds the room read-only. A viewer's desk shows the same room without controls.
+"""
+import pytest
+
+from rooms.models import Invocation, Narrative, Observation, Persona, PersonaAdaptation, Room, RoomMember, Seat, TaskAssignment
+from tests.browser.conftest import api, shot
+from tests.factories import make_facilitator, make_participant
+from tests.waiting import wait_for
+
+pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+TOPIC = "Move the billing service from cron jobs to an event queue without losing invoices"
+
+
+def create_workspace(page):
+    narrator = make_facilitator("Narrator", key="desk-narrator", provider="rehearsal")
+    agents = [make_participant(name, alias=f"desk-{name.lower()}", provider="rehearsal")
+              for name in ("Planner", "Builder", "Tester")]
+    status, body = api(page, "POST", "discussions", {
+        "kind": "workspace", "name": "Billing migration", "topic": TOPIC, "format": "brainstorm", "moderatorId": narrator.pk,
+        "participants": [{"agentId": a.pk, "role": "participant"} for a in agents]})
+    assert status == 201, body
+    return body["data"]["id"]
+
+
+def typed(room_id, number=None):
+    qs = Observation.objects.filter(room_id=room_id).exclude(event_type="")
+    return qs.filter(round=number) if number is not None else qs
+
+
+def dom_observations(page):
+    return page.eval_on_selector_all("#observations [data-observation-id]", "ns => ns.map(n => Number(n.dataset.observationId))")
+
+
+def task_column(page, task_id):
+    return page.eval_on_selector(f"#board [data-task-id='{task_id}']", "n => n.closest('.column').dataset.status")
+
+
+def test_the_manager_runs_a_workspace_from_the_desk(make_page):
+    page, manager = make_page("mira")
+    room_id = create_workspace(page)
+    seats = list(Seat.objects.filter(room_id=room_id, role="participant").select_related("agent").order_by("position"))
+
+    page.goto(f"/discussions/{room_id}")
+    page.wait_for_url(f"**/workspaces/{room_id}/")
+    page.wait_for_function("() => document.querySelector('#connection').dataset.state === 'online'")
+    assert page.locator("#room-name").text_content() == "Billing migration"
+    # Only the agents are people the manager assigns work to; the narrator is not among them.
+    assert page.locator("#task-assignee option").all_inner_texts() == ["nobody", "Planner", "Builder", "Tester"]
+    assert page.locator("#seats li").count() == 3
+    page.evaluate("window.__sameDocument = true")  # everything below arrives without a reload
+
+    # Start: the agents' observations arrive live, threaded, filterable.
+    page.get_by_role("button", name="Start").click()
+    wait_for(lambda: typed(room_id, 1).count() >= 6 or None, timeout=60)
+    page.wait_for_function("() => document.querySelectorAll('#observations [data-observation-id]').length >= 6")
+    assert sorted(dom_observations(page)) == sorted(typed(room_id, 1).values_list("pk", flat=True))
+    assert page.locator("#round-indicator").text_content() == "Round 1"
+    assert page.locator("#status-badge").text_content().strip().lower() == "active"
+    replies = typed(room_id, 1).filter(responding_to__isnull=False)
+    for reply in replies:  # a reply sits under the observation it answers
+        assert page.locator(f"[data-observation-id='{reply.responding_to_id}'] .replies "
+                            f"[data-observation-id='{reply.pk}']").count() == 1
+    page.locator("#filter-type").select_option("question")
+    shown = page.eval_on_selector_all("#observations [data-observation-id]", "ns => ns.map(n => n.dataset.type)")
+    assert shown and set(shown) == {"question"}
+    page.locator("#filter-type").select_option("")
+    page.locator("#filter-seat").select_option(str(seats[0].pk))
+    assert set(dom_observations(page)) == set(typed(room_id, 1).filter(seat=seats[0]).values_list("pk", flat=True))
+    page.locator("#filter-seat").select_option("")
+    shot(page, "workspace-desk-round-1.png")
+
+    # End round 1: the narrative arrives live, generated and editable side by side.
+    page.get_by_role("button", name="End round").click()
+    narrative = wait_for(lambda: Narrative.objects.filter(room_id=room_id, round=1).first(), timeout=60)
+    page.wait_for_function("(text) => document.querySelector('#narrative-generated').textContent === text",
+                           arg=narrative.generated_content)
+    assert page.locator("#narrative-content").input_value() == narrative.content
+    page.wait_for_function("() => document.querySelector('#round-indicator').textContent === 'Round 2'")
+
+    # The manager edits it; the edit is logged with before and after.
+    edited = narrative.content + "\nManager: the outbox ships first; cron stays until invoices match for a week."
+    page.locator("#narrative-content").fill(edited)
+    page.get_by_role("button", name="Save narrative").click()
+    wait_for(lambda: Narrative.objects.get(pk=narrative.pk).version == 2 or None, timeout=20)
+    assert Narrative.objects.get(pk=narrative.pk).content == edited
+    log = Invocation.objects.get(room_id=room_id, component="manager.edit_narrative")
+    assert log.input["before"]["content"] == narrative.content and log.input["after"]["content"] == edited
+    page.wait_for_function("() => window.ConveneDesk.state.narratives[0].version === 2")
+
+    # While the manager types, someone else changes it: the editor keeps the manager's text, and
+    # saving the stale version says so and shows both texts.
+    page.locator("#narrative-content").fill("My own wording of round 1.")
+    status, body = api(page, "PATCH", f"discussions/{room_id}/narratives/{narrative.pk}",
+                       {"content": "Changed in another tab.", "version": 2})
+    assert status == 200, body
+    wait_for(lambda: page.evaluate("window.ConveneDesk.state.narratives[0].version") == 3 or None, timeout=20)
+    assert page.locator("#narrative-content").input_value() == "My own wording of round 1."
+    page.get_by_role("button", name="Save narrative").click()
+    conflict = page.locator("#narrative-conflict")
+    conflict.wait_for()
+    assert "changed meanwhile" in conflict.inner_text()
+    assert page.locator("#narrative-current").text_content() == "Changed in another tab."
+    assert page.locator("#narrative-content").input_value() == "My own wording of round 1."
+    assert Narrative.objects.get(pk=narrative.pk).content == "Changed in another tab."
+    page.get_by_role("button", name="Save narrative").click()  # saving again replaces it
+    wait_for(lambda: Narrative.objects.get(pk=narrative.pk).content == "My own wording of round 1." or None, timeout=20)
+    page.wait_for_function("() => document.querySelector('#narrative-conflict').hidden")
+
+    # Assign a task to the Builder: it shows as pending, and the agent claims it live in the next round.
+    builder = seats[1]
+    page.get_by_label("Title").fill("Draft the outbox schema")
+    page.get_by_label("Priority").select_option("5")
+    page.get_by_label("Assign to").select_option(str(builder.pk))
+    page.get_by_role("button", name="Add task").click()
+    task = wait_for(lambda: TaskAssignment.objects.filter(room_id=room_id).first(), timeout=20)
+    page.wait_for_selector(f"#board [data-task-id='{task.pk}']")
+    assert task_column(page, task.pk) == "pending"
+    card = page.locator(f"#board [data-task-id='{task.pk}']")
+    assert "P5" in card.inner_text() and "assigned to Builder" in card.inner_text()
+    wait_for(lambda: typed(room_id, 2).count() >= 3 or None, timeout=60)  # round 2's agents finished their work
+    page.get_by_role("button", name="End round").click()  # round 3's agents see the task
+    wait_for(lambda: TaskAssignment.objects.get(pk=task.pk).status != "pending" or None, timeout=60)
+    page.wait_for_function(f"() => document.querySelector(\"#board [data-task-id='{task.pk}']\").dataset.status !== 'pending'")
+    task.refresh_from_db()
+    assert task.claimed_by_id == builder.pk
+    assert task_column(page, task.pk) == task.status
+    assert "claimed by Builder" in card.inner_text()
+    shot(page, "workspace-desk-tasks.png")
+
+    # Swap the Tester's persona: the seat works with the new one, and that pair has its own adaptation.
+    tester = seats[2]
+    other = Persona.objects.create(key="desk-sceptic", name="Sceptic", prompt="You doubt every plan until it is tested.",
+                                   created_by=manager)
+    assert page.evaluate("window.__sameDocument === true")  # everything so far arrived live
+    page.reload()  # the persona list is read when the page opens
+    page.wait_for_function("() => document.querySelector('#connection').dataset.state === 'online'")
+    page.evaluate("window.__sameDocument = true")
+    page.get_by_label("Persona of Tester").select_option(label="Sceptic")
+    wait_for(lambda: Seat.objects.get(pk=tester.pk).persona_id == other.pk or None, timeout=20)
+    page.wait_for_function("(id) => document.querySelector('[aria-label=\"Persona of Tester\"]').value === String(id)",
+                           arg=other.pk)
+    assert PersonaAdaptation.objects.filter(room_id=room_id, agent_id=tester.agent_id, persona=other).exists()
+    assert Invocation.objects.filter(room_id=room_id, component="manager.swap_persona").count() == 1
+
+    # Search over observations, tasks and narratives.
+    page.get_by_label("Search the workspace").fill("outbox")
+    page.get_by_role("button", name="Search").click()
+    page.wait_for_selector("#search-results .search-hit")
+    results = page.locator("#search-results").inner_text()
+    assert "Tasks (1)" in results and "Draft the outbox schema" in results
+
+    # The invocation log, filtered by a round's correlation id.
+    chain = Invocation.objects.filter(room_id=room_id, component="manager.edit_narrative").first().correlation_id
+    page.get_by_label("Correlation id").fill(chain)
+    page.get_by_label("Correlation id").press("Enter")
+    page.wait_for_function("(c) => [...document.querySelectorAll('#invocations a.correlation')].every(a => a.dataset.correlation === c)"
+                           " && document.querySelectorAll('#invocations li').length > 0", arg=chain)
+    components = set(page.eval_on_selector_all("#invocations li", "ns => ns.map(n => n.dataset.component)"))
+    assert {"round.start", "agent.round_work", "narrative.generate", "manager.edit_narrative"} <= components
+
+    # Complete the scope: read-only everywhere, controls gone, writes refused.
+    page.get_by_role("button", name="Complete").click()
+    page.locator("#read-only").wait_for()
+    wait_for(lambda: Room.objects.get(pk=room_id).status == "completed" or None, timeout=20)
+    for control in ("#btn-end-round", "#task-form", "#btn-save-narrative", "#btn-start", "#btn-pause"):
+        assert not page.locator(control).is_visible(), control
+    assert page.locator("#seats select").count() == 0
+    assert page.locator("#narrative-content").get_attribute("readonly") is not None
+    status, body = api(page, "POST", f"discussions/{room_id}/tasks", {"title": "Too late", "priority": 1})
+    assert status == 409 and body["error"]["code"], body
+    assert TaskAssignment.objects.filter(room_id=room_id).count() == 1
+    shot(page, "workspace-desk-completed.png")
+    # A completed scope can still be archived; then no control is left at all.
+    archive = page.get_by_role("button", name="Archive")
+    assert archive.is_visible() and not page.get_by_role("button", name="Complete").is_visible()
+    archive.click()
+    page.wait_for_function("() => document.querySelector('#desk').dataset.status === 'archived'")
+    assert Room.objects.get(pk=room_id).status == "archived"
+    assert not page.locator("#workspace-controls").is_visible() and page.locator("#read-only").is_visible()
+    assert page.evaluate("window.__sameDocument === true")
+    assert page.errors == []
+
+    # A viewer sees the same room and nothing to press.
+    viewer_page, viewer = make_page("vic")
+    RoomMember.objects.create(room_id=room_id, user=viewer, access=RoomMember.Access.VIEWER)
+    viewer_page.goto(f"/workspaces/{room_id}/")
+    viewer_page.wait_for_function("() => document.querySelectorAll('#observations [data-observation-id]').length > 0")
+    assert viewer_page.locator("button:visible").filter(has_text="End round").count() == 0
+    assert viewer_page.locator("#task-form, #invocations, #btn-save-narrative").count() == 0
+    assert viewer_page.errors == []
