@@ -68,15 +68,18 @@ def learn_round(room: Room, number: int, seat: Seat, persona_id: int | None, cor
             return row  # this round was already learned (a redelivered task)
         thresholds, counts = learn(row.learned_thresholds, row.observation_counts, signals)
         with transaction.atomic():
+            # The room's row lock orders this event's seq after whatever the manager or the agents
+            # recorded since ``room`` was read.
+            locked_room = locked(room)
             updated = PersonaAdaptation.objects.filter(pk=row.pk, version=row.version).update(
                 learned_thresholds=thresholds, observation_counts=counts, rounds_learned=row.rounds_learned + 1,
                 last_round=number, version=row.version + 1)
             if updated:
                 row.refresh_from_db()
-                log_invocation(room, "adaptation.learn", correlation=correlation, agent_id=seat.agent_id,
+                log_invocation(locked_room, "adaptation.learn", correlation=correlation, agent_id=seat.agent_id,
                                input={"round": number, "personaId": persona_id, "signals": signals.__dict__},
                                output=str(thresholds))
-                record_event(room, EVENT, {"adaptation": adaptation_payload(row)})
+                record_event(locked_room, EVENT, {"adaptation": adaptation_payload(row)})
                 return row
         row.refresh_from_db()
     return None
