@@ -2,8 +2,9 @@
 
 - SQLite (the embedded default): the FTS5 table ``workspace_search`` (kept current by triggers,
   see migration rooms 0010), ranked by bm25.
-- PostgreSQL (production): ``SearchVector`` / ``SearchQuery`` / ``SearchRank`` over GIN
-  expression indexes on the same ``to_tsvector('english', ...)`` expressions.
+- PostgreSQL (production): observations by their stored ``search_vector`` column and its GIN index
+  (migration rooms 0014); tasks and narratives by ``SearchVector`` / ``SearchQuery`` / ``SearchRank``
+  over GIN expression indexes on the same ``to_tsvector('english', ...)`` expressions.
 
 Every word of the query must match (the last one also as a prefix, for search-as-you-type).
 When an OpenAI-compatible embeddings endpoint is configured (``EMBEDDINGS_BASE_URL``,
@@ -60,17 +61,29 @@ def _sqlite_hits(room_id: int, terms: list[str], limit: int) -> dict[str, list[t
 
 # --- PostgreSQL -----------------------------------------------------------------------------
 
+# Observations: the stored ``search_vector`` column (migration rooms 0014), ranked without parsing text again.
+PG_OBSERVATIONS = ("SELECT id, ts_rank(search_vector, q) AS score FROM rooms_observation, to_tsquery('english'::regconfig, %s) q "
+                   "WHERE room_id = %s AND search_vector @@ q ORDER BY score DESC, id DESC LIMIT %s")
+
+
+def pg_tsquery(terms: list[str]) -> str:
+    """``'cache' & ('inval' | 'inval':*)``: each word a quoted lexeme (\\w+ holds no quote), the last also a prefix."""
+    return " & ".join([*(f"'{t}'" for t in terms[:-1]), f"('{terms[-1]}' | '{terms[-1]}':*)"])
+
+
 def _pg_hits(room_id: int, terms: list[str], limit: int) -> dict[str, list[tuple[int, float]]]:
     from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 
-    raw = " & ".join([*(f"'{t}'" for t in terms[:-1]), f"('{terms[-1]}' | '{terms[-1]}':*)"])
+    raw = pg_tsquery(terms)
+    with connection.cursor() as cursor:
+        cursor.execute(PG_OBSERVATIONS, [raw, room_id, limit])
+        hits = {"observations": [(pk, round(float(score), 6)) for pk, score in cursor.fetchall()]}
     query = SearchQuery(raw, search_type="raw", config="english")
+    # Tasks and narratives: a few per round; their GIN expression indexes (rooms 0010) serve the match.
     sources = {
-        "observations": (Observation.objects.filter(room_id=room_id).exclude(event_type=""), SearchVector("content", config="english")),
         "tasks": (TaskAssignment.objects.filter(room_id=room_id), SearchVector("title", "description", config="english")),
         "narratives": (Narrative.objects.filter(room_id=room_id), SearchVector("content", config="english")),
     }
-    hits = {}
     for kind, (qs, vector) in sources.items():
         rows = (qs.annotate(document=vector).filter(document=query).annotate(score=SearchRank(vector, query))
                 .order_by("-score", "-pk").values_list("pk", "score")[:limit])
