@@ -31,6 +31,8 @@ BENCHMARKS = {
     "storage": ("storage.py", 180),
     "worker_overhead": ("worker_overhead.py", 180),
     "throughput": ("throughput.py", 300),
+    "workspace_search": ("workspace_search.py", 180),
+    "workspace_rounds": ("workspace_rounds.py", 240),
     # Socket.IO fan-out (its own script and options; it prints its own table, no JSON file here).
     "socket_latency": ("socket_latency.py", 240),
 }
@@ -75,7 +77,8 @@ def main(argv=None) -> int:
             rows.append([name, "no result", "", status[name][1]])
             continue
         data = json.loads(path.read_text())
-        rows.append([name, _headline(name, data), _met(data.get("target_met")), status[name][1]])
+        rows.append([name, _headline(name, data), _met(data["target_met"]) if "target_met" in data else "no target",
+                     status[name][1]])
     note = "; --quick: smaller sizes, so the verdicts do not apply to the targets" if args.quick else ""
     print(C.table(["benchmark", "headline", "target", "seconds"], rows,
                   title=f"Summary ({time.monotonic() - started:.0f} s in all{note})"))
@@ -165,6 +168,11 @@ def _headline(name: str, data: dict) -> str:
         return f"{data['database']}: p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms per step"
     if name == "throughput":
         return "; ".join(f"{r['database']}: {r['steps_per_s']:.1f} steps/s = {r['efficiency'] * 100:.0f}% of {r['ideal_steps_per_s']:.0f}"
+                         for r in data["results"])
+    if name == "workspace_search":
+        return "; ".join(f"{r['engine']}: p95 {r['p95_ms']:.1f} ms over {r['observations']:,}" for r in data["results"])
+    if name == "workspace_rounds":
+        return "; ".join(f"{r['database']}: {r['rounds_per_min']:.1f} rounds/min of {r['ideal_rounds_per_min']:.0f}"
                          for r in data["results"])
     return ""
 
