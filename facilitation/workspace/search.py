@@ -3,7 +3,7 @@
 - SQLite (the embedded default): the FTS5 table ``workspace_search`` (kept current by triggers,
   see migration rooms 0010), ranked by bm25.
 - PostgreSQL (production): observations by their stored ``search_vector`` column and its GIN index
-  (migration rooms 0014); tasks and narratives by ``SearchVector`` / ``SearchQuery`` / ``SearchRank``
+  (migration rooms 0015); tasks and narratives by ``SearchVector`` / ``SearchQuery`` / ``SearchRank``
   over GIN expression indexes on the same ``to_tsvector('english', ...)`` expressions.
 
 Every word of the query must match (the last one also as a prefix, for search-as-you-type).
@@ -61,7 +61,7 @@ def _sqlite_hits(room_id: int, terms: list[str], limit: int) -> dict[str, list[t
 
 # --- PostgreSQL -----------------------------------------------------------------------------
 
-# Observations: the stored ``search_vector`` column (migration rooms 0014), ranked without parsing text again.
+# Observations: the stored ``search_vector`` column (migration rooms 0015), ranked without parsing text again.
 PG_OBSERVATIONS = ("SELECT id, ts_rank(search_vector, q) AS score FROM rooms_observation, to_tsquery('english'::regconfig, %s) q "
                    "WHERE room_id = %s AND search_vector @@ q ORDER BY score DESC, id DESC LIMIT %s")
 

@@ -34,6 +34,6 @@ def _run(statements: list[str]):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("rooms", "0013_observation_kinds_in_use")]
+    dependencies = [("rooms", "0014_seat_role_background")]
 
     operations = [migrations.RunPython(_run(POSTGRES_UP), _run(POSTGRES_DOWN))]
