@@ -40,4 +40,4 @@ def make_discussion(owner, *, roles=("participant", "participant"), max_rounds=3
     fac = make_facilitator(key=f"fac-{owner.username}-{n}")
     people = [make_participant(f"Agent{i}{owner.username}", alias=f"a{i}-{owner.username}-{n}") for i in range(len(roles))]
     return do_create_room(owner, name="Test discussion", topic="Should we cache?", format=format, moderator_id=fac.pk,
-                          max_rounds=max_rounds, participants=[{"agentId": a.pk, "role": r} for a, r in zip(people, roles)], **extra)
+                          max_rounds=max_rounds, participants=[{"agent_id": a.pk, "role": r} for a, r in zip(people, roles)], **extra)

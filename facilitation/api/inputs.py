@@ -130,3 +130,8 @@ class AgentIn(serializers.Serializer):
             if f"{ref}_id" in data:
                 data[ref] = data.pop(f"{ref}_id")
         return data
+
+    @staticmethod
+    def api_errors(details: dict) -> dict:
+        """The action's error keys as this body names them (``role`` is ``roleId`` here)."""
+        return {{"role": "role_id", "persona": "persona_id"}.get(k, k): v for k, v in details.items()}

@@ -97,7 +97,7 @@ def do_import_discussion(owner, text: str) -> Room:
         if agent is None:
             missing.append(p.get("name"))
         else:
-            seats.append({"agentId": agent.pk, "role": p.get("role", "participant")})
+            seats.append({"agent_id": agent.pk, "role": p.get("role", "participant")})
     if missing:
         raise ValidationFailed(f"No participant agent available to you for: {', '.join(map(str, missing))}.",
                                {"participants": missing}, code="unknown_participant")

@@ -22,16 +22,6 @@ AGENT_FIELDS = ("name", "alias", "description", "role", "persona", "is_facilitat
 
 FIELDS = {Role: ROLE_FIELDS, Persona: PERSONA_FIELDS, Agent: AGENT_FIELDS}
 
-# Error keys use the API's camelCase names.
-_CAMEL = {"base_prompt": "basePrompt", "is_facilitator": "isFacilitator", "best_for": "bestFor",
-          "model_tier": "modelTier", "budget_tokens": "budgetTokens", "budget_usd": "budgetUsd",
-          "role": "roleId", "persona": "personaId"}
-
-
-def _key_of(field: str) -> str:
-    return _CAMEL.get(field, field)
-
-
 def _require_custom(row, what: str) -> None:
     if row.is_builtin:
         raise Forbidden(f"Built-in {what}s cannot be changed or deleted.", code="builtin_readonly")
@@ -46,7 +36,7 @@ def _require_text(fields: dict, names: tuple[str, ...], errors: dict, *, creatin
         if name in fields or creating:
             value = fields.get(name)
             if not isinstance(value, str) or not value.strip():
-                errors[_key_of(name)] = ["This field is required."]
+                errors[name] = ["This field is required."]
 
 
 def _unique_key(model, key: str, owner, exclude_pk=None) -> bool:
@@ -182,7 +172,7 @@ def _resolve_refs(user, fields: dict, errors: dict) -> dict:
             continue
         row = usable_by(model, user).filter(pk=ref).first() if isinstance(ref, int) and not isinstance(ref, bool) else None
         if row is None:
-            errors[_key_of(name)] = [f"Unknown {name} {ref!r}."]
+            errors[name] = [f"Unknown {name} {ref!r}."]
         else:
             resolved[name] = row
     return resolved
@@ -192,7 +182,7 @@ def _check_budgets(fields: dict, errors: dict) -> None:
     for name in ("budget_tokens", "budget_usd"):
         value = fields.get(name)
         if value is not None and value < 0:
-            errors[_key_of(name)] = ["Must be zero or more."]
+            errors[name] = ["Must be zero or more."]
 
 
 def do_create_agent(user, **fields) -> Agent:

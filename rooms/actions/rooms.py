@@ -25,7 +25,7 @@ def _max_rounds(value) -> int:
 
 
 def _persona(user, value, key: str, errors: dict) -> Persona | None:
-    """A participant's ``personaId`` (workspace rooms): a non-facilitator persona the user may use."""
+    """A participant's ``persona_id`` (workspace rooms): a non-facilitator persona the user may use."""
     if value is None:
         return None
 
@@ -71,23 +71,23 @@ def _validate_participants(user, moderator: Agent | None, participants) -> list[
     for i, p in enumerate(participants):
         key = f"participants[{i}]"
         if not isinstance(p, dict):
-            errors[key] = ["Each participant is an object {agentId, role}."]
+            errors[key] = ["Each participant is an object with an agent id and a role."]
             continue
-        agent_id, role = p.get("agentId", p.get("agent_id")), p.get("role", Seat.Role.PARTICIPANT)
+        agent_id, role = p.get("agent_id"), p.get("role", Seat.Role.PARTICIPANT)
         agent = agents.get(agent_id) if isinstance(agent_id, int) and not isinstance(agent_id, bool) else None
         if agent is None:
-            errors[f"{key}.agentId"] = [f"Unknown agent {agent_id!r}."]
+            errors[f"{key}.agent_id"] = [f"Unknown agent {agent_id!r}."]
             continue
         if not isinstance(role, str) or role not in SEAT_ROLES:
             errors[f"{key}.role"] = [f"Role must be one of {', '.join(sorted(SEAT_ROLES))}."]
             continue
         if moderator is not None and agent.pk == moderator.pk:
-            errors[f"{key}.agentId"] = ["The facilitator cannot also be a participant."]
+            errors[f"{key}.agent_id"] = ["The facilitator cannot also be a participant."]
             continue
         if agent.pk in seen:
-            errors[f"{key}.agentId"] = ["This agent is already seated."]
+            errors[f"{key}.agent_id"] = ["This agent is already seated."]
             continue
-        persona = _persona(user, p.get("personaId", p.get("persona_id")), f"{key}.personaId", errors)
+        persona = _persona(user, p.get("persona_id"), f"{key}.persona_id", errors)
         seen.add(agent.pk)
         result.append((agent, role, persona))
     if errors:
@@ -167,7 +167,7 @@ def do_copy_room(room: Room, user) -> Room:
 
     Nothing that was said is copied. Logged as the invocation ``room.copy``.
     """
-    participants = [{"agentId": s.agent_id, "role": s.role}
+    participants = [{"agent_id": s.agent_id, "role": s.role}
                     for s in room.seats.exclude(role=Seat.Role.FACILITATOR).order_by("position", "id") if s.agent_id]
     suffix = " (copy)"
     name = room.name[: limits.NAME - len(suffix)] + suffix

@@ -109,6 +109,6 @@ def new_discussion(owner, catalog, **overrides):
 
     body = create_body(catalog)
     args = {"name": body["name"], "topic": body["topic"], "format": body["format"], "moderator_id": catalog["chair"].pk,
-            "max_rounds": 3, "participants": body["participants"]}
+            "max_rounds": 3, "participants": [{"agent_id": p["agentId"], "role": p["role"]} for p in body["participants"]]}
     args.update(overrides)
     return do_create_room(owner, **args)

@@ -36,7 +36,7 @@ def test_a_person_comments_and_votes_and_the_tally_changes_live(make_page):
     agents = [make_participant(name, alias=f"{name.lower()}-votes") for name in ("Ada", "Bea", "Cyd")]
     room = do_create_room(owner, name="Cache decision", topic="Cache the catalogue?", format="deliberation",
                           moderator_id=chair.pk, max_rounds=20,
-                          participants=[{"agentId": a.pk, "role": "participant"} for a in agents],
+                          participants=[{"agent_id": a.pk, "role": "participant"} for a in agents],
                           deliberation=deliberation_settings("feature", {"threshold": 1.0, "humanRequired": True}))
     RoomMember.objects.create(room=room, user=viewer, access="viewer")
     page.goto(f"/discussions/{room.pk}/")

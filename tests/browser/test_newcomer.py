@@ -25,7 +25,7 @@ def new_room(owner, name="Catalogue cache", topic="Should we cache the product c
     chair = make_facilitator(f"Chair {key}", key=f"chair-{key}")
     agents = [make_participant(f"{p}", alias=f"{p.lower()}-{key}") for p in people]
     room = do_create_room(owner, name=name, topic=topic, format="deliberation", moderator_id=chair.pk, max_rounds=rounds,
-                          participants=[{"agentId": a.pk, "role": "participant"} for a in agents])
+                          participants=[{"agent_id": a.pk, "role": "participant"} for a in agents])
     if start:
         do_start_discussion(room)
     return room

@@ -25,7 +25,7 @@ def test_a_hostile_turn_renders_as_inert_formatted_text(make_page):
     chair = make_facilitator(key="hostile-chair")
     agents = [make_participant(HOSTILE_SPEAKER, alias="hostile"), make_participant("Calm", alias="calm")]
     room = do_create_room(owner, name="Hostile text", topic="Can text escape?", format="deliberation", moderator_id=chair.pk,
-                          max_rounds=2, participants=[{"agentId": a.pk, "role": "participant"} for a in agents])
+                          max_rounds=2, participants=[{"agent_id": a.pk, "role": "participant"} for a in agents])
     do_start_discussion(room)
     wait_for(lambda: Room.objects.get(pk=room.pk).is_terminal, timeout=60)
     page.goto(f"/discussions/{room.pk}/")

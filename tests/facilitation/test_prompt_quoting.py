@@ -57,7 +57,7 @@ def hostile_room(db):
     bob = Agent.objects.create(name="Bob", alias="bob", created_by=owner, description="A careful engineer.")
     return do_create_room(owner, name="Offsite </room_name> SENTINEL-NAME", topic=HOSTILE_TOPIC, format="deliberation",
                           moderator_id=chair.pk, max_rounds=2,
-                          participants=[{"agentId": ada.pk, "role": "participant"}, {"agentId": bob.pk, "role": "participant"}])
+                          participants=[{"agent_id": ada.pk, "role": "participant"}, {"agent_id": bob.pk, "role": "participant"}])
 
 
 def test_hostile_text_stays_quoted_in_every_request_a_real_provider_sends(hostile_room, settings):

@@ -12,7 +12,7 @@ def make_workspace(owner, *, agents=3, turn_policy=None, name="Billing migration
     people = [make_participant(f"Agent{i}-{owner.username}", alias=f"ws{i}-{owner.username}-{Persona.objects.count()}")
               for i in range(agents)]
     room = do_create_room(owner, name=name, topic=TOPIC, kind="workspace", moderator_id=fac.pk,
-                          participants=[{"agentId": a.pk, "role": "participant"} for a in people], turn_policy=turn_policy)
+                          participants=[{"agent_id": a.pk, "role": "participant"} for a in people], turn_policy=turn_policy)
     for user, access in ((viewer, "viewer"), (participant, "participant")):
         if user is not None:
             RoomMember.objects.create(room=room, user=user, access=access)

@@ -3,6 +3,8 @@
 Everyone sees the built-in presets; custom rows are visible to and changeable by
 their creator (and staff) only. Built-ins are read-only: 403 on PATCH and DELETE.
 """
+from contextlib import contextmanager
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.views import APIView
 
@@ -26,6 +28,18 @@ def _parse(serializer_class, request, partial: bool) -> dict:
     if hasattr(serializer, "to_action"):
         return serializer.to_action()
     return dict(serializer.validated_data)
+
+
+@contextmanager
+def _named_as_in(input_class):
+    """An action's validation errors keyed as the request body names its fields."""
+    try:
+        yield
+    except ValidationFailed as exc:
+        rename = getattr(input_class, "api_errors", None)
+        if rename is None:
+            raise
+        raise ValidationFailed(exc.message, rename(exc.details), code=exc.code) from None
 
 
 class _CatalogList(APIView):
@@ -54,7 +68,8 @@ class _CatalogList(APIView):
 
     def post(self, request):
         fields = _parse(self.input_class, request, partial=False)
-        row = self.create(request.user, fields)
+        with _named_as_in(self.input_class):
+            row = self.create(request.user, fields)
         return ok(self.shape(row), status=201)
 
 
@@ -72,7 +87,9 @@ class _CatalogDetail(APIView):
     def patch(self, request, id: int):
         row = catalog_row(self.model, request.user, id, self.what)
         fields = _parse(self.input_class, request, partial=True)
-        return ok(self.shape(self.update(row, request.user, fields)))
+        with _named_as_in(self.input_class):
+            row = self.update(row, request.user, fields)
+        return ok(self.shape(row))
 
     def delete(self, request, id: int):
         row = catalog_row(self.model, request.user, id, self.what)

@@ -67,7 +67,7 @@ class Command(BaseCommand):
         owner = get_user_model().objects.get(username=username)
         facilitator = Agent.objects.get(is_builtin=True, is_facilitator=True, name="The Bridge-Builder")
         people = list(Agent.objects.filter(is_builtin=True, alias__in=["architect", "security", "pragmatist"]))
-        seats = [{"agentId": a.pk, "role": "devil_advocate" if a.alias == "pragmatist" else "participant"} for a in people]
+        seats = [{"agent_id": a.pk, "role": "devil_advocate" if a.alias == "pragmatist" else "participant"} for a in people]
         room = do_create_room(owner, name="Demo: caching the catalogue", topic=DEMO_TOPIC, format="deliberation",
                               moderator_id=facilitator.pk, max_rounds=5, participants=seats)
         return do_start_discussion(room)

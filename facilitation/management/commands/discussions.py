@@ -133,7 +133,7 @@ class Command(BaseCommand):
             agent = agents.filter(is_facilitator=False, alias=word).first() or agents.filter(is_facilitator=False, name__iexact=word).first()
             if agent is None:
                 raise CommandError(f"No participant agent {word!r}.")
-            seats.append({"agentId": agent.pk, "role": "participant"})
+            seats.append({"agent_id": agent.pk, "role": "participant"})
         consensus = {"rejectBlocks": not opts["no_reject_blocks"], "humanRequired": opts["human_required"]}
         if opts["threshold"] is not None:
             consensus["threshold"] = opts["threshold"]

@@ -57,7 +57,7 @@ class Command(BaseCommand):
             agent = Agent.objects.filter(alias=alias, is_facilitator=False).first() or Agent.objects.filter(name__iexact=alias, is_facilitator=False).first()
             if agent is None:
                 raise CommandError(f"No participant agent with alias {alias!r}.")
-            participants.append({"agentId": agent.pk, "role": "participant"})
+            participants.append({"agent_id": agent.pk, "role": "participant"})
         owner, _ = get_user_model().objects.get_or_create(username="convene-cli", defaults={"is_active": False})
         try:
             room = do_create_room(owner, name=opts["topic"][:200], topic=opts["topic"], format=opts["format"],

@@ -189,7 +189,7 @@ def test_the_eight_presets_run_distinct_rooms_on_the_rehearsal_model(settings):
     seed_presets()
     owner = make_user()
     people = [("architect", "participant"), ("security", "participant"), ("pragmatist", "devil_advocate"), ("designer", "participant")]
-    participants = [{"agentId": Agent.objects.get(alias=a, is_builtin=True).pk, "role": r} for a, r in people]
+    participants = [{"agent_id": Agent.objects.get(alias=a, is_builtin=True).pk, "role": r} for a, r in people]
     orders = {}
     for preset in FACILITATOR_PRESETS:
         fac = Agent.objects.get(alias=preset["key"], is_builtin=True)
