@@ -156,6 +156,16 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     results = page.locator("#search-results").inner_text()
     assert "Tasks (1)" in results and "Draft the outbox schema" in results
 
+    # The invocation log shows the newest rows, however long the log grows (the API pages from the oldest).
+    Invocation.objects.bulk_create([Invocation(room_id=room_id, component="agent.round_work", correlation_id="long-chain",
+                                               input={"n": i}) for i in range(250)])
+    newest = Invocation.objects.filter(room_id=room_id, correlation_id="long-chain").order_by("-id").first().pk
+    page.get_by_label("Correlation id").fill("long-chain")
+    page.get_by_label("Correlation id").press("Enter")
+    page.wait_for_function("(id) => { const rows = document.querySelectorAll('#invocations li');"
+                           " return rows.length === 200 && rows[rows.length - 1].dataset.invocationId === String(id); }",
+                           arg=newest)
+
     # The invocation log, filtered by a round's correlation id.
     chain = Invocation.objects.filter(room_id=room_id, component="manager.edit_narrative").first().correlation_id
     page.get_by_label("Correlation id").fill(chain)

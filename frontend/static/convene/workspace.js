@@ -163,12 +163,29 @@
     }
   }
 
-  async function loadLog() {
+  // The log grows all the time: fetch only what came after the last row shown (the API pages from
+  // the oldest), one fetch at a time, and show the newest LOG_ROWS.
+  const LOG_ROWS = 200;
+  const logView = { filter: null, lastId: 0, rows: [], queue: Promise.resolve() };
+  function loadLog() {
+    logView.queue = logView.queue.catch(() => {}).then(fetchLog);
+    return logView.queue;
+  }
+
+  async function fetchLog() {
     const box = $("#invocations");
     if (!box) return;
     const c = $("#log-correlation").value.trim();
-    const rows = (await request("GET", `${base}/invocations${c ? `?correlationId=${encodeURIComponent(c)}` : ""}`)).data;
-    box.replaceChildren(...rows.slice(-200).map((i) => el("li", { "data-component": i.component },
+    if (logView.filter !== c) Object.assign(logView, { filter: c, lastId: 0, rows: [] });
+    for (;;) {
+      const query = new URLSearchParams({ afterId: String(logView.lastId), limit: "1000" });
+      if (c) query.set("correlationId", c);
+      const rows = (await request("GET", `${base}/invocations?${query}`)).data;
+      if (rows.length) logView.lastId = rows[rows.length - 1].id;
+      logView.rows = logView.rows.concat(rows).slice(-LOG_ROWS);
+      if (rows.length < 1000) break;
+    }
+    box.replaceChildren(...logView.rows.map((i) => el("li", { "data-component": i.component, "data-invocation-id": i.id },
       el("code", {}, i.component), " ", el("a", { href: "#", class: "correlation", "data-correlation": i.correlationId }, i.correlationId),
       el("span", { class: "muted small" }, ` ${i.user || ""}${i.agentId ? ` agent ${i.agentId}` : ""} ${i.success ? "" : "failed"}`))));
   }
