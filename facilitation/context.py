@@ -79,6 +79,10 @@ class RoomContext:
     sealed_from: int | None = None
     #: (voted, voters) in the current phase.
     ballot: tuple = (0, 0)
+    #: Voters who have not voted in the current phase, in seat order.
+    unvoted: tuple = ()
+    #: How many turns may run at once when several seats are asked together (1..3).
+    max_parallel: int = 1
 
     def sealed(self, seq) -> bool:
         """Is a vote cast at ``seq`` hidden (an open independent ballot)?"""
@@ -223,7 +227,8 @@ def _summaries(turns: list[dict], state: RoomState, count: int, chunk: int, seal
 def assemble(*, room_id: int, name: str, topic: str, format: str, round: int, max_rounds: int, state: EngineState,
              seats: list[SeatInfo], agents: dict, facilitator: AgentView, records: list[dict], narratives: list[str] = (),
              budget_tokens: int | None = None, budget_usd: float | None = None, tokens_used: int = 0, cost_usd: float = 0.0,
-             chunk: int = 3, keep: int = 2, template: str = "", phase: str = "", phase_started_seq: int = 0) -> RoomContext:
+             chunk: int = 3, keep: int = 2, template: str = "", phase: str = "", phase_started_seq: int = 0,
+             max_parallel: int = 1) -> RoomContext:
     """A context from plain data: the room state replayed from ``records`` (see ``deliberation.state.replay``).
 
     With a ``template`` and ``phase``, background seats are asked to vote while the phase takes votes, and
@@ -256,6 +261,7 @@ def assemble(*, room_id: int, name: str, topic: str, format: str, round: int, ma
         budget_tokens=budget_tokens, budget_usd=budget_usd, tokens_used=tokens_used, cost_usd=cost_usd,
         template=template if current is not None else "", phase=current, phase_number=number, sealed_from=sealed_from,
         ballot=(len([v for v in voters if v.id in voted]), len(voters)),
+        unvoted=tuple(v.id for v in voters if v.id not in voted), max_parallel=max_parallel,
     )
 
 
@@ -277,4 +283,5 @@ def load_context(room: Room) -> RoomContext:
         budget_usd=float(room.budget_usd) if room.budget_usd is not None else None, tokens_used=room.tokens_used,
         cost_usd=float(room.cost_usd), chunk=int(cfg.get("SUMMARY_CHUNK", 3)), keep=int(cfg["RECENT_TURNS_VERBATIM"]),
         template=room.template, phase=room.phase, phase_started_seq=room.phase_started_seq,
+        max_parallel=room.max_parallel or 1,
     )

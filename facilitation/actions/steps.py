@@ -12,8 +12,10 @@ from django.db.models import F
 from django.utils import timezone
 
 from facilitation.actions import phases
-from facilitation.engine import Decision, EngineState, after_decision, after_synthesis, after_turn, force_synthesis
-from facilitation.runs.leases import Claim, locked_if_ours
+from facilitation.engine import (
+    Decision, EngineState, after_decision, after_parallel, after_synthesis, after_turn, force_synthesis,
+)
+from facilitation.runs.leases import RUNNING, Claim, finish, locked_if_ours
 from facilitation.runs.scheduling import schedule_step
 from rooms.actions.deliveries import queue_relay
 from rooms.events import EventType, build, next_seq, record_event
@@ -77,7 +79,7 @@ def record_discarded_call(claim: Claim, call: CallRecord, reason: str) -> None:
         _record_call(None, claim.room_id, call, claim.correlation)
 
 
-def _finish_step(room: Room, state: EngineState, claim: Claim, call: CallRecord | None) -> None:
+def _finish_step(room: Room, state: EngineState, claim: Claim, call: CallRecord | None, slots: int = 1) -> None:
     if call is not None:
         _record_call(room, room.pk, call, claim.correlation)
     room.engine_state = state.dump()
@@ -88,15 +90,17 @@ def _finish_step(room: Room, state: EngineState, claim: Claim, call: CallRecord 
     room.save(update_fields=["engine_state", "round", "status", "ended_at", "conclusion", "seq", "tokens_used",
                              "cost_usd", "updated_at"])
     if room.status == Room.Status.ACTIVE:
-        # A discussion step has one slot; ``locked_if_ours`` opened the next one.
-        schedule_step(room.pk, claim.step_seq + 1)
+        # The step's last slot is done, so the next step is open (``finish``): one slot, or one per parallel turn.
+        schedule_step(room.pk, claim.step_seq + 1, slots)
 
 
 def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, facilitator_seat_id: int | None,
-                    facilitator_name: str, provider: str) -> bool:
+                    facilitator_name: str, provider: str, together: tuple = ()) -> bool:
+    """Write a facilitator decision. ``together``: seats asked at once (the speaker first, at most the room's
+    ``max_parallel``); with two or more, the next step is their turns in parallel, one slot each."""
     with transaction.atomic():
-        room = locked_if_ours(claim)
-        if room is None:
+        room = Room.objects.select_for_update().filter(pk=claim.room_id).first()
+        if room is None or room.status not in RUNNING:
             return False
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)
         if decision.decision == "continue" and state.phase == "evaluation" and phases.concludes(room):
@@ -105,19 +109,27 @@ def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, f
                                 progress=decision.progress, corrections=list(decision.corrections) + [{
                                     "rule": "consensus",
                                     "reason": "Consensus was reached in the last phase; the discussion concludes."}])
+        together = list(together)[: min(room.max_parallel, state.rounds_left)] if decision.decision == "continue" else []
+        if len(together) < 2 or together[0] != decision.next_participant_id:
+            together = []
+        if finish(claim, next_slots=len(together) or 1) is None:
+            return False
+        payload = decision.as_payload()
+        if together:
+            payload["together"] = together
         seq = next_seq(room, persist=False)
         obs = Observation.objects.create(
             room=room, seq=seq, round=state.round, seat_id=facilitator_seat_id, author_name=facilitator_name,
             author_kind=Observation.AuthorKind.FACILITATOR, kind=Observation.Kind.DECISION,
-            content=decision.question or decision.reasoning, data=decision.as_payload(), provider=provider,
+            content=decision.question or decision.reasoning, data=payload, provider=provider,
             tokens=call.tokens if call else 0,
         )
-        state = after_decision(state, decision)
+        state = after_decision(state, decision, tuple(together))
         if any(c.get("rule") == "consensus" for c in decision.corrections):
             state.synthesisReason = "consensus"
-        record_event(room, EventType.MODERATOR, build.moderator(obs, decision.as_payload(), state.round), seq=seq)
+        record_event(room, EventType.MODERATOR, build.moderator(obs, payload, state.round), seq=seq)
         queue_relay(room, obs)  # to linked chats, if any
-        _finish_step(room, state, claim, call)
+        _finish_step(room, state, claim, call, slots=len(together) or 1)
     return True
 
 
@@ -131,6 +143,30 @@ class Speaker:
     is_agent: bool = True
 
 
+def _write_turn(room: Room, round: int, speaker: Speaker, content: str, status: str, markers: list, provider: str,
+                tokens: int, data: dict | None) -> bool:
+    """One participant turn, its events and relays (the room locked); True when it concludes the last phase."""
+    # The lease makes this the only writer of this round: no get_or_create needed.
+    turn = Turn.objects.create(room=room, number=round, ended_at=timezone.now())
+    seq = next_seq(room, persist=False)
+    obs = Observation(
+        room=room, seq=seq, turn=turn, round=round, seat_id=speaker.seat_id, author_name=speaker.name,
+        author_kind=Observation.AuthorKind.AGENT if speaker.is_agent else Observation.AuthorKind.HUMAN,
+        kind=Observation.Kind.CONTRIBUTION, content=content, markers=markers, status=status,
+        provider=provider, tokens=tokens, data=data or {},
+    )
+    obs.save(force_insert=True)
+    record_event(room, EventType.TURN, build.turn(obs, role=speaker.role), seq=seq)
+    concludes = phases.after_turn(room) == "conclude"  # consensus in the last phase ends the discussion
+    queue_relay(room, obs)  # to linked chats, if any
+    return concludes
+
+
+def _charge_seat(seat_id: int, call: CallRecord | None) -> None:
+    if call is not None and call.tokens:
+        Seat.objects.filter(pk=seat_id).update(tokens_used=F("tokens_used") + call.tokens, cost_usd=F("cost_usd") + call.cost_usd)
+
+
 def commit_turn(claim: Claim, speaker: Speaker, content: str, status: str, markers: list, call: CallRecord | None,
                 provider: str, data: dict | None = None) -> bool:
     """Write a participant's turn. ``data`` is kept on it (``{"pass": true}`` for a pass)."""
@@ -139,27 +175,54 @@ def commit_turn(claim: Claim, speaker: Speaker, content: str, status: str, marke
         if room is None:
             return False
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)
-        seat_id = speaker.seat_id
-        state = after_turn(state, seat_id)
-        # The lease makes this the only writer of this round: no get_or_create needed.
-        turn = Turn.objects.create(room=room, number=state.round, ended_at=timezone.now())
-        seq = next_seq(room, persist=False)
-        obs = Observation(
-            room=room, seq=seq, turn=turn, round=state.round, seat_id=seat_id, author_name=speaker.name,
-            author_kind=Observation.AuthorKind.AGENT if speaker.is_agent else Observation.AuthorKind.HUMAN,
-            kind=Observation.Kind.CONTRIBUTION, content=content, markers=markers, status=status,
-            provider=provider, tokens=call.tokens if call else 0, data=data or {},
-        )
-        obs.save(force_insert=True)
-        if call is not None and call.tokens:
-            Seat.objects.filter(pk=seat_id).update(tokens_used=F("tokens_used") + call.tokens, cost_usd=F("cost_usd") + call.cost_usd)
-        record_event(room, EventType.TURN, build.turn(obs, role=speaker.role), seq=seq)
-        if phases.after_turn(room) == "conclude":  # consensus in the last phase ends the discussion
+        state = after_turn(state, speaker.seat_id)
+        _charge_seat(speaker.seat_id, call)
+        if _write_turn(room, state.round, speaker, content, status, markers, provider, call.tokens if call else 0, data):
             state = force_synthesis(state, "consensus")
         room.round = state.round
         record_event(room, EventType.STATUS, build.status(room), persist_seq=False)
-        queue_relay(room, obs)  # to linked chats, if any
         _finish_step(room, state, claim, call)
+    return True
+
+
+def commit_parallel_turn(claim: Claim, speaker: Speaker, content: str, status: str, markers: list,
+                         call: CallRecord | None, provider: str, data: dict | None = None) -> bool:
+    """One slot of a parallel step answered: its turn is kept on the room's engine state until every slot has
+    answered; the last one writes them all, in the order the facilitator chose (slot order), then the
+    evaluation follows. A slot commits only while its lease holds, so each turn is written exactly once,
+    and a slot whose worker died is run again without touching the others."""
+    with transaction.atomic():
+        room = Room.objects.select_for_update().filter(pk=claim.room_id).first()
+        if room is None or room.status not in RUNNING:
+            return False
+        done = finish(claim)
+        if done is None:
+            return False
+        state = EngineState.load(room.engine_state, room.max_rounds, room.round)
+        if call is not None:
+            _record_call(room, room.pk, call, claim.correlation)
+        _charge_seat(speaker.seat_id, call)
+        state.staged[str(claim.slot)] = {
+            "seatId": speaker.seat_id, "name": speaker.name, "role": speaker.role, "isAgent": speaker.is_agent,
+            "content": content, "status": status, "markers": markers, "provider": provider,
+            "tokens": call.tokens if call else 0, "data": data or {},
+        }
+        if done.next is None:  # others are still answering
+            room.engine_state = state.dump()
+            room.save(update_fields=["engine_state", "tokens_used", "cost_usd", "updated_at"])
+            return True
+        staged = [state.staged[key] for key in sorted(state.staged, key=int)]
+        concluded = False
+        for number, entry in enumerate(staged, start=1):
+            who = Speaker(entry["seatId"], entry["name"], entry["role"], entry["isAgent"])
+            concluded = _write_turn(room, state.round + number, who, entry["content"], entry["status"], entry["markers"],
+                                    entry["provider"], entry["tokens"], entry["data"]) or concluded
+        state = after_parallel(state, [entry["seatId"] for entry in staged])
+        if concluded:
+            state = force_synthesis(state, "consensus")
+        room.round = state.round
+        record_event(room, EventType.STATUS, build.status(room), persist_seq=False)
+        _finish_step(room, state, claim, None)
     return True
 
 

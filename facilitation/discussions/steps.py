@@ -10,7 +10,7 @@ from facilitation.context import RoomContext, load_context
 from facilitation.deliberation.markers import PASS, is_pass, parse_markers
 from facilitation.deliberation import conclusion
 from facilitation.discussions.steering import checked_conclusion, settle_decision
-from facilitation.engine import Concluded, Evaluation, Opening, ParticipantTurn, Synthesis, next_step
+from facilitation.engine import Concluded, Evaluation, Opening, ParallelTurns, ParticipantTurn, Synthesis, next_step
 from facilitation.llm import LLMRequest, LLMResponse, provider_for
 from facilitation.llm.base import prompt_text
 from facilitation.llm.registry import get_provider
@@ -74,17 +74,45 @@ def _committed(ok: bool, run: StepRun) -> StepResult:
 
 
 def run_turn(run: StepRun) -> StepResult:
-    ctx, step = run.context, run.step
+    return _take_turn(run, run.step, commit.commit_turn)
+
+
+def run_parallel_turn(run: StepRun) -> StepResult:
+    """One slot of several seats asked at once: this slot's seat, from the same context as the others (none
+    sees the others' answers); committed by ``commit_parallel_turn`` in the facilitator's order."""
+    step = run.step
+    if run.claim.slot >= len(step.seat_ids):  # a slot the step does not use
+        return _committed(commit.commit_parallel_turn(run.claim, _speaker(run.context, step.seat_ids[0]), "", "error",
+                                                      [], None, ""), run)
+    seat_step = ParticipantTurn(seat_id=step.seat_ids[run.claim.slot], question=_to_everyone(run.context, step))
+    return _take_turn(run, seat_step, commit.commit_parallel_turn, parallel=True)
+
+
+def _to_everyone(ctx: RoomContext, step: ParallelTurns) -> str:
+    """The facilitator's question without the first speaker's name in front: it goes to every seat asked."""
+    question = step.question.strip()
+    first = ctx.seat(step.seat_ids[0]).name
+    if first and question.lower().startswith(first.lower()):
+        rest = question[len(first):].lstrip(" ,:;")
+        question = rest[:1].upper() + rest[1:] if rest else question
+    return question
+
+
+def _take_turn(run: StepRun, step: ParticipantTurn, commit_turn, parallel: bool = False) -> StepResult:
+    ctx = run.context
     agent = ctx.agents[step.seat_id]
     provider = provider_for(run.provider_override or agent.provider)
     timeout = timeouts()[0]
     request = for_step(ctx, step, timeout)
     model = request.model or provider.name
     if _budget_exceeded(ctx, request, model):
-        return run_synthesis(run, Synthesis("budget"))
+        if not parallel:
+            return run_synthesis(run, Synthesis("budget"))
+        ok = commit_turn(run.claim, _speaker(ctx, step.seat_id), "The room's budget is used up.", "error", [], None, provider.name)
+        return _committed(ok, run)
     if _budget_exceeded(agent, request, model):
-        ok = commit.commit_turn(run.claim, _speaker(ctx, step.seat_id), f"{agent.name} has used up its budget and passes this turn.",
-                                "error", [], None, provider.name)
+        ok = commit_turn(run.claim, _speaker(ctx, step.seat_id), f"{agent.name} has used up its budget and passes this turn.",
+                         "error", [], None, provider.name)
         return _committed(ok, run)
     outcome = _call(run, provider, request, timeout, "participant.turn", agent.agent_id)
     if outcome.retry:
@@ -95,11 +123,29 @@ def run_turn(run: StepRun) -> StepResult:
     content = response.text.strip() if response else ""
     passed = status == "ok" and is_pass(content)
     markers = parse_markers(content) if content and not passed else []
-    ok = commit.commit_turn(run.claim, _speaker(ctx, step.seat_id), PASS if passed else content, status, markers, call,
-                            _provider_name(response, provider), data={"pass": True} if passed else None)
+    ok = commit_turn(run.claim, _speaker(ctx, step.seat_id), PASS if passed else content, status, markers, call,
+                     _provider_name(response, provider), data={"pass": True} if passed else None)
     if not ok and response is not None:
         commit.record_discarded_call(run.claim, call, "lease lost")
     return _committed(ok, run)
+
+
+def together_for(ctx: RoomContext, decision, opening: bool) -> tuple:
+    """The seats asked at once with the decision's speaker, when the room runs turns in parallel
+    (``maxParallel`` > 1): everyone asked for the floor with ``@`` (``@all``), the voters of an open
+    independent ballot who have not voted, or every speaking seat at a brainstorm's opening. The speaker
+    comes first, then the others in the order asked; the last speaker is never among them."""
+    if ctx.max_parallel < 2 or decision.decision != "continue" or decision.next_participant_id is None:
+        return ()
+    speaking = [s.id for s in ctx.speakers]
+    asked = list(ctx.room.requested if ctx.room else [])
+    if ctx.sealed_from is not None:
+        asked += list(ctx.unvoted)
+    if opening and ctx.format == "brainstorm":
+        asked += speaking
+    first = decision.next_participant_id
+    others = [i for i in dict.fromkeys(asked) if i != first and i != ctx.last_seat_id and i in speaking]
+    return tuple([first, *others][: ctx.max_parallel]) if others else ()
 
 
 def run_decision(run: StepRun) -> StepResult:
@@ -118,7 +164,8 @@ def run_decision(run: StepRun) -> StepResult:
     settled = settle_decision(run, provider, request, outcome, timeout, _discarder(run, component, fac.agent_id))
     decision, request, outcome = settled.decision, settled.request, settled.outcome
     call = _call_record(component, fac.agent_id, request, outcome.response, outcome.error)
-    ok = commit.commit_decision(run.claim, decision, call, fac.seat_id or None, fac.name, _provider_name(outcome.response, provider))
+    ok = commit.commit_decision(run.claim, decision, call, fac.seat_id or None, fac.name, _provider_name(outcome.response, provider),
+                                together=together_for(ctx, decision, opening))
     if not ok and outcome.response is not None:
         commit.record_discarded_call(run.claim, call, "lease lost")
     return _committed(ok, run)
@@ -166,6 +213,7 @@ def run_synthesis(run: StepRun, step: Synthesis | None = None) -> StepResult:
 def register() -> None:
     registry.register_planner(ROOM_KIND, plan)
     registry.register_handler(ParticipantTurn.kind, run_turn)
+    registry.register_handler(ParallelTurns.kind, run_parallel_turn)
     registry.register_handler(Opening.kind, run_decision)
     registry.register_handler(Evaluation.kind, run_decision)
     registry.register_handler(Synthesis.kind, run_synthesis)

@@ -2,16 +2,17 @@
 
 The state is a small JSON object stored on the room::
 
-    {"phase": "opening" | "turn" | "evaluation" | "synthesis" | "done",
+    {"phase": "opening" | "turn" | "parallel" | "evaluation" | "synthesis" | "done",
      "round": int, "maxRounds": int,
      "nextSeatId": int | None, "question": str,       # the upcoming turn (kept across pause)
+     "parallelSeatIds": [int], "staged": {slot: turn}, # several seats asked at once, and the answers in so far
      "lastSeatId": int | None, "synthesisReason": str,
      "airtime": {"<seatId>": turns}}
 """
 from dataclasses import asdict, dataclass, field
 
 from facilitation.engine.decision import Decision
-from facilitation.engine.steps import Concluded, Evaluation, Opening, ParticipantTurn, Step, Synthesis
+from facilitation.engine.steps import Concluded, Evaluation, Opening, ParallelTurns, ParticipantTurn, Step, Synthesis
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class EngineState:
     lastSeatId: int | None = None
     synthesisReason: str = ""
     airtime: dict = field(default_factory=dict)
+    parallelSeatIds: list = field(default_factory=list)
+    staged: dict = field(default_factory=dict)
 
     @classmethod
     def load(cls, data: dict | None, max_rounds: int, round: int = 0) -> "EngineState":
@@ -82,6 +85,8 @@ def next_step(state: EngineState, seats: list[SeatInfo]) -> Step:
         return Opening()
     if state.phase == "evaluation":
         return Evaluation(rounds_left=state.rounds_left, must_synthesize=state.rounds_left <= 0)
+    if state.phase == "parallel" and state.parallelSeatIds:
+        return ParallelTurns(seat_ids=tuple(state.parallelSeatIds), question=state.question)
     # phase "turn": max rounds is a hard ceiling whatever was decided before
     if state.round >= state.maxRounds:
         return Synthesis("max_rounds")
@@ -90,16 +95,30 @@ def next_step(state: EngineState, seats: list[SeatInfo]) -> Step:
     return ParticipantTurn(seat_id=seat_id, question=state.question)
 
 
-def after_decision(state: EngineState, decision: Decision) -> EngineState:
-    """Apply a facilitator decision (opening or evaluation)."""
+def after_decision(state: EngineState, decision: Decision, together: tuple = ()) -> EngineState:
+    """Apply a facilitator decision (opening or evaluation). ``together``: several seats asked at once
+    (the decision's speaker first), their turns run in parallel; at most the rounds left."""
     if decision.decision == "synthesize" or state.round >= state.maxRounds:
         state.phase = "synthesis"
         state.synthesisReason = "max_rounds" if state.round >= state.maxRounds else "decided"
         state.nextSeatId, state.question = None, ""
         return state
+    state.question = decision.question
+    seats = list(together)[: state.rounds_left]
+    if len(seats) > 1:
+        state.phase = "parallel"
+        state.parallelSeatIds, state.staged, state.nextSeatId = seats, {}, seats[0]
+        return state
     state.phase = "turn"
     state.nextSeatId = decision.next_participant_id
-    state.question = decision.question
+    return state
+
+
+def after_parallel(state: EngineState, seat_ids: list) -> EngineState:
+    """Every parallel turn is committed, in order: each is a round, as a single turn is."""
+    for seat_id in seat_ids:
+        after_turn(state, seat_id)
+    state.parallelSeatIds, state.staged = [], {}
     return state
 
 

@@ -20,6 +20,16 @@ class ParticipantTurn(Step):
 
 
 @dataclass(frozen=True)
+class ParallelTurns(Step):
+    """Several seats asked at once (``@all``, a ballot, a brainstorm's opening round): one slot per seat,
+    committed in this order once every slot has answered."""
+
+    seat_ids: tuple
+    question: str
+    kind = "parallel_turns"
+
+
+@dataclass(frozen=True)
 class Evaluation(Step):
     rounds_left: int
     must_synthesize: bool

@@ -80,6 +80,8 @@ class Decision(TypedDict):
     fallback: str | None
     progress: dict[str, Any]
     corrections: NotRequired[list[Correction]]
+    # Several seats asked at once (the speaker first): their turns run in parallel, committed in this order.
+    together: NotRequired[list[int]]
 
 
 class Vote(TypedDict):

@@ -179,10 +179,13 @@ class Command(BaseCommand):
         room = self._room(user, opts["id"])
         if room.status != Room.Status.ACTIVE:
             raise CommandError(f"Discussion #{room.pk} is {room.status}; only an active discussion takes a turn.")
-        with inline():
-            result = run_step(room.pk, current(room.pk).step_seq, provider_override=opts["provider"] or "")
-        if result.outcome != "committed":
-            raise CommandError(f"The step was not committed ({result.outcome}); a worker may be running it.")
+        step = current(room.pk)
+        with inline():  # every slot of the step (several when turns run in parallel)
+            results = [run_step(room.pk, step.step_seq, provider_override=opts["provider"] or "", slot=slot)
+                       for slot in range(step.slots)]
+        if any(r.outcome != "committed" for r in results):
+            outcomes = ", ".join(sorted({r.outcome for r in results}))
+            raise CommandError(f"The step was not committed ({outcomes}); a worker may be running it.")
         self._new_turns(room, room.seq, opts["json"])
 
     def cmd_run(self, user, opts):
