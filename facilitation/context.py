@@ -240,7 +240,9 @@ def assemble(*, room_id: int, name: str, topic: str, format: str, round: int, ma
     refs = [SeatRef(s.id, s.name, s.role, agents[s.id].alias if s.id in agents else "", s.active, s.asked_to_vote) for s in seats]
     room_state = replay(refs, records)
     roles = {s.id: s.role for s in seats}
-    open_ballot = current is not None and current.voting == "ballot" and not all(v.id in voted for v in voters)
+    closed = state.phase in ("synthesis", "done")  # the ballot closes with the discussion: everything is revealed
+    open_ballot = (current is not None and current.voting == "ballot" and not closed
+                   and not all(v.id in voted for v in voters))
     sealed_from = phase_started_seq if open_ballot else None
     turns = []
     for r in records:

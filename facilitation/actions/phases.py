@@ -79,7 +79,8 @@ def votes_document(room: Room) -> dict:
     verdict = evaluate(rules, ballots, eligible=len(speaking))
     phase = current_phase(room)
     voted = {b.voter for b in ballots}
-    sealed = bool(phase and phase.voting == "ballot" and not all(str(s.pk) in voted for s in speaking))
+    closed = room.is_terminal or (room.engine_state or {}).get("phase") in ("synthesis", "done")  # the ballot closed
+    sealed = bool(phase and phase.voting == "ballot" and not closed and not all(str(s.pk) in voted for s in speaking))
     for ballot in ballots:
         name, seat_id = names.get(ballot.seq, ("", None))
         entries[ballot.voter] = {"seatId": seat_id, "name": name, "value": "sealed" if sealed else ballot.value,

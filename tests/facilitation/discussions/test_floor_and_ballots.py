@@ -185,3 +185,24 @@ def test_a_background_seat_speaks_only_when_asked_for_a_vote():
     say(room, bg, "VOTE: CHANGES")
     ctx = load_context(Room.objects.get(pk=room.pk))
     assert bg.pk not in [s.id for s in ctx.speakers]  # it voted: it does not speak again in this phase
+
+
+def test_the_ballot_closes_with_the_discussion_and_everything_is_revealed():
+    from facilitation.actions.lifecycle import do_stop_discussion
+    from facilitation.engine import Synthesis
+
+    room = discussion(make_user(), template="adr")
+    a, b, c = speakers(room)
+    do_advance_phase(room)
+    do_advance_phase(room)
+    say(room, a, "VOTE: REJECT the wibblestone plan fails")
+    assert votes_document(Room.objects.get(pk=room.pk))["sealed"]
+    # The rounds run out: the synthesis closes the ballot and sees every vote.
+    Room.objects.filter(pk=room.pk).update(engine_state={**Room.objects.get(pk=room.pk).engine_state, "phase": "synthesis"})
+    ctx = load_context(Room.objects.get(pk=room.pk))
+    assert ctx.sealed_from is None
+    assert "wibblestone" in prompt_text(for_step(ctx, Synthesis("max_rounds"), 30))
+    assert not votes_document(Room.objects.get(pk=room.pk))["sealed"]
+    do_stop_discussion(room.pk)
+    doc = votes_document(Room.objects.get(pk=room.pk))
+    assert not doc["sealed"] and doc["tally"]["reject"] == 1
