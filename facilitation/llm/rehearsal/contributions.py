@@ -200,6 +200,11 @@ def contribution(room: Room) -> str:
     if role == "observer":
         return tidy("\n".join(lines + _observer_lines(room)))
 
+    if role == "background":  # asked only for a vote: the vote and one sentence
+        vote = _vote(voice_key, room)
+        why = "the proposal holds up from where I sit" if vote == "READY" else "it needs more work before I can back it"
+        return tidy("\n".join(lines + [f"From the background: {why}.", "", f"VOTE: {vote}"]))
+
     if role == "devil_advocate":
         return tidy("\n".join(lines + _challenge_lines(room, voice, _asked_point(room, me) or room.preferred_point(me, ("decision", "concern")), turn, me)))
 

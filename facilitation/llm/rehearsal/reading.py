@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 
 from facilitation.deliberation import parse_markers
 
-ROLE_KEYS = {"participant": "participant", "devil's advocate": "devil_advocate", "observer": "observer"}
+ROLE_KEYS = {"participant": "participant", "devil's advocate": "devil_advocate", "observer": "observer",
+             "background": "background"}
 KINDS = {"Q": "question", "C": "concern", "D": "decision", "T": "todo"}
 
 _S = r'"(?:[^"\\\n]|\\.)*"'  # a JSON string: how names and quoted items appear inside a line
-_SEAT = re.compile(rf"^- \[(\d+)\] ({_S})(?: \(@([\w.-]+)\))?, (participant|devil's advocate|observer)(?:: (.*?))?(?: \((absent|never speaks)\))?$")
+_SEAT = re.compile(rf"^- \[(\d+)\] ({_S})(?: \(@([\w.-]+)\))?, (participant|devil's advocate|observer|background)(?:: (.*?))?(?: \((absent|never speaks|speaks only to vote)\))?$")
 _AIRTIME = re.compile(rf"^- \[(\d+)\] ({_S}): (\d+) turns?, (\d+) words, (?:last heard in round (\d+)|not heard yet); "
                       r"(?:vote (READY|CHANGES|REJECT) \(round (\d+)\)|no vote)$")
 _ITEM = re.compile(rf"^- ([QCDT])(\d+) by ({_S}) \(round (\d+)(?:, ([a-z]+)(?:, owner ({_S}))?)?\): ({_S})$")

@@ -206,3 +206,28 @@ def test_the_ballot_closes_with_the_discussion_and_everything_is_revealed():
     do_stop_discussion(room.pk)
     doc = votes_document(Room.objects.get(pk=room.pk))
     assert not doc["sealed"] and doc["tally"]["reject"] == 1
+
+
+def test_a_background_seat_on_the_offline_model_only_votes(settings):
+    from facilitation.actions.lifecycle import do_start_discussion
+    from facilitation.actions.phases import deliberation_settings
+    from facilitation.management.inline import drive_inline
+
+    settings.CONVENE = {**settings.CONVENE, "DEFAULT_PROVIDER": "rehearsal"}
+    room = make_discussion(make_user(), roles=("participant", "participant", "background"), max_rounds=8,
+                           deliberation=deliberation_settings("feature", None))
+    with inline():
+        do_start_discussion(room)
+    room = drive_inline(room.pk)  # explore takes no votes: the background seat is silent
+    bg = Seat.objects.get(room=room, role="background")
+    assert room.status == "concluded" and not Observation.objects.filter(room=room, seat=bg).exists()
+    room = make_discussion(make_user("bob"), roles=("participant", "participant", "background"), max_rounds=8,
+                           deliberation=deliberation_settings("feature", None))
+    with inline():
+        do_start_discussion(room)
+    do_advance_phase(Room.objects.get(pk=room.pk))  # shape takes votes
+    room = drive_inline(room.pk)
+    bg = Seat.objects.get(room=room, role="background")
+    said = list(Observation.objects.filter(room=room, seat=bg, kind="contribution"))
+    assert said and all([m["type"] for m in t.markers] == ["vote"] for t in said)
+    assert all(len(t.content.split()) < 40 for t in said)
