@@ -97,8 +97,9 @@ def turn_block_text(turn: dict) -> str:
                            role=ROLE_LABELS.get(turn.get("role"), turn.get("role")), round=turn.get("round"))
 
 
-def history_blocks(ctx: RoomContext) -> list[dict]:
-    """Narratives, rolling summaries and the latest turns, each a block; breakpoints on the last summary and last turn."""
+def history_blocks(ctx: RoomContext, mark_recent: bool = True) -> list[dict]:
+    """Narratives, rolling summaries and the latest turns, each a block; breakpoints on the last summary and (with
+    ``mark_recent``) the last turn."""
     blocks = []
     if ctx.narratives:
         blocks.append(_block("## Narratives of earlier rounds\n" + "\n".join(quote_user_text("summary", n) for n in ctx.narratives)))
@@ -108,13 +109,13 @@ def history_blocks(ctx: RoomContext) -> list[dict]:
     recent = ctx.recent
     for n, turn in enumerate(recent):
         head = "## Latest turns\n" if n == 0 else ""
-        blocks.append(_block(head + turn_block_text(turn), cache=n == len(recent) - 1))
+        blocks.append(_block(head + turn_block_text(turn), cache=mark_recent and n == len(recent) - 1))
     return blocks
 
 
 def _request(ctx: RoomContext, *, system: str, changing: str, purpose: str, model: str, max_tokens: int, timeout: float,
-             meta: dict, schema: dict | None = None) -> LLMRequest:
-    blocks = history_blocks(ctx) + [_block(changing)]
+             meta: dict, schema: dict | None = None, mark_recent: bool = True) -> LLMRequest:
+    blocks = history_blocks(ctx, mark_recent) + [_block(changing)]
     return LLMRequest(
         system=system, messages=[{"role": "user", "content": blocks}], purpose=purpose, model=model, max_tokens=max_tokens,
         timeout=timeout, meta=meta, response_schema=schema, response_name=DECISION_TOOL if schema else "",
@@ -173,6 +174,6 @@ def for_step(ctx: RoomContext, step, timeout: float, *, omissions: list[dict] | 
         changing = "\n".join(state) + (f"\n\n## Your turn\nThe facilitator asks you, {quoted_name(agent.name)}:\n"
                                        f"{quote_user_text('question', question)}\n\nAnswer in your own voice, in at most about 250 words.")
         return _request(ctx, system=participant_system(ctx, step.seat_id), changing=changing, purpose="contribution",
-                        model=agent.model, max_tokens=700, timeout=timeout,
+                        model=agent.model, max_tokens=700, timeout=timeout, mark_recent=False,
                         meta=_meta(ctx, question=question, speaker={"id": seat.id, "name": seat.name, "role": seat.role}))
     raise ValueError(f"No prompt for step {step!r}")

@@ -104,6 +104,10 @@ def test_the_cached_prefix_is_long_enough_and_stable(room):
     marks = [b for b in later.messages[0]["content"] if b.get("cache_control")]
     assert len(marks) == 2 and "<turn" in marks[-1]["text"] and "Round" in marks[0]["text"]
     assert "cache_control" not in later.messages[0]["content"][-1]  # the changing part comes last, uncached
+    # A participant speaks again only after others have, when its latest turns are no longer its prefix:
+    # its request marks the summaries, not the latest turn (a write there would never be read).
+    turn = [b for b in participant.messages[0]["content"] if b.get("cache_control")]
+    assert len(turn) == 1 and "<summary>" in turn[0]["text"]
 
 
 def test_people_text_is_delimited_as_data():
