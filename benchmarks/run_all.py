@@ -33,6 +33,8 @@ BENCHMARKS = {
     "throughput": ("throughput.py", 300),
     "workspace_search": ("workspace_search.py", 180),
     "workspace_rounds": ("workspace_rounds.py", 240),
+    # Prompt economics on the Anthropic wire format (token counts, no timing).
+    "economics": ("economics.py", 120),
     # Socket.IO fan-out (its own script and options; it prints its own table, no JSON file here).
     "socket_latency": ("socket_latency.py", 240),
 }
@@ -174,6 +176,10 @@ def _headline(name: str, data: dict) -> str:
     if name == "workspace_rounds":
         return "; ".join(f"{r['database']}: {r['rounds_per_min']:.1f} rounds/min of {r['ideal_rounds_per_min']:.0f}"
                          for r in data["results"])
+    if name == "economics":
+        f = data["runs"][0]["figures"]
+        return (f"{data['runs'][0]['preset']}: cost {f['cost_ratio']:.3f} of a replay, {f['cache_read_share'] * 100:.1f}% read "
+                f"from the cache, late / early prompt {f['late_early_ratio']:.3f}")
     return ""
 
 
