@@ -282,6 +282,11 @@ BRIDGES = {
 TASK_DISPATCH = "celery"
 
 # --- REST ---------------------------------------------------------------------
+# The camelCase renderer leaves the keys inside these fields alone: they are data (a discussion's
+# analytics count corrections and fallbacks by their rule names, e.g. "no_repeat"), not field names.
+JSON_CAMEL_CASE = {"JSON_UNDERSCOREIZE": {"no_underscore_before_number": False, "ignore_fields": ("corrections", "fallbacks"),
+                                          "ignore_keys": None}}
+
 REST_FRAMEWORK = {
     # Token first: an anonymous call answers 401 with "WWW-Authenticate: Token".
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -24,7 +24,8 @@ def analytics_of(room: Room) -> dict:
     """The discussion's quality analytics (``deliberation.analytics``) from its record."""
     ctx = load_context(room)
     decisions = list(Observation.objects.filter(room=room, kind=Observation.Kind.DECISION).values_list("data", flat=True))
-    return analytics(ctx.room, decisions)
+    synthesis = Observation.objects.filter(room=room, kind=Observation.Kind.SYNTHESIS).order_by("-seq").values_list("data", flat=True).first()
+    return analytics(ctx.room, decisions, synthesis)
 
 
 def discussion_document(room: Room) -> dict:

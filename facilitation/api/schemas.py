@@ -41,6 +41,12 @@ class UsageOut(serializers.Serializer):
     cost_usd = serializers.FloatField()
 
 
+class ConclusionCheckOut(serializers.Serializer):
+    attempts = serializers.IntegerField(help_text="Drafts of the conclusion the facilitator wrote (0: written without a model).")
+    redone = serializers.IntegerField(help_text="Drafts written again because items were left out.")
+    gaps = serializers.ListField(child=serializers.DictField(), help_text="Items still left out (id, kind, by, text), listed under the conclusion.")
+
+
 class AnalyticsOut(serializers.Serializer):
     airtime = serializers.ListField(child=serializers.DictField(), help_text="Per speaking seat: seatId, name, role, turns, words, share of the words.")
     gini = serializers.FloatField(help_text="Gini coefficient of the airtime shares (0: even).")
@@ -50,6 +56,7 @@ class AnalyticsOut(serializers.Serializer):
     standing_rejects = serializers.ListField(child=serializers.DictField())
     corrections = serializers.DictField(child=serializers.IntegerField(), help_text="Corrections of facilitator decisions, by rule.")
     fallbacks = serializers.DictField(child=serializers.IntegerField(), help_text="Fallback decisions, by reason.")
+    conclusion_check = ConclusionCheckOut(allow_null=True, help_text="The conclusion check; null until the room concluded.")
 
 
 class DiscussionSummaryOut(serializers.Serializer):

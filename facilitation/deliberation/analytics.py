@@ -4,7 +4,8 @@
   (0: perfectly even, towards 1: one voice dominates);
 - the objections the devil's advocate raised (its concerns and questions) and what became of them;
 - the questions and concerns left open;
-- the corrections the engine made to decisions and the fallbacks it used, counted by rule.
+- the corrections the engine made to decisions and the fallbacks it used, counted by rule;
+- the conclusion check: how many drafts the conclusion took and the items it still leaves out.
 """
 from collections import Counter
 
@@ -22,7 +23,15 @@ def gini(values: list[float]) -> float:
     return round((2 * weighted) / (n * total) - (n + 1) / n, 3)
 
 
-def analytics(state: RoomState, decisions: list[dict]) -> dict:
+def conclusion_check(synthesis: dict | None) -> dict | None:
+    """From the synthesis record's data (``{"checks": [...], "gaps": [...]}``); None before the conclusion."""
+    if synthesis is None:
+        return None
+    checks = synthesis.get("checks") or []
+    return {"attempts": len(checks), "redone": max(0, len(checks) - 1), "gaps": list(synthesis.get("gaps") or [])}
+
+
+def analytics(state: RoomState, decisions: list[dict], synthesis: dict | None = None) -> dict:
     speakers = state.speakers
     words = {s.id: state.words_of(s.id) for s in speakers}
     total = sum(words.values())
@@ -41,4 +50,5 @@ def analytics(state: RoomState, decisions: list[dict]) -> dict:
         "standingRejects": [{"seatId": v.seat_id, "name": v.speaker, "text": v.text, "round": v.round} for v in state.standing_rejects],
         "corrections": dict(corrections),
         "fallbacks": dict(fallbacks),
+        "conclusionCheck": conclusion_check(synthesis),
     }
