@@ -12,9 +12,10 @@ boundaries up to 20 blocks before a breakpoint), and ``usage`` reports ``cache_r
 ``cache_creation_input_tokens`` and the rest as ``input_tokens``.
 
 The model's answers are scripted but realistic: the facilitator (a forced ``facilitator_decision``
-tool call) picks a speaker the room state allows and asks a question that builds on the last turn;
-participants answer in about 1,200 characters with the markers people use (``Q:``, ``CONCERN:``,
-``DECISION:``, ``TODO:``, ``VOTE:``, ``@alias``); the conclusion accounts for every item.
+tool call) gives the floor to a seat asked for with ``@``, else to the least-heard seat the room
+state allows, and asks a question that builds on an open item; participants answer in about 1,200
+characters with the markers people use (``Q:``, ``CONCERN:``, ``DECISION:``, ``TODO:``, ``VOTE:``)
+and ask for the least-heard other seat with ``@alias``; the conclusion accounts for every item.
 
 Three figures, each against the target of the tracker issue "A facilitator that steers with what it
 sees" (before the cache-friendly layout: 0.55, 0 % and 1.26):
@@ -133,9 +134,10 @@ class Script:
         ids = [int(i) for i in re.findall(r"\[(\d+)\]", allowed.group(1))] if allowed else []
         names = dict(re.findall(r"\[(\d+)\] (\"[^\"]*\")", allowed.group(1))) if allowed else {}
         turns = {int(i): int(n) for i, n in re.findall(r"^- \[(\d+)\] \"[^\"]*\": (\d+) turns?,", user, re.M)}
-        addressed = [int(i) for i in re.findall(r"\[(\d+)\]", (re.search(r"^Addressed with @ in the latest turn: (.*)$", user, re.M) or [""])[0])]
-        # The least heard seat the rules allow, the one the latest turn addressed first among equals.
-        pick = min(ids, key=lambda i: (turns.get(i, 0), i not in addressed, ids.index(i)))
+        asked = re.search(r"^Asked for the floor with @, not heard since: (.*)$", user, re.M)
+        wanted = [int(i) for i in re.findall(r"\[(\d+)\]", asked.group(1))] if asked else []
+        # Whoever a turn asked for with @ (the rules give them the floor), else the least heard seat the rules allow.
+        pick = next((i for i in wanted if i in ids), None) or min(ids, key=lambda i: (turns.get(i, 0), ids.index(i)))
         open_item = re.search(r"^- ((?:Q|C)\d+) by (\"[^\"]*\") \(round \d+\): (\".*\")$", user, re.M)
         about = (f"take up {open_item.group(1)}, raised by {json.loads(open_item.group(2))}: {json.loads(open_item.group(3))}"
                  if open_item else "say what the room is still missing")
@@ -149,9 +151,8 @@ class Script:
         alias = me.group(2) if me else "architect"
         n = self.turns
         args = ARGUMENTS.get(alias, ARGUMENTS["architect"])
-        others = [a for a, _ in PEOPLE if a != alias]
         body = [OPENERS[n % len(OPENERS)], args[n % len(args)], args[(n + 1) % len(args)]]
-        body.append(f"@{others[n % len(others)]}, I would like to hear how this lands from your side.")
+        body.append(f"@{self.least_heard_other(system, user, alias)}, I would like to hear how this lands from your side.")
         text = "\n\n".join(body)
         markers = [QUESTIONS[n % len(QUESTIONS)] if n % 2 else CONCERNS[n % len(CONCERNS)]]
         if n % 5 == 3:
@@ -164,6 +165,14 @@ class Script:
         if len(text) > room:
             text = text[:room].rsplit(" ", 1)[0].rstrip(",;:") + "."
         return text + "\n\n" + tail
+
+    @staticmethod
+    def least_heard_other(system: str, user: str, alias: str) -> str:
+        """The alias of the other speaking seat heard least so far (the room state shows everyone's turns)."""
+        aliases = dict(re.findall(r"^- \[(\d+)\] \"[^\"]*\" \(@([\w-]+)\)", system, re.M))
+        turns = [(int(n), seat) for seat, n in re.findall(r"^- \[(\d+)\] \"[^\"]*\": (\d+) turns?,", user, re.M)]
+        others = [(n, position, aliases[seat]) for position, (n, seat) in enumerate(turns) if aliases.get(seat, alias) != alias]
+        return min(others)[2] if others else alias
 
     @staticmethod
     def conclusion(user: str) -> str:
