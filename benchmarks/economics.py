@@ -237,7 +237,7 @@ def run_room(preset: str, rounds: int, owner) -> dict:
         settings.LLM = {**saved, "ANTHROPIC_API_KEY": "bench-key", "ANTHROPIC_BASE_URL": fake.url}
         try:
             fac = Agent.objects.get(alias=preset, is_builtin=True)
-            participants = [{"agentId": Agent.objects.get(alias=a, is_builtin=True).pk, "role": r} for a, r in PEOPLE]
+            participants = [{"agent_id": Agent.objects.get(alias=a, is_builtin=True).pk, "role": r} for a, r in PEOPLE]
             room = do_create_room(owner, name=f"Economics ({preset})", topic=TOPIC, format="deliberation", moderator_id=fac.pk,
                                   max_rounds=rounds, participants=participants)
             with inline():
