@@ -324,3 +324,30 @@ def test_pause_during_a_call_lets_the_step_commit_and_resume_goes_on(model):
         lifecycle.do_resume_discussion(room)
     room = drive_inline(room.pk)
     assert room.status == "concluded" and room.round == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_comment_during_a_model_call_comes_before_that_turn_and_reaches_the_next_prompt(model):
+    """A person speaks while a participant's model call runs: the comment is committed at once (the
+    next seq), the turn in flight still commits, after it, and the facilitator's next prompt has both."""
+    from facilitation.actions.comments import do_post_comment
+    from facilitation.llm.base import prompt_text
+
+    owner = make_user()
+    room = make_discussion(owner, max_rounds=3)
+    recorder = model([{"purpose": "contribution", "round": 0, "delay": 1.0}])
+    start_and_open(room)
+    thread, result = step_in_thread(room)
+    time.sleep(0.3)
+    comment = do_post_comment(room.pk, owner, "Please weigh the running cost too.")
+    thread.join(5)
+    assert result["r"].outcome == "committed"
+    turns = list(Observation.objects.filter(room=room, kind="contribution").order_by("seq"))
+    assert [t.author_kind for t in turns] == ["human", "agent"]  # in the order they were committed
+    assert turns[0].pk == comment.pk and turns[1].seq == comment.seq + 1
+    assert "running cost" not in prompt_text(recorder.requests[-1])  # the turn's prompt was built before the comment
+    room.refresh_from_db()
+    with inline():
+        assert run_step(room.pk, step_of(room)).outcome == "committed"  # the facilitator's evaluation
+    evaluation = prompt_text(recorder.requests[-1])
+    assert "running cost" in evaluation and evaluation.index("running cost") < evaluation.rindex(turns[1].content[:40])
