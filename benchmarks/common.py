@@ -159,7 +159,7 @@ class Cast:
         return do_create_room(
             self.owner, name=name, topic="Should we cache the product catalogue at the edge?", format="deliberation",
             moderator_id=self.facilitator.pk, max_rounds=rounds,
-            participants=[{"agentId": a.pk, "role": "participant"} for a in self.participants],
+            participants=[{"agent_id": a.pk, "role": "participant"} for a in self.participants],
         )
 
 

@@ -50,7 +50,7 @@ def run_one(url: str, agents: int, delay: float, window: float, warmup: float, c
         cast = C.Cast("wsr", participants=agents)
         room = do_create_room(cast.owner, name="Rounds benchmark", topic="Move billing from cron to an event queue",
                               kind="workspace", moderator_id=cast.facilitator.pk,
-                              participants=[{"agentId": a.pk, "role": "participant"} for a in cast.participants])
+                              participants=[{"agent_id": a.pk, "role": "participant"} for a in cast.participants])
         t0 = datetime.now(timezone.utc)
         do_start_workspace(room, cast.owner)
         C.wait_until(lambda: Narrative.objects.filter(room=room).exists(), timeout=120, what="the first narrative")
