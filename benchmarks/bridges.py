@@ -34,7 +34,7 @@ def main(argv=None) -> int:
     from django.conf import settings
     from django.test import Client
 
-    from facilitation.runtime import Runtime
+    from config.runtime import Runtime
     from rooms.actions.chat import ChatRef, see_chat
     from rooms.actions.deliveries import queue_post
     from rooms.models import ChatLink, Delivery, RoomEvent

@@ -293,7 +293,7 @@ class WorkerStack:
 
         from django.conf import settings
 
-        from facilitation.runtime import Runtime, point_at_redis
+        from config.runtime import Runtime, point_at_redis
 
         script = self.workdir / "script.json"
         script.write_text(json.dumps(self.rules))

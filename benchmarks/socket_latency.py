@@ -3,7 +3,7 @@
 What it runs, all on loopback and on its own (nothing of the project's data is touched):
 
 - a temporary SQLite database (migrated here) with one user, its API token and one discussion;
-- the bundled redis-server and daphne serving ``config.asgi`` (``facilitation.runtime.Runtime``,
+- the bundled redis-server and daphne serving ``config.asgi`` (``config.runtime.Runtime``,
   web only: no Celery worker is needed, the emitter below plays the worker);
 - N real ``socketio.AsyncClient`` connections over websockets, authenticated by the token and
   joined to the discussion with ``discussion:join`` (the same path browsers take), spread
@@ -264,7 +264,7 @@ def main() -> int:
     import io
 
     from config.embedded_redis import free_port
-    from facilitation.runtime import Runtime
+    from config.runtime import Runtime
 
     token, room_id = make_room()
     port = free_port()

@@ -88,7 +88,7 @@ def main(argv=None) -> int:
     redis = None
     if args.realtime == "redis":
         from config.embedded_redis import EmbeddedRedis
-        from facilitation.runtime import point_at_redis
+        from config.runtime import point_at_redis
 
         redis = EmbeddedRedis().start()
         point_at_redis(redis.url)

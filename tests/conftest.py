@@ -59,7 +59,7 @@ def _start_stack(web: bool, extra_env: dict | None = None, beat: bool = False, s
     import io
 
     from config.embedded_redis import free_port
-    from facilitation.runtime import Runtime
+    from config.runtime import Runtime
 
     env = {"DATABASE_URL": database_url_of_test_db(), "LLM_PROVIDER": "rehearsal", **(extra_env or {})}
     port = free_port()
@@ -76,7 +76,7 @@ def stack_factory(transactional_db, settings):
     The first runtime's Redis is reused by later ones (pass nothing) so a restarted
     worker sees the same queue.
     """
-    from facilitation.runtime import point_at_redis
+    from config.runtime import point_at_redis
 
     previous = settings.REDIS_URL
     started = []

@@ -129,7 +129,7 @@ def browser_stack(shared_stack, transactional_db, settings):
 
 
 def _point_at(url: str) -> None:
-    """Like ``facilitation.runtime.point_at_redis``, but leaves the shared stack's connection
+    """Like ``config.runtime.point_at_redis``, but leaves the shared stack's connection
     pool open (kombu keeps one pool per URL for the whole process; a closed one stays closed)."""
     from django.conf import settings
 

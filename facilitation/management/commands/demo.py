@@ -11,7 +11,7 @@ from config.bootstrap import ensure_schema
 
 from facilitation.actions.lifecycle import do_start_discussion
 from facilitation.presets.seed import seed_presets
-from facilitation.runtime import Runtime
+from config.runtime import Runtime
 from rooms.actions.rooms import do_create_room
 from rooms.models import Agent, Observation, Room
 

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand
 
 from config.bootstrap import ensure_schema
 from facilitation.presets.seed import ensure_presets
-from facilitation.runtime import Runtime
+from config.runtime import Runtime
 
 
 class Command(BaseCommand):

@@ -1,4 +1,5 @@
-"""The embedded runtime's processes, started and stopped together (serve, demo, tests)."""
+"""The embedded runtime's processes (bundled Redis, daphne, Celery worker and beat), started, supervised
+and stopped together by ``serve``, ``demo``, the tests and the benchmarks."""
 import os
 import signal
 import subprocess
@@ -16,6 +17,12 @@ BASE = Path(settings.BASE_DIR)
 
 
 def point_at_redis(url: str) -> None:
+    """Point this process's broker and realtime clients at another Redis.
+
+    For a process that outlives one embedded Redis (the test suite, the benchmarks); the
+    processes ``serve`` and ``demo`` start never call it. The Celery app's connection and
+    producer pools are dropped (Celery has no public call for it), so the next send opens
+    connections to ``url``."""
     from config.celery import app
     from rooms import realtime
 
