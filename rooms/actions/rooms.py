@@ -5,7 +5,7 @@ from django.db import transaction
 
 from rooms import limits, realtime
 from rooms.audit import audit
-from rooms.errors import StateConflict, ValidationFailed
+from rooms.errors import NotFound, StateConflict, ValidationFailed
 from rooms.events import EventType, build, record_event
 from rooms.models import Agent, Persona, Room, RoomMember, Seat
 from rooms.queries import usable_by
@@ -240,6 +240,11 @@ def do_change_moderator(room: Room, user, moderator_id) -> Room:
 def do_delete_room(room: Room, actor=None) -> None:
     room_id = room.pk
     with transaction.atomic():
+        # The room's row lock first: an action on the room running now finishes before its rows are
+        # collected (and one that starts later finds no room), so nothing is added to a room being deleted.
+        room = Room.objects.select_for_update().filter(pk=room_id).first()
+        if room is None:
+            raise NotFound("No such discussion.")
         # The room's own rows go with it: the audit row names it and stays.
         audit(None, actor, "room.delete", before={"id": room_id, "owner": room.owner_id, **_snapshot(room)})
         room.delete()
