@@ -35,6 +35,8 @@ BENCHMARKS = {
     "workspace_rounds": ("workspace_rounds.py", 240),
     # Prompt economics on the Anthropic wire format (token counts, no timing).
     "economics": ("economics.py", 120),
+    # Faults: a killed worker and a Redis restart while discussions are mid-turn.
+    "chaos": ("chaos.py", 420),
     # Socket.IO fan-out (its own script and options; it prints its own table, no JSON file here).
     "socket_latency": ("socket_latency.py", 240),
 }
@@ -180,6 +182,10 @@ def _headline(name: str, data: dict) -> str:
         f = data["runs"][0]["figures"]
         return (f"{data['runs'][0]['preset']}: cost {f['cost_ratio']:.3f} of a replay, {f['cache_read_share'] * 100:.1f}% read "
                 f"from the cache, late / early prompt {f['late_early_ratio']:.3f}")
+    if name == "chaos":
+        return "; ".join(f"{r['scenario']}: {r['concluded']}/{r['rooms']} concluded, {r['duplicated']} duplicated, "
+                         f"{r['missing']} missing, <= {r['repeated_calls_max']} repeated call(s) per room, first progress "
+                         f"{r['first_progress_s']:.1f} s" for r in data["results"])
     return ""
 
 

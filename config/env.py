@@ -76,7 +76,11 @@ REHEARSAL_PACE = env.float("CONVENE_REHEARSAL_PACE", default=0.0)
 # Set by `make demo`: the sign-in page says the demo account's password was printed in its terminal.
 DEMO_ACCOUNT = env.str("CONVENE_DEMO_ACCOUNT", default="")
 LEASE_MARGIN = env.float("CONVENE_LEASE_MARGIN", default=30.0)
-SWEEP_INTERVAL = env.float("CONVENE_SWEEP_INTERVAL", default=10.0)
+# A step's lease: short, and extended every third of it by the worker while the model call runs
+# (a heartbeat), so a dead worker's step is taken over within seconds whatever the model timeout.
+# 0: no heartbeats, the lease is the longest model timeout plus LEASE_MARGIN.
+STEP_LEASE = env.float("CONVENE_STEP_LEASE", default=8.0)
+SWEEP_INTERVAL = env.float("CONVENE_SWEEP_INTERVAL", default=5.0)
 SWEEP_STALE_SECONDS = env.float("CONVENE_SWEEP_STALE_SECONDS", default=15.0)
 
 

@@ -205,6 +205,7 @@ CONVENE = {
     "PARTICIPANT_TIMEOUT": E.PARTICIPANT_TIMEOUT,
     "FACILITATOR_TIMEOUT": E.FACILITATOR_TIMEOUT,
     "LEASE_MARGIN": E.LEASE_MARGIN,
+    "STEP_LEASE": E.STEP_LEASE,
     "REHEARSAL_PACE": E.REHEARSAL_PACE,
     # Prompts show at least this many latest turns verbatim; older ones are summarised in
     # fixed chunks of SUMMARY_CHUNK turns (so a prompt stays append-only between chunks).

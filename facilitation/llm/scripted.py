@@ -59,7 +59,23 @@ class ScriptedProvider(Provider):
             return False
         return True
 
+    @staticmethod
+    def _log_call(request: LLMRequest) -> None:
+        """With ``CONVENE_SCRIPT_CALLS_LOG`` set, one JSON line per call as it starts (the chaos
+        benchmark counts repeated calls with it, including those a killed worker never finished)."""
+        path = os.environ.get("CONVENE_SCRIPT_CALLS_LOG")
+        if not path:
+            return
+        line = json.dumps({"purpose": request.purpose, "round": request.meta.get("round"),
+                           "seat": (request.meta.get("speaker") or {}).get("id"), "at": time.time()}) + "\n"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, line.encode())
+        finally:
+            os.close(fd)
+
     def complete(self, request: LLMRequest) -> LLMResponse:
+        self._log_call(request)
         rule = next(r for r in self.rules if self._matches(r, request))
         if rule.get("delay"):
             time.sleep(float(rule["delay"]))
