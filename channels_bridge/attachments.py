@@ -1,4 +1,5 @@
 """Files sent after a delivery's text, rendered at send time from what the delivery names."""
+from channels_bridge import outcome
 from facilitation.goals.minutes import render_run_minutes
 from rooms.models import Room
 
@@ -15,3 +16,12 @@ def render(attachment: dict) -> tuple[str, bytes]:
     if room is None:
         raise AttachmentGone("The room of these minutes was deleted.")
     return str(attachment.get("filename") or f"minutes-{room.pk}.docx"), render_run_minutes(room)
+
+
+def render_part(attachment: dict, sent_ids: list) -> tuple[str, bytes] | outcome.Outcome:
+    """The file to send as the part after the text, or, when what it names is gone, how the delivery
+    ends: sent (the text went out) or undeliverable (nothing did)."""
+    try:
+        return render(attachment)
+    except AttachmentGone as exc:
+        return outcome.sent(sent_ids) if sent_ids else outcome.undeliverable(str(exc))

@@ -38,6 +38,19 @@ class Migrated:
 
 
 @dataclass(frozen=True)
+class FileConsent:
+    """Someone answered the bot's offer of a file in a personal chat (Teams' file consent card):
+    ``offer_id`` is the delivery that made the offer; an accepted offer carries where to upload
+    (``upload``: name, uploadUrl, contentUrl, uniqueId, fileType)."""
+
+    chat: ChatRef
+    sender: Account
+    offer_id: int | None
+    accepted: bool
+    upload: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Message:
     chat: ChatRef
     sender: Account

@@ -13,6 +13,7 @@ from django.db import transaction
 from channels_bridge.events import (
     BotAdded,
     BotRemoved,
+    FileConsent,
     MembersChanged,
     Message,
     Migrated,
@@ -22,7 +23,7 @@ from rooms import meeting
 from rooms.access import can_control
 from rooms.actions import chat as chat_actions
 from rooms.actions.chat import CodeRefused
-from rooms.actions.deliveries import queue_direct_to_identity, queue_post
+from rooms.actions.deliveries import answer_file_offer, queue_direct_to_identity, queue_post
 from rooms.errors import ActionError
 from rooms.models import Chat, ChatIdentity, ChatLink, ChatMember, Delivery, Room
 
@@ -122,6 +123,15 @@ def on_message(ev: Message, own_id: str, correlation: str) -> str:
         return "direct message answered"
     obs = do_record_chat_message(chat, identity, ev.clean_text or ev.text, message_id=ev.message_id, reply_to=ev.reply_to, correlation_id=correlation)
     return f"turn {obs.seq}" if obs is not None else "not linked"
+
+
+def on_file_consent(ev: FileConsent, correlation: str) -> str:
+    """A person accepted or declined a file the bot offered them in a personal chat."""
+    identity = chat_actions.see_identity(ev.sender, service_url=ev.chat.service_url)
+    upload = answer_file_offer(ev.offer_id, identity, accepted=ev.accepted, upload=ev.upload, correlation_id=correlation)
+    if upload is not None:
+        return "file upload queued"
+    return "file accepted, nothing to upload" if ev.accepted else "file declined"
 
 
 def _touch_mentioned(chat: Chat, ev: Message) -> None:
@@ -251,4 +261,6 @@ def handle(events: list, own_id: str, correlation: str) -> list[str]:
             notes.append("migrated")
         elif isinstance(ev, Message):
             notes.append(on_message(ev, own_id, correlation))
+        elif isinstance(ev, FileConsent):
+            notes.append(on_file_consent(ev, correlation))
     return notes

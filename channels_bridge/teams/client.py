@@ -3,9 +3,10 @@
 ``POST /v3/conversations`` creates a conversation (a direct chat needs the tenant id);
 ``POST /v3/conversations/{id}/activities`` sends; ``PUT .../activities/{activityId}``
 updates a message in place; ``GET /v3/conversations/{id}/members`` lists the roster.
+A file a person accepted goes to the OneDrive upload session Teams gave (``upload_file``).
 """
 import threading
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import httpx
 from django.conf import settings
@@ -49,6 +50,15 @@ def _retry_after(response: httpx.Response) -> float | None:
         return None
 
 
+def _raise_for(response: httpx.Response) -> None:
+    if response.status_code >= 400:
+        try:
+            detail = response.json().get("error", {}).get("message") or response.text
+        except (ValueError, AttributeError):
+            detail = response.text
+        raise ConnectorError(response.status_code, str(detail)[:500], _retry_after(response))
+
+
 def _call(method: str, url: str, body: dict | None = None) -> dict | list:
     for attempt in (1, 2):
         try:
@@ -61,12 +71,7 @@ def _call(method: str, url: str, body: dict | None = None) -> dict | list:
             raise ConnectorError(0, f"The connector could not be reached: {exc}") from exc
         if response.status_code == 401 and attempt == 1:
             continue  # a revoked or rotated token: fetch a fresh one once
-        if response.status_code >= 400:
-            try:
-                detail = response.json().get("error", {}).get("message") or response.text
-            except ValueError:
-                detail = response.text
-            raise ConnectorError(response.status_code, str(detail)[:500], _retry_after(response))
+        _raise_for(response)
         if not response.content:
             return {}
         return response.json()
@@ -92,3 +97,32 @@ def create_conversation(service_url: str, *, bot_id: str, member_id: str, tenant
 def get_members(service_url: str, conversation_id: str) -> list[dict]:
     result = _call("GET", _url(service_url, conversation_id, "members"))
     return result if isinstance(result, list) else []
+
+
+def _upload_allowed(url: str) -> bool:
+    """Uploads go to an https upload session, or to the connector's own host (an emulator on loopback)."""
+    parts = urlsplit(url)
+    if parts.scheme == "https" and parts.netloc:
+        return True
+    connector = urlsplit(settings.BRIDGES["TEAMS_API_BASE"])
+    return parts.scheme == "http" and bool(parts.netloc) and parts.netloc == connector.netloc
+
+
+def upload_file(upload_url: str, data: bytes) -> dict:
+    """Put the whole file into the upload session in one request (``Content-Range: bytes 0-(n-1)/n``).
+
+    The session's URL carries its own authorisation: the bot's token is not sent there.
+    """
+    if not _upload_allowed(upload_url):
+        raise ConnectorError(400, "The upload address is not an https upload session.")
+    size = len(data)
+    headers = {"Content-Length": str(size), "Content-Range": f"bytes 0-{size - 1}/{size}"}
+    try:
+        response = _client().put(upload_url, content=data, headers=headers)
+    except httpx.HTTPError as exc:
+        raise ConnectorError(0, f"The upload session could not be reached: {exc}") from exc
+    _raise_for(response)
+    try:
+        return response.json() if response.content else {}
+    except ValueError:
+        return {}

@@ -6,18 +6,23 @@ own id (the ``recipient``) means the bot was added, and ``from`` is who added it
 ``conversation.conversationType`` is ``personal``, ``groupChat`` or ``channel``; in groups
 the bot receives messages that @mention it, with ``<at>Name</at>`` in the text and a
 ``mention`` entity; the tenant is ``conversation.tenantId`` or ``channelData.tenant.id``.
+An ``invoke`` named ``fileConsent/invoke`` is a person's answer to a file consent card (personal
+chats only): ``value.action`` is ``accept`` (with ``value.uploadInfo``) or ``decline``, and
+``value.context`` is what the card carried.
 """
 import html
 import re
 
 from microsoft_agents.activity import Activity
+from microsoft_agents.activity.teams import FileConsentCardResponse, FileUploadInfo
 from pydantic import ValidationError
 
 from channels_bridge import commands
-from channels_bridge.events import BotAdded, BotRemoved, MembersChanged, Message
+from channels_bridge.events import BotAdded, BotRemoved, FileConsent, MembersChanged, Message
 from rooms.actions.chat import Account, ChatRef
 
 PLATFORM = "teams"
+FILE_CONSENT = "fileConsent/invoke"
 KINDS = {"personal": "direct", "groupChat": "group", "channel": "channel"}
 
 
@@ -97,6 +102,8 @@ def parse_activity(payload: dict) -> list:
         if action.startswith("remove"):
             return [BotRemoved(chat, actor)]
         return []
+    if kind == "invoke" and activity.name == FILE_CONSENT:
+        return _file_consent(activity, chat, actor)
     if kind != "message" or actor is None:
         return []
     raw = activity.text or ""
@@ -115,3 +122,28 @@ def parse_activity(payload: dict) -> list:
     return [Message(chat=chat, sender=actor, text=plain_text(raw), message_id=activity.id or "",
                     reply_to=activity.reply_to_id or "", mentioned=tuple(mentioned), mentions_bot=mentions_bot,
                     command=command, clean_text=clean)]
+
+
+def _file_consent(activity: Activity, chat: ChatRef, actor: Account | None) -> list:
+    """The answer to a file consent card, or nothing when it is not one we can read."""
+    if actor is None or chat.kind != "direct" or not isinstance(activity.value, dict):
+        return []
+    try:
+        # The schema lists every field as required; a decline comes without ``uploadInfo``.
+        answer = FileConsentCardResponse.model_validate({"action": None, "context": None, "uploadInfo": None, **activity.value})
+    except ValidationError:
+        return []
+    context = answer.context if isinstance(answer.context, dict) else {}
+    offer = context.get("delivery")
+    offer_id = offer if isinstance(offer, int) and not isinstance(offer, bool) else None
+    if answer.action == "accept":
+        try:
+            info = FileUploadInfo.model_validate(answer.upload_info or {})
+        except ValidationError:
+            return []
+        upload = {"name": info.name, "uploadUrl": info.upload_url, "contentUrl": info.content_url,
+                  "uniqueId": info.unique_id, "fileType": info.file_type}
+        return [FileConsent(chat, actor, offer_id, accepted=True, upload=upload)]
+    if answer.action == "decline":
+        return [FileConsent(chat, actor, offer_id, accepted=False)]
+    return []

@@ -5,10 +5,16 @@ someone the bot has no conversation with first creates one (with the tenant id);
 bot's status in a chat is one Adaptive Card, posted once and then updated in place (bots
 cannot pin). A 429 waits out ``Retry-After`` (or backs off), blocking the conversation's
 bucket for every worker meanwhile.
+
+A file (the minutes of a run) can only reach someone in a personal chat, and only with their
+consent: after the text the bot offers it with a file consent card; when the person accepts,
+Teams names an upload session (``rooms.actions.deliveries.answer_file_offer`` queues a delivery
+holding it), the file is put there and shown in the chat with a file info card.
 """
 from django.conf import settings
+from microsoft_agents.activity.teams import FileConsentCard, FileInfoCard
 
-from channels_bridge import bots, outcome, ratelimit
+from channels_bridge import attachments, bots, outcome, ratelimit
 from channels_bridge.teams import client as connector
 from channels_bridge.text import Span, split_message
 from rooms.actions.chat import do_note_direct_chat, do_set_status_message
@@ -17,6 +23,8 @@ from rooms.models import ChatIdentity, Delivery
 
 LIMIT = 20_000  # characters per message (Teams allows about 28 KB)
 CARD_TYPE = "application/vnd.microsoft.card.adaptive"
+FILE_CONSENT_TYPE = "application/vnd.microsoft.teams.card.file.consent"
+FILE_INFO_TYPE = "application/vnd.microsoft.teams.card.file.info"
 
 
 def status_card(text: str, card: dict | None = None) -> dict:
@@ -54,6 +62,25 @@ def message_activity(text: str, spans: list[Span], bold_prefix: int = 0) -> dict
     return activity
 
 
+def _dump(model) -> dict:
+    return model.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+def file_offer_activity(delivery_id: int, filename: str, size: int) -> dict:
+    """A file consent card: the person may save the file to their OneDrive, or decline."""
+    context = {"delivery": delivery_id}
+    card = FileConsentCard(description=f"{filename}: the minutes, as a Word document", size_in_bytes=size,
+                           accept_context=context, decline_context=context)
+    return {"type": "message", "attachments": [{"contentType": FILE_CONSENT_TYPE, "name": filename, "content": _dump(card)}]}
+
+
+def file_info_activity(upload: dict) -> dict:
+    """The uploaded file as a card the person can open or download."""
+    card = FileInfoCard(unique_id=str(upload.get("uniqueId") or ""), file_type=str(upload.get("fileType") or ""), etag=None)
+    return {"type": "message", "attachments": [{"contentType": FILE_INFO_TYPE, "contentUrl": upload.get("contentUrl"),
+                                                "name": upload.get("name"), "content": _dump(card)}]}
+
+
 def _where(d: Delivery) -> tuple[str, str]:
     """(serviceUrl, conversation id); a direct message may first create the conversation."""
     default = settings.BRIDGES["TEAMS_API_BASE"]
@@ -87,9 +114,12 @@ def deliver(d: Delivery) -> outcome.Outcome:
             activity_id = connector.send_activity(service_url, conversation, activity)
             do_set_status_message(d.chat, activity_id)
             return outcome.sent([activity_id])
+        if (d.attachment or {}).get("upload"):
+            return _upload(d, service_url, conversation, bucket)
         sent_ids = list(d.message_ids)
         bold = (d.card or {}).get("boldPrefix") or 0
-        for index, (text, spans) in enumerate(split_message(d.text or "", LIMIT, _mentioned(d), measure=len)):
+        parts = list(split_message(d.text or "", LIMIT, _mentioned(d), measure=len))
+        for index, (text, spans) in enumerate(parts):
             if index < d.parts_sent:
                 continue
             wait = ratelimit.buckets().take([bucket])
@@ -98,9 +128,48 @@ def deliver(d: Delivery) -> outcome.Outcome:
             activity_id = connector.send_activity(service_url, conversation, message_activity(text, spans, bold if index == 0 else 0))
             record_part_sent(d.pk, activity_id)
             sent_ids.append(activity_id)
+        if d.attachment and not d.chat_id and d.parts_sent <= len(parts):  # the offer of the file follows the text
+            wait = ratelimit.buckets().take([bucket])
+            if wait > 0:
+                return outcome.wait(wait)
+            file = attachments.render_part(d.attachment, sent_ids)
+            if isinstance(file, outcome.Outcome):
+                return file
+            filename, data = file
+            activity_id = connector.send_activity(service_url, conversation, file_offer_activity(d.pk, filename, len(data)))
+            record_part_sent(d.pk, activity_id)
+            sent_ids.append(activity_id)
         return outcome.sent(sent_ids)
     except connector.ConnectorError as exc:
         return _failure(d, exc)
+
+
+def _upload(d: Delivery, service_url: str, conversation: str, bucket) -> outcome.Outcome:
+    """An accepted file: put it into the upload session (part one), then show it (part two)."""
+    upload = d.attachment["upload"]
+    sent_ids = list(d.message_ids)
+    if d.parts_sent < 1:
+        file = attachments.render_part(d.attachment, [])  # nothing sent yet: a file gone is undeliverable
+        if isinstance(file, outcome.Outcome):
+            return file
+        _, data = file
+        try:
+            connector.upload_file(str(upload.get("uploadUrl") or ""), data)
+        except connector.ConnectorError as exc:
+            if exc.status in (400, 403, 404, 410):  # a refused, unknown or expired upload session: it will not work later
+                return outcome.undeliverable(f"The file could not be saved to the OneDrive of {d.recipient} "
+                                             f"({exc.status}: {exc.message}).")
+            raise
+        record_part_sent(d.pk, "upload")
+        sent_ids.append("upload")
+    if d.parts_sent < 2:
+        wait = ratelimit.buckets().take([bucket])
+        if wait > 0:
+            return outcome.wait(wait)
+        activity_id = connector.send_activity(service_url, conversation, file_info_activity(upload))
+        record_part_sent(d.pk, activity_id)
+        sent_ids.append(activity_id)
+    return outcome.sent(sent_ids)
 
 
 def _failure(d: Delivery, exc: connector.ConnectorError) -> outcome.Outcome:

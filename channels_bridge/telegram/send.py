@@ -117,10 +117,10 @@ def deliver(d: Delivery) -> outcome.Outcome:
             wait = ratelimit.buckets().take(_buckets(chat_id, group))
             if wait > 0:
                 return outcome.wait(wait)
-            try:
-                filename, data = attachments.render(d.attachment)
-            except attachments.AttachmentGone as exc:
-                return outcome.sent(sent_ids) if sent_ids else outcome.undeliverable(str(exc))
+            file = attachments.render_part(d.attachment, sent_ids)
+            if isinstance(file, outcome.Outcome):
+                return file
+            filename, data = file
             message_id = bot.send_document(chat_id, filename, data)
             record_part_sent(d.pk, message_id)
             sent_ids.append(message_id)

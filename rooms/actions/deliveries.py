@@ -228,6 +228,42 @@ def queue_direct_to_identity(identity: ChatIdentity, text: str, *, room: Room | 
     return delivery
 
 
+def answer_file_offer(offer_id: int | None, identity: ChatIdentity, *, accepted: bool, upload: dict | None = None,
+                      correlation_id: str | None = None) -> Delivery | None:
+    """Someone answered a file offer (Teams' consent card on a direct message with an attachment).
+
+    Only the person the offer went to can accept it, and only once: an accepted offer queues one
+    delivery that uploads the file where Teams said (``upload``) and shows it in the chat. Anything
+    else (an unknown offer, someone else's, a second answer, a decline) queues nothing; every answer
+    leaves an audit row. Returns the upload delivery, or None.
+    """
+    correlation = correlation_id or new_correlation_id()
+    with transaction.atomic():
+        offer = (Delivery.objects.select_for_update().filter(pk=offer_id, kind=Delivery.Kind.DIRECT, platform="teams").first()
+                 if offer_id else None)
+        problem = ""
+        if offer is None or not offer.attachment or offer.attachment.get("upload"):
+            problem = "unknown offer"
+        elif offer.identity_id != identity.pk:
+            problem = "offered to someone else"
+        elif Delivery.objects.filter(attachment__offer=offer.pk).exists():
+            problem = "answered already"
+        if problem or not accepted:
+            record("bridge.file_offer_answered", room=offer.room_id if offer is not None else None, correlation_id=correlation,
+                  data={"offer": offer_id, "identity": identity.pk, "accepted": accepted, "refused": problem or None})
+            return None
+        delivery = _create(
+            correlation_id=offer.correlation_id or correlation, room=offer.room, kind=Delivery.Kind.DIRECT,
+            principal=offer.principal, platform=offer.platform, identity=identity, recipient=offer.recipient,
+            text=f"{offer.attachment.get('filename') or 'The file'}, accepted: saved to their OneDrive and shown in the chat",
+            attachment={**offer.attachment, "offer": offer.pk, "upload": dict(upload or {})},
+        )
+        record("bridge.file_offer_answered", room=offer.room_id, correlation_id=delivery.correlation_id,
+              data={"offer": offer.pk, "identity": identity.pk, "accepted": True, "delivery": delivery.pk})
+        _event(delivery, offer.room)
+    return delivery
+
+
 # --- the sender's side ---------------------------------------------------------------------
 
 

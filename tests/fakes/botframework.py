@@ -71,6 +71,10 @@ class FakeBotFramework(LoopbackServer):
         self.route("POST", r"/amer/v3/conversations/(?P<conv>[^/]+)/activities/(?P<aid>[^/]+)", self._send)
         self.route("PUT", r"/amer/v3/conversations/(?P<conv>[^/]+)/activities/(?P<aid>[^/]+)", self._update)
         self.route("GET", r"/amer/v3/conversations/(?P<conv>[^/]+)/members", self._members)
+        # A OneDrive upload session (the address a file consent invoke names); no bearer token, as in OneDrive.
+        self.route("PUT", r"/upload/(?P<item>[^/]+)", self._upload)
+        self.uploads: list[dict] = []  # {"item", "data", "headers"}
+        self.upload_faults: deque = deque()
 
     # -- configuration for the app under test ---------------------------------------------------
 
@@ -202,6 +206,20 @@ class FakeBotFramework(LoopbackServer):
         self.updates.append({"conversation": conversation, "id": activity_id, "activity": request.json or {}})
         return 200, {"id": activity_id}, {}
 
+    def _upload(self, request):
+        if request.headers.get("authorization"):
+            return 400, {"error": {"code": "invalidRequest", "message": "Upload sessions take no Authorization header."}}, {}
+        if self.upload_faults:
+            status = self.upload_faults.popleft()
+            return status, {"error": {"code": "serviceError", "message": f"Fake upload error {status}"}}, {}
+        data = request.raw or b""
+        expected = f"bytes 0-{len(data) - 1}/{len(data)}"
+        if request.headers.get("content-range") != expected:
+            return 400, {"error": {"code": "invalidRange", "message": f"Content-Range must be {expected!r}."}}, {}
+        item = unquote(request.match["item"])
+        self.uploads.append({"item": item, "data": data, "headers": dict(request.headers)})
+        return 201, {"id": item, "name": item, "size": len(data), "file": {}}, {}
+
     def _members(self, request):
         refusal = self._guard(request)
         if refusal:
@@ -233,6 +251,17 @@ class FakeBotFramework(LoopbackServer):
     def bot_added(self, conversation: dict, by: dict) -> dict:
         """``conversationUpdate`` whose ``membersAdded`` holds the bot; ``from`` added it."""
         return self.activity("conversationUpdate", conversation, by, membersAdded=[{"id": self.bot_id}])
+
+    def file_consent(self, conversation: dict, sender: dict, context: dict, *, accept: bool = True,
+                     name: str = "minutes.docx") -> dict:
+        """The ``invoke`` Teams sends when someone acts on a file consent card (accepted: with an upload session)."""
+        value = {"type": "fileUpload", "action": "accept" if accept else "decline", "context": context}
+        if accept:
+            item = uuid.uuid4().hex
+            value["uploadInfo"] = {"contentUrl": f"https://contoso.sharepoint.com/personal/user/Documents/Applications/{name}",
+                                   "name": name, "uploadUrl": f"{self.root}/upload/{item}", "uniqueId": item.upper(),
+                                   "fileType": name.rsplit(".", 1)[-1], "etag": "1"}
+        return self.activity("invoke", conversation, sender, name="fileConsent/invoke", value=value)
 
     def message(self, conversation: dict, sender: dict, text: str, mention_bot: bool = True, mentions=()) -> dict:
         entities, body = [], text

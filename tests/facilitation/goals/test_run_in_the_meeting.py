@@ -99,12 +99,27 @@ class Teams:
         return ["\n".join(block["text"] for block in u["activity"]["attachments"][0]["content"]["body"])
                 for u in self.fake.updates]
 
-    def direct_texts(self, identity):
+    def _direct(self, identity):
         convs = [c["id"] for c in self.fake.conversations if c["params"]["members"] == [{"id": identity.external_id}]]
-        return [a["activity"]["text"] for conv in convs for a in self.fake.sent_to(conv)]
+        return [a for conv in convs for a in self.fake.sent_to(conv)]
+
+    def direct_texts(self, identity):
+        return [a["activity"]["text"] for a in self._direct(identity) if a["activity"].get("text")]
 
     def documents(self, identity):
-        return []  # Teams: the minutes are downloaded from the room (no file upload without a consent card)
+        """Teams offers the file with a consent card: the person accepts, and the file lands in their upload session."""
+        offers = [(a["conversation"], att) for a in self._direct(identity) for att in a["activity"].get("attachments") or []
+                  if att["contentType"] == "application/vnd.microsoft.teams.card.file.consent"]
+        documents = []
+        for conversation, card in offers:
+            invoke = self.fake.file_consent(self.fake.conversation(conversation, "personal"),
+                                            {"id": identity.external_id, "name": identity.name},
+                                            card["content"]["acceptContext"], name=card["name"])
+            self.post(invoke)
+            self.drain()
+            item = invoke["value"]["uploadInfo"]["uploadUrl"].rsplit("/", 1)[-1]
+            documents += [{"data": u["data"]} for u in self.fake.uploads if u["item"] == item]
+        return documents
 
     name = {"ana": "Ana", "ben": "Ben", "cy": "Cy"}
 
@@ -218,10 +233,9 @@ def test_roles_from_invitation_to_confirmed_result_and_two_reports(place, manage
         assert len(texts) == 1 and "Lead: Ana" in texts[0] and "Scribe: Ben" in texts[0] and "Confirmed by: Ana, Ben" in texts[0]
         documents = place.documents(manager) if telegram is None else [
             d for d in telegram.documents if str(d["chat_id"]) == manager.external_id]
-        if place.platform != "teams":
-            (minutes,) = documents
-            body = "\n".join(p.text for p in Document(io.BytesIO(minutes["data"])).paragraphs)
-            assert "Every role carries exactly one name" in body and "Ana" in body
+        (minutes,) = documents
+        body = "\n".join(p.text for p in Document(io.BytesIO(minutes["data"])).paragraphs)
+        assert "Every role carries exactly one name" in body and "Ana" in body
 
 
 def test_in_the_browser_room_a_participant_cannot_stop_the_run_and_the_owner_can(telegram, run_tasks):
