@@ -8,37 +8,19 @@ condition holds (``after_turn``, called when a turn is committed), or when the o
 """
 from django.db import transaction
 
-from facilitation.deliberation.consensus import Ballot, ConsensusRules, RulesError, evaluate
-from facilitation.deliberation.templates import TEMPLATES, get_template
+from facilitation.actions.inputs import DeliberationIn
+from facilitation.deliberation.consensus import Ballot, ConsensusRules, evaluate
+from facilitation.deliberation.templates import get_template
 from rooms.audit import audit
-from rooms.errors import StateConflict, ValidationFailed
+from rooms.errors import StateConflict
 from rooms.events import EventType, build, record_event
-from rooms.models import Observation, Room, Seat
-
-MAX_PARALLEL = 3
+from rooms.models import Observation, Room, RoomEvent, Seat
 
 
 def deliberation_settings(template=None, consensus=None, max_parallel=None) -> dict:
-    """Validated model fields for a new discussion's template, consensus rules and parallel turns."""
-    errors, values = {}, {}
-    if template not in (None, ""):
-        if not isinstance(template, str) or template not in TEMPLATES:
-            errors["template"] = [f"Unknown template; choose one of {', '.join(sorted(TEMPLATES))}."]
-        else:
-            values["template"] = template
-            values["phase"] = get_template(template).phases[0].key
-    try:
-        values["consensus"] = ConsensusRules.parse(consensus).dump()
-    except RulesError as exc:
-        errors["consensus"] = [str(exc)]
-    if max_parallel is not None:
-        if isinstance(max_parallel, bool) or not isinstance(max_parallel, int) or not 1 <= max_parallel <= MAX_PARALLEL:
-            errors["maxParallel"] = [f"Must be a whole number from 1 to {MAX_PARALLEL}."]
-        else:
-            values["max_parallel"] = max_parallel
-    if errors:
-        raise ValidationFailed("The deliberation settings are not valid.", errors)
-    return values
+    """Validated model fields for a new discussion's template, consensus rules and parallel turns
+    (parsed by the same fields as the creation body, ``inputs.DeliberationIn``)."""
+    return DeliberationIn.parse({"template": template, "consensus": consensus, "max_parallel": max_parallel})
 
 
 def current_phase(room: Room):
@@ -92,7 +74,14 @@ def votes_document(room: Room) -> dict:
     return {"phase": room.phase or None, "template": room.template or None, "sealed": sealed, "tally": tally,
             "votes": list(entries.values()), "consensus": consensus, "rules": rules.as_payload(),
             "eligible": len(speaking), "voted": sum(1 for s in speaking if str(s.pk) in voted),
-            "phases": [p.as_payload() for p in template.phases] if template else []}
+            "phases": [p.as_payload() for p in template.phases] if template else [],
+            "history": phase_history(room)}
+
+
+def phase_history(room: Room) -> list[dict]:
+    """Every phase change so far, oldest first: ``[{phase, seq}]`` (the seq of its ``discussion:phase`` event)."""
+    rows = RoomEvent.objects.filter(room=room, type=EventType.PHASE).order_by("seq").values_list("seq", "payload")
+    return [{"phase": (payload or {}).get("phase"), "seq": seq} for seq, payload in rows]
 
 
 def _enter_next_phase(room: Room):

@@ -33,6 +33,7 @@ or its whole text for a short item).
 """
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 VOTE_VALUES = ("READY", "CHANGES", "REJECT")
 ITEM_PREFIX = {"question": "Q", "concern": "C", "decision": "D", "todo": "T"}
@@ -50,21 +51,31 @@ it's let's we're they're isn't aren't don't doesn't won't can't
 """.split())
 
 
-def significant_words(text: str) -> set[str]:
+def significant_words(text: str) -> frozenset[str]:
     """Lower-cased content words of four letters or more (or numbers), with a plural 's' dropped."""
+    return _significant_words(str(text or ""))
+
+
+@lru_cache(maxsize=2048)  # the room state is replayed from the same turns at every step
+def _significant_words(text: str) -> frozenset[str]:
     words = set()
-    for word in _WORD.findall(str(text or "").lower()):
+    for word in _WORD.findall(text.lower()):
         word = word.strip("'-")
         if word in _STOP or (len(word) < 4 and not word.isdigit()):
             continue
         if len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
         words.add(word)
-    return words
+    return frozenset(words)
+
+
+@lru_cache(maxsize=2048)
+def _normal_text(text: str) -> str:
+    return " ".join(_WORD.findall(text.lower()))
 
 
 def _normal(text: str) -> str:
-    return " ".join(_WORD.findall(str(text or "").lower()))
+    return _normal_text(str(text or ""))
 
 
 def takes_up(text: str, item_text: str, share: float) -> bool:

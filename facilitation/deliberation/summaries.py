@@ -7,6 +7,7 @@ spoke in which round, the gist of what they said, the items they raised (by thei
 room-state ids) and their vote.
 """
 import re
+from functools import lru_cache
 
 from facilitation.deliberation.markers import parse_markers
 
@@ -36,6 +37,7 @@ def prose_lines(content: str) -> list[str]:
     return lines
 
 
+@lru_cache(maxsize=2048)  # older turns are summarised again at every step
 def gist(content: str, limit: int = 140) -> str:
     """The first real sentence of a turn (at least four words), shortened."""
     for line in prose_lines(content):

@@ -103,3 +103,16 @@ def test_a_comment_over_rest_votes_and_moves_the_phase_with_human_required(peopl
     assert said.json()["data"]["markers"][0]["value"] == "READY"
     assert Room.objects.get(pk=room.pk).phase == "commit"
     assert Api(owner).get(f"/api/discussions/{room.pk}/votes").json()["data"]["votes"] == []  # a new ballot
+
+
+def test_the_votes_document_lists_every_phase_change_where_it_happened(people, catalog):
+    from rooms.models import RoomEvent
+
+    owner = people["owner"]
+    room = discussion(owner, template="feature")
+    assert Api(owner).get(f"/api/discussions/{room.pk}/votes").json()["data"]["history"] == []
+    Api(owner).post(f"/api/discussions/{room.pk}/advance")
+    Api(owner).post(f"/api/discussions/{room.pk}/advance")
+    history = Api(owner).get(f"/api/discussions/{room.pk}/votes").json()["data"]["history"]
+    events = list(RoomEvent.objects.filter(room=room, type="discussion:phase").order_by("seq").values_list("seq", flat=True))
+    assert history == [{"phase": "shape", "seq": events[0]}, {"phase": "commit", "seq": events[1]}]

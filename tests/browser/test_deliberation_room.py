@@ -78,4 +78,19 @@ def test_a_person_comments_and_votes_and_the_tally_changes_live(make_page):
     for p in (page, watcher):
         p.locator("#timeline .status-line[data-kind=phase]", has_text="Phase: Commit or not").wait_for(timeout=30000)
     assert Room.objects.get(pk=room.pk).phase == "commit"
+
+    # After a reload the transcript comes over REST: both phase lines are back, once each and in place,
+    # even when the votes document (which brings them) arrives before the transcript does.
+    held = []
+    watcher.route("**/api/discussions/*/turns?**", lambda route: held.append(route))
+    watcher.reload()
+    watcher.locator("#timeline .status-line[data-kind=phase]", has_text="Phase: Commit or not").wait_for(timeout=30000)
+    assert watcher.locator("#timeline .tcard.turn").count() == 0 and held
+    for route in held:
+        route.continue_()
+    watcher.unroute("**/api/discussions/*/turns?**")
+    watcher.locator("#timeline .tcard.turn", has_text="Fine, the TTL is in.").wait_for()
+    kinds = watcher.eval_on_selector_all("#timeline > li", "nodes => nodes.map(n => [n.dataset.kind || '', Number(n.dataset.seq)])")
+    phases = [seq for kind, seq in kinds if kind == "phase"]
+    assert len(phases) == 2 and [seq for _, seq in kinds] == sorted(seq for _, seq in kinds)
     assert page.errors == [] and watcher.errors == []

@@ -18,7 +18,8 @@ class VotesView(APIView):
                     "{reached, reason}}`: the latest vote of each voter in the current phase. During an independent "
                     "ballot the values are `sealed` and the tally empty until everyone has voted. Also `eligible` "
                     "(the voters: speaking seats, and background seats while the phase takes votes), `voted` (how "
-                    "many of them have), `rules` and the template's `phases`.",
+                    "many of them have), `rules`, the template's `phases` and `history`: every phase change so far, "
+                    "`[{phase, seq}]`, oldest first.",
         responses=schemas.responses({200: OpenApiTypes.OBJECT}),
     )
     def get(self, request, id: int):

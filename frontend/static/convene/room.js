@@ -153,9 +153,17 @@
     }
   }
 
+  // Every line of the timeline keeps seq order, whichever arrived first: a phase line restored
+  // from the votes history can land before the transcript it belongs in.
   function append(node) {
     if (!node) return;
-    $("#timeline").append(node);
+    const timeline = $("#timeline");
+    const seq = Number(node.dataset && node.dataset.seq);
+    const last = timeline.lastElementChild;
+    const later = Number.isFinite(seq) && last && Number(last.dataset.seq) > seq
+      ? [...timeline.children].find((li) => Number(li.dataset.seq) > seq) : null;
+    if (later) timeline.insertBefore(node, later);
+    else timeline.append(node);
     $("#timeline-empty").hidden = true;
   }
 
@@ -235,7 +243,7 @@
         break;
       }
       case EVENTS.PHASE: {
-        append(R.phaseLine(event, phaseTitle(event.phase)));
+        placePhaseLine(event);
         refreshVotesSoon();
         break;
       }
@@ -253,9 +261,18 @@
     return phase ? phase.title : key;
   }
 
+  // A phase change is an event, not a turn: after a reload the transcript (REST) lacks it, so the
+  // votes document's history puts each line back where it happened (before the first later seq).
+  function placePhaseLine(event) {
+    const timeline = $("#timeline");
+    if (timeline.querySelector(`[data-kind="phase"][data-seq="${Number(event.seq)}"]`)) return;
+    append(R.phaseLine(event, phaseTitle(event.phase)));
+  }
+
   function showVotes(doc) {
     state.phases = doc.phases || [];
     state.phase = doc.phase;
+    (doc.history || []).forEach((change) => placePhaseLine({ seq: change.seq, phase: change.phase }));
     const card = $("#deliberation");
     const anyVotes = (doc.votes || []).length > 0;
     card.hidden = !doc.template && !anyVotes && card.hidden;
