@@ -56,6 +56,7 @@ def main(argv=None) -> int:
         group = tu.group(-7001, "Bench")
         chat = see_chat(ChatRef("telegram", "-7001", title="Bench"))
         ChatLink.objects.create(chat=chat, room=room)
+        type(room).objects.filter(pk=room.pk).update(chat_linked=True)  # as the link action does
         client = Client()
 
         def post(update):

@@ -5,7 +5,9 @@ real worker path: the bundled Redis, one Celery worker process and beat (the swe
 ``manage.py serve`` supervises them. Scenario ``worker``: once every room holds a lease on a step in
 flight, the worker's process group is killed with SIGKILL; the supervisor starts a new worker, and
 heartbeat leases let the sweeper hand the abandoned steps out again. Scenario ``redis``: the bundled
-Redis is stopped with everything queued in it and started again 2 s later.
+Redis is stopped with everything queued in it and started again 2 s later. Scenario ``postgres`` (run on a
+fresh database of the local PostgreSQL, which it creates and drops): the PostgreSQL server is stopped,
+dropping every connection, and started again 2 s later (``pg_ctlcluster``; needs the right to do so).
 
 Figures against the goals: discussions concluded (20/20), duplicated and missing turns (0),
 repeated model calls per discussion (at most 1; counted from the scripted model's call log, which
@@ -13,17 +15,22 @@ also sees the calls a killed worker never finished), and seconds from the fault 
 committed step (at most 15 s).
 
     python benchmarks/chaos.py [--rooms 20] [--rounds 4] [--delay 3] [--scenario worker,redis] [--json PATH]
+    python benchmarks/chaos.py --scenario postgres
 """
-import io
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
 import common as C
+
+sys.path.insert(0, str(Path(__file__).parent))
+from throughput import pg_create, pg_drop, pg_reachable  # noqa: E402
 
 GOALS = {"concluded": "all", "duplicated": 0, "missing": 0, "repeated_calls_max": 1, "first_progress_s": 15.0}
 
@@ -39,6 +46,27 @@ def _env(tmp: Path, delay: float) -> dict:
 def _calls(tmp: Path) -> list[dict]:
     path = tmp / "calls.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def _pg_cluster(action: str) -> None:
+    """Stop or start the local PostgreSQL cluster (Debian's ``pg_ctlcluster``)."""
+    version = sorted(os.listdir("/etc/postgresql"))[-1]
+    subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", action], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _answers(predicate):
+    """``predicate`` for ``wait_until``, counting a database that is down as "not yet"."""
+    from django.db import Error, connection
+
+    def check():
+        try:
+            return predicate()
+        except Error:
+            connection.close()
+            return False
+
+    return check
 
 
 def run(scenario: str, url: str, rooms: int, rounds: int, delay: float, tmp: Path) -> dict:
@@ -73,14 +101,23 @@ def run(scenario: str, url: str, rooms: int, rounds: int, delay: float, tmp: Pat
         t0 = time.monotonic()
         if scenario == "worker":
             os.killpg(runtime.procs["worker"].pid, signal.SIGKILL)
+        elif scenario == "postgres":
+            from django.db import connection
+
+            connection.close()
+            _pg_cluster("stop")
+            try:
+                time.sleep(2.0)
+            finally:
+                _pg_cluster("start")
         else:
             runtime.redis.stop()
             time.sleep(2.0)
             runtime.redis.start()
-        C.wait_until(lambda: Observation.objects.filter(room_id__in=ids, created_at__gt=fault_at).exists(),
+        C.wait_until(_answers(lambda: Observation.objects.filter(room_id__in=ids, created_at__gt=fault_at).exists()),
                      timeout=300, interval=0.1, what="first progress after the fault")
         first_progress = time.monotonic() - t0
-        C.wait_until(lambda: Room.objects.filter(pk__in=ids, status__in=Room.TERMINAL).count() == rooms,
+        C.wait_until(_answers(lambda: Room.objects.filter(pk__in=ids, status__in=Room.TERMINAL).count() == rooms),
                      timeout=300 + rounds * delay * 8, interval=0.5, what="every room ended")
         recovered = time.monotonic() - t0
         concluded = Room.objects.filter(pk__in=ids, status=Room.Status.CONCLUDED).count()
@@ -116,13 +153,32 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.quick:
         args.rooms, args.rounds = 5, 3
+    scenarios = [s.strip() for s in args.scenario.split(",") if s.strip()]
+    unknown = set(scenarios) - {"worker", "redis", "postgres"}
+    if unknown:
+        p.error(f"unknown scenario(s): {', '.join(sorted(unknown))}")
     tmp = C.temp_dir("chaos")
-    C.setup_django(C.sqlite_url(tmp / "convene.sqlite3"), realtime="redis")
+    pg_name = None
+    if "postgres" in scenarios:  # the whole run on a fresh PostgreSQL database
+        if not pg_reachable():
+            p.error("the postgres scenario needs the local PostgreSQL (BENCH_PG_URL)")
+        pg_name = f"convene_chaos_{os.getpid()}"
+        url = pg_create(pg_name)
+    else:
+        url = C.sqlite_url(tmp / "convene.sqlite3")
+    C.setup_django(url, realtime="redis")
     results = []
-    for scenario in [s.strip() for s in args.scenario.split(",") if s.strip()]:
-        work = tmp / scenario
-        work.mkdir()
-        results.append(run(scenario, C.sqlite_url(tmp / "convene.sqlite3"), args.rooms, args.rounds, args.delay, work))
+    try:
+        for scenario in scenarios:
+            work = tmp / scenario
+            work.mkdir()
+            results.append(run(scenario, url, args.rooms, args.rounds, args.delay, work))
+    finally:
+        if pg_name:
+            from django.db import connections
+
+            connections.close_all()
+            pg_drop(pg_name)
     rows = []
     for r in results:
         met = (r["concluded"] == r["rooms"] and r["duplicated"] == 0 and r["missing"] == 0
@@ -132,7 +188,7 @@ def main(argv=None) -> int:
                      "yes" if met else "no"])
     print(C.table(["fault", "mid-turn at fault", "concluded", "duplicated turns", "missing turns",
                    "repeated calls (max/room)", "repeated calls (all)", "first progress s", "all ended s", "goals met"], rows,
-                  title=f"Chaos on SQLite, {args.rooms} discussions x {args.rounds} rounds, model {args.delay:g} s per call "
+                  title=f"Chaos on {results[0]['database'] if results else 'SQLite'}, {args.rooms} discussions x {args.rounds} rounds, model {args.delay:g} s per call "
                         f"(goals: all concluded, 0 duplicated/missing, <= 1 repeated call per discussion, first progress <= 15 s)"))
     print(f"load average after: {C.load_average()}")
     C.write_json(args.json, "chaos", {"results": results})

@@ -11,6 +11,7 @@ import json
 import math
 import os
 import platform
+import secrets
 import shutil
 import statistics
 import sys
@@ -85,6 +86,8 @@ class MemoryPublisher:
 def setup_django(database_url: str, realtime: str | None = None) -> None:
     """Configure Django for this process on ``database_url`` and migrate it. Call once, before any model import."""
     os.environ["DATABASE_URL"] = database_url
+    # Off SQLite the settings want a key shared by every process (the workers inherit this one).
+    os.environ.setdefault("DJANGO_SECRET_KEY", "bench-" + secrets.token_urlsafe(40))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
@@ -282,7 +285,8 @@ class WorkerStack:
     """
 
     def __init__(self, database_url: str, rules: list[dict], workdir: Path, concurrency: int = 32, extra_env: dict | None = None,
-                 workers: int = 1):
+                 workers: int = 1, web: bool = False):
+        self.web = web  # also a daphne web process (Socket.IO clients connect to ``base_url``)
         self.database_url, self.rules, self.workdir = database_url, rules, Path(workdir)
         self.concurrency, self.extra_env, self.workers = concurrency, dict(extra_env or {}), workers
         self.runtime = None
@@ -293,6 +297,7 @@ class WorkerStack:
 
         from django.conf import settings
 
+        from config.embedded_redis import free_port
         from config.runtime import Runtime, point_at_redis
 
         script = self.workdir / "script.json"
@@ -313,7 +318,8 @@ class WorkerStack:
         os.dup2(log_fd, 1)
         os.dup2(log_fd, 2)
         try:
-            self.runtime = Runtime(out=io.StringIO(), web=False, worker=True, beat=False, extra_env=env).start()
+            port = free_port() if self.web else None
+            self.runtime = Runtime(out=io.StringIO(), web=self.web, port=port, worker=True, beat=False, extra_env=env).start()
             for _ in range(self.workers - 1):
                 more = {**env, "REDIS_URL": self.runtime.redis_url}
                 self.more.append(Runtime(out=io.StringIO(), web=False, worker=True, beat=False, extra_env=more).start())
@@ -335,6 +341,10 @@ class WorkerStack:
         if self.runtime is not None:
             self.runtime.stop()
             self.runtime = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.runtime.host}:{self.runtime.port}"
 
     def worker_pid(self) -> int:
         return self.runtime.procs["worker"].pid
@@ -369,7 +379,8 @@ def start_py_spy(pid: int, seconds: float, out: Path, idle: bool = False):
     if not Path(exe).exists():
         print("(py-spy is not installed: pip install py-spy)")
         return None
-    cmd = [exe, "record", "-p", str(pid), "-d", str(int(seconds)), "-r", "200", "-f", "raw", "-o", str(out), "-s"]
+    # --nonblocking: sampling must not pause the process (a paused worker is what would be measured).
+    cmd = [exe, "record", "-p", str(pid), "-d", str(int(seconds)), "-r", "100", "-f", "raw", "-o", str(out), "-s", "--nonblocking"]
     if idle:
         cmd.append("--idle")
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

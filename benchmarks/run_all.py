@@ -30,6 +30,7 @@ BENCHMARKS = {
     "step_cost": ("step_cost.py", 240),
     "storage": ("storage.py", 180),
     "worker_overhead": ("worker_overhead.py", 180),
+    "worker_memory": ("worker_memory.py", 240),
     "throughput": ("throughput.py", 300),
     "workspace_search": ("workspace_search.py", 180),
     "workspace_rounds": ("workspace_rounds.py", 240),
@@ -182,6 +183,8 @@ def _headline(name: str, data: dict) -> str:
         f = data["runs"][0]["figures"]
         return (f"{data['runs'][0]['preset']}: cost {f['cost_ratio']:.3f} of a replay, {f['cache_read_share'] * 100:.1f}% read "
                 f"from the cache, late / early prompt {f['late_early_ratio']:.3f}")
+    if name == "worker_memory":
+        return f"worker RSS {data['growth'] * 100:+.1f} % from turn 200 to turn {data['turns']} (flat: {'yes' if data['flat'] else 'no'})"
     if name == "chaos":
         return "; ".join(f"{r['scenario']}: {r['concluded']}/{r['rooms']} concluded, {r['duplicated']} duplicated, "
                          f"{r['missing']} missing, <= {r['repeated_calls_max']} repeated call(s) per room, first progress "

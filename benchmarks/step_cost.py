@@ -83,7 +83,6 @@ def main(argv=None) -> int:
 
     C.setup_django(C.sqlite_url(tmp / "convene-0.sqlite3"), realtime=args.realtime)
     from facilitation.discussions import steps as discussion_steps
-    from rooms import realtime
 
     redis = None
     if args.realtime == "redis":

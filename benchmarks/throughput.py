@@ -60,8 +60,53 @@ def stack_failures(tmp) -> int:
     return log.read_text(errors="replace").count("raised unexpected") if log.exists() else 0
 
 
+WATCHED_EVENTS = ("discussion:turn", "discussion:moderator")
+
+
+def _watch_process(base_url: str, token: str, rooms: list[tuple[int, int]], ready, stop, results) -> None:
+    """Socket.IO clients (python-socketio's AsyncClient, as a script would use it), one per room in ``rooms``
+    (``(room_id, last_seq)``), each recording every turn and decision it receives: (wall time of receipt,
+    seconds since the event's ``ts``, stamped inside the commit)."""
+    import asyncio
+
+    async def main():
+        import socketio
+
+        received: list[tuple[float, float]] = []
+        clients = []
+
+        def make():
+            client = socketio.AsyncClient(reconnection=False)
+
+            async def on_event(data):
+                now = time.time()
+                try:
+                    received.append((now, now - datetime.fromisoformat(data["ts"]).timestamp()))
+                except (KeyError, TypeError, ValueError):
+                    pass
+            for name in WATCHED_EVENTS:
+                client.on(name, on_event)
+            return client
+
+        for room_id, last_seq in rooms:
+            client = make()
+            await client.connect(base_url, auth={"token": token}, transports=["websocket"], wait_timeout=30)
+            ack = await client.call("discussion:join", {"discussionId": room_id, "lastSeq": last_seq}, timeout=30)
+            if not (ack or {}).get("ok"):
+                raise SystemExit(f"join refused: {ack}")
+            clients.append(client)
+        ready.set()
+        while not stop.is_set():
+            await asyncio.sleep(0.2)
+        results.put(received)
+        for client in clients:
+            await client.disconnect()
+
+    asyncio.run(main())
+
+
 def run_one(url: str, rooms: int, window: float, warmup: float, concurrency: int, delay: float, tmp, py_spy: str = "",
-            workers: int = 1) -> dict:
+            workers: int = 1, participants: int = C.PARTICIPANTS, watchers: int = 0) -> dict:
     C.setup_django(url, realtime="redis")
     from django.db.models import Count
 
@@ -70,13 +115,28 @@ def run_one(url: str, rooms: int, window: float, warmup: float, concurrency: int
 
     load_before = C.load_average()
     spy = None
-    with C.WorkerStack(url, C.script_rules(delay=delay), tmp, concurrency=concurrency, workers=workers) as stack:
-        cast = C.Cast("tp")
+    watch = None
+    with C.WorkerStack(url, C.script_rules(delay=delay), tmp, concurrency=concurrency, workers=workers,
+                       web=watchers > 0) as stack:
+        cast = C.Cast("tp", participants=participants)
         # Warm-up: one short room end to end (the worker is up and has imported everything).
         warm = cast.room(1, name="warm-up")
         do_start_discussion(warm.pk)
         C.wait_until(lambda: Room.objects.get(pk=warm.pk).is_terminal, timeout=60, what="warm-up room concluded")
         created = [cast.room(C.ROUNDS_PER_ROOM, name=f"throughput {i}") for i in range(rooms)]
+        if watchers:  # Socket.IO clients watching the rooms while they run (one per room, round robin)
+            import multiprocessing as mp
+
+            from rooms.actions.tokens import do_create_token
+
+            token = do_create_token(cast.owner, name="throughput watchers")[1]
+            ctx = mp.get_context("spawn")
+            ready, stop, out = ctx.Event(), ctx.Event(), ctx.Queue()
+            watched = [(r.pk, r.seq) for r in (created[i % len(created)] for i in range(watchers))]
+            watch = ctx.Process(target=_watch_process, args=(stack.base_url, token, watched, ready, stop, out))
+            watch.start()
+            if not ready.wait(180):
+                raise SystemExit("the Socket.IO watchers did not connect")
         t0 = datetime.now(timezone.utc)
         for room in created:
             do_start_discussion(room.pk)
@@ -89,6 +149,13 @@ def run_one(url: str, rooms: int, window: float, warmup: float, concurrency: int
         time.sleep(max(0.0, (w1 - datetime.now(timezone.utc)).total_seconds()))
         cpu1, busy1 = sum(C.process_cpu_seconds(p) for p in stack.worker_pids()), C.machine_busy()
         time.sleep(0.5)
+        fanout = []
+        if watch is not None:
+            stop.set()
+            received = out.get(timeout=120)
+            watch.join(30)
+            lo, hi = w0.timestamp(), w1.timestamp()
+            fanout = [lat * 1000 for at, lat in received if lo <= at < hi]
         ids = [r.pk for r in created]
         for room_id in ids:
             try:
@@ -114,7 +181,7 @@ def run_one(url: str, rooms: int, window: float, warmup: float, concurrency: int
         print(C.summarize_collapsed(Path(py_spy)))
     return {
         "database": "PostgreSQL" if url.startswith("postgres") else "SQLite",
-        "rooms": rooms, "workers": workers, "window_s": window, "warmup_s": warmup, "concurrency": concurrency, "delay_s": delay,
+        "rooms": rooms, "participants": participants, "workers": workers, "window_s": window, "warmup_s": warmup, "concurrency": concurrency, "delay_s": delay,
         "start_all_s": (started_all - t0).total_seconds(),
         "steps": steps, "turns": turns, "steps_per_s": steps / window, "turns_per_s": turns / window,
         "ideal_steps_per_s": rooms / delay, "efficiency": steps / window / (rooms / delay),
@@ -125,6 +192,8 @@ def run_one(url: str, rooms: int, window: float, warmup: float, concurrency: int
         "machine_cpu_busy": (busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1]),
         "step_interval_p50_s": C.median(gaps), "step_interval_p99_s": C.percentile(gaps, 99), "duplicated_turns": dup,
         "load_before": load_before, "load_after": C.load_average(),
+        "watchers": watchers, "fanout_receipts": len(fanout),
+        "fanout_p50_ms": C.median(fanout) if fanout else None, "fanout_p99_ms": C.percentile(fanout, 99) if fanout else None,
     }
 
 
@@ -136,6 +205,9 @@ def main(argv=None) -> int:
     p.add_argument("--concurrency", type=int, default=128, help="threads per worker process (CONVENE_WORKER_CONCURRENCY)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (the runtime starts 1)")
     p.add_argument("--delay", type=float, default=1.0, help="seconds the model takes per call")
+    p.add_argument("--watchers", type=int, default=0,
+                   help="Socket.IO clients watching the rooms (a web process is started): fan-out latency under the load")
+    p.add_argument("--participants", type=int, default=C.PARTICIPANTS, help="participant seats per room (besides the facilitator)")
     p.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
     p.add_argument("--database-url", default="", help="run on this database (no create/drop)")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -153,7 +225,8 @@ def main(argv=None) -> int:
             out = tmp / "result.json"
             cmd = [sys.executable, __file__, "--backend", backend, "--json", str(out), "--rooms", str(args.rooms),
                    "--window", str(args.window), "--warmup", str(args.warmup), "--concurrency", str(args.concurrency),
-                   "--delay", str(args.delay), "--workers", str(args.workers), "--child"]
+                   "--delay", str(args.delay), "--workers", str(args.workers),
+                   "--participants", str(args.participants), "--watchers", str(args.watchers), "--child"]
             subprocess.run(cmd, check=True)
             outputs.append(json.loads(out.read_text())["result"])
         if len(backends) == 1:
@@ -170,7 +243,8 @@ def main(argv=None) -> int:
     else:
         url = C.sqlite_url(tmp / "convene.sqlite3")
     try:
-        result = run_one(url, args.rooms, args.window, args.warmup, args.concurrency, args.delay, tmp, args.py_spy, args.workers)
+        result = run_one(url, args.rooms, args.window, args.warmup, args.concurrency, args.delay, tmp, args.py_spy, args.workers,
+                         args.participants, args.watchers)
     finally:
         if pg_name:
             from django.db import connections
@@ -192,6 +266,11 @@ def report(results: list[dict], json_path: str | None) -> int:
                    "step interval p50 ms", "p99 ms", "worker CPU (1 core = 100%)", "worker CPU ms/step", "machine CPU busy", "failed tasks", "duplicated turns"],
                   rows, title=f"Throughput: concurrent discussions, model takes {results[0]['delay_s']:.0f} s per call, "
                               f"{results[0]['workers']} worker process(es) x {results[0]['concurrency']} threads ({C.machine()})"))
+    for r in results:
+        if r.get("watchers"):
+            print(f"Socket.IO fan-out under this load ({r['database']}, {r['watchers']} clients, one per room, "
+                  f"{r['participants']} participants per room): {r['fanout_receipts']} turns and decisions received in the "
+                  f"window; from the commit to the client p50 {r['fanout_p50_ms'] or 0:.1f} ms, p99 {r['fanout_p99_ms'] or 0:.1f} ms")
     met = {r["database"]: r["efficiency"] >= 0.8 for r in results}
     for r in results:
         print(f"Target >= 80% of ideal on {r['database']}: {'met' if met[r['database']] else 'NOT met'} "

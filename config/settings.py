@@ -58,6 +58,8 @@ TEMPLATES = [
 ]
 
 
+# Django's SQLite backend whose worker threads queue for the write lock (config/sqlite/base.py).
+SQLITE_ENGINE = "config.sqlite"
 SQLITE_OPTIONS = {
     # WAL lets the web process read while a worker writes; IMMEDIATE avoids
     # upgrade deadlocks between concurrent writers.
@@ -71,6 +73,7 @@ def _database() -> dict:
     if E.DATABASE_URL:
         config = E.env.db_url_config(E.DATABASE_URL)
         if config["ENGINE"] == "django.db.backends.sqlite3":
+            config["ENGINE"] = SQLITE_ENGINE
             config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
         elif E.DB_POOL_MAX > 0:
             # Workers hand their connection back to the pool during every model call.
@@ -78,7 +81,7 @@ def _database() -> dict:
         return config | {"CONN_MAX_AGE": 0}
     E.VAR_DIR.mkdir(exist_ok=True)
     return {
-        "ENGINE": "django.db.backends.sqlite3",
+        "ENGINE": SQLITE_ENGINE,
         "NAME": str(E.VAR_DIR / "convene.sqlite3"),
         "OPTIONS": SQLITE_OPTIONS,
         # A file (not memory) so worker processes started by tests share it; one per test run.

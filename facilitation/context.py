@@ -18,6 +18,7 @@ from facilitation.engine import Blocker, EngineState, Facts, SeatInfo
 from facilitation.presets import get_preset
 from rooms.events import EventType
 from rooms.models import Narrative, Observation, Room, RoomEvent, Seat
+from rooms.prepared import Prepared
 
 #: Contributions replayed into the room state (a discussion has at most 20; workspaces may have more).
 REPLAY_LIMIT = 400
@@ -168,12 +169,19 @@ def _agent_view(row: dict) -> AgentView:
     )
 
 
+# The questions every step asks, compiled once (``rooms.prepared``).
+_SEATS = Prepared(lambda room_id: Seat.objects.filter(room_id=room_id).order_by("position", "id").values(*SEAT_FIELDS), 1)
+_LATEST_TURNS = Prepared(lambda room_id: (
+    Observation.objects.filter(room_id=room_id, kind__in=(Observation.Kind.CONTRIBUTION, Observation.Kind.DECISION))
+    .order_by("-seq").values("seq", "kind", "round", "seat_id", "author_name", "content", "markers", "status", "data")
+    [:REPLAY_LIMIT * 2]), 1)
+_PHASES_SINCE = Prepared(lambda room_id, seq: RoomEvent.objects.filter(room_id=room_id, type=EventType.PHASE, seq__gte=seq)
+                         .order_by("seq").values("seq", "payload"), 2)
+
+
 def _records(room: Room) -> list[dict]:
     """The contributions, the facilitator's questions and the phase changes, oldest first, as plain records."""
-    rows = list(
-        Observation.objects.filter(room_id=room.pk, kind__in=(Observation.Kind.CONTRIBUTION, Observation.Kind.DECISION))
-        .order_by("-seq").values("seq", "kind", "round", "seat_id", "author_name", "content", "markers", "status", "data")[:REPLAY_LIMIT * 2]
-    )
+    rows = _LATEST_TURNS(room.pk)
     rows.reverse()
     records = []
     for row in rows:
@@ -187,7 +195,7 @@ def _records(room: Room) -> list[dict]:
                             "speaker": row["author_name"], "content": row["content"], "markers": row["markers"] or [],
                             "status": row["status"], "passed": bool((row["data"] or {}).get("pass"))})
     if room.template and rows:
-        phases = RoomEvent.objects.filter(room_id=room.pk, type=EventType.PHASE, seq__gte=rows[0]["seq"]).values("seq", "payload")
+        phases = _PHASES_SINCE(room.pk, rows[0]["seq"])
         records += [{"kind": "phase", "seq": e["seq"], "name": (e["payload"] or {}).get("phase") or ""} for e in phases]
         records.sort(key=lambda r: r["seq"])
     return records
@@ -268,7 +276,7 @@ def assemble(*, room_id: int, name: str, topic: str, format: str, round: int, ma
 
 
 def load_context(room: Room) -> RoomContext:
-    seats = list(Seat.objects.filter(room_id=room.pk).order_by("position", "id").values(*SEAT_FIELDS))
+    seats = _SEATS(room.pk)
     fac_row = next((s for s in seats if s["role"] == Seat.Role.FACILITATOR), None)
     others = [s for s in seats if s["role"] != Seat.Role.FACILITATOR]
     infos = [SeatInfo(id=s["id"], name=_seat_name(s), role=s["role"], active=s["is_active"]) for s in others]

@@ -11,7 +11,10 @@ duplicated or abandoned step therefore never writes twice.
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
+from typing import Callable
 
+from django.db import connection, transaction
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
@@ -19,6 +22,7 @@ from facilitation.runs.models import StepLease
 from rooms.models import Room
 
 RUNNING = (Room.Status.ACTIVE, Room.Status.PAUSED)
+ACTIVE = (Room.Status.ACTIVE,)
 
 
 @dataclass(frozen=True)
@@ -39,42 +43,61 @@ class Claim:
 
 @dataclass(frozen=True)
 class OpenStep:
-    """A step made ready: its seq, its slots (one task each) and when it may run."""
+    """A step made ready: its seq, its slots (one task each) and when it may run.
+
+    ``later`` lists the slots ready at another time than the others, as ``(slot, ready_at)``
+    (a workspace round's clock runs out after ``maxSeconds`` while its agents start at once).
+    """
 
     step_seq: int
     slots: int = 1
     ready_at: datetime | None = None
+    later: tuple[tuple[int, datetime], ...] = ()
+
+    def ready_times(self) -> list[tuple[int, datetime | None]]:
+        """``(slot, ready_at)`` for every slot of the step."""
+        later = dict(self.later)
+        return [(slot, later.get(slot, self.ready_at)) for slot in range(self.slots)]
 
 
 def _ours(claim: Claim):
     return StepLease.objects.filter(room_id=claim.room_id, slot=claim.slot, step_seq=claim.step_seq, token=claim.token)
 
 
-def claim_step(room_id: int, step_seq: int, lease_seconds: float, slot: int = 0) -> tuple[Claim, Room] | None:
+def claim_step(room_id: int, step_seq: int, lease_seconds: float, slot: int = 0,
+               may_run: Callable[[Room], bool] | None = None) -> tuple[Claim, Room] | None:
     """Take the lease on one slot of a room's step; the claim and the room as claimed, or None.
 
-    Claimable: the room is active, the slot belongs to ``step_seq`` and is not done, it is ready
+    Claimable: the room is active (or ``may_run(room)`` says so: a workspace's narrative is written
+    while it is paused), the slot belongs to ``step_seq`` and is not done, it is ready
     (``ready_at`` reached) and nobody holds an unexpired lease on it. The room's status is read
     with the room (a join in the UPDATE costs more than the rare give-back of a paused room's slot).
     """
+    with transaction.atomic():  # one short write transaction (on SQLite the threads queue for it in turn)
+        return _claim(room_id, step_seq, lease_seconds, slot, may_run)
+
+
+def _claim(room_id: int, step_seq: int, lease_seconds: float, slot: int,
+           may_run: Callable[[Room], bool] | None) -> tuple[Claim, Room] | None:
     now = timezone.now()
     token = uuid.uuid4().hex
-    taken = (
-        StepLease.objects.filter(room_id=room_id, slot=slot, step_seq=step_seq, done=False)
-        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
-        .filter(Q(ready_at__isnull=True) | Q(ready_at__lte=now))
-        .update(token=token, lease_until=now + timedelta(seconds=lease_seconds), attempt=F("attempt") + 1)
-    )
-    if not taken:
+    at = connection.ops.adapt_datetimefield_value
+    with connection.cursor() as cursor:
+        cursor.execute(_sql_claim(), [token, at(now + timedelta(seconds=lease_seconds)), room_id, slot, step_seq, False,
+                                      at(now), at(now)])
+        taken = cursor.fetchone()
+    if taken is None:
         return None
-    found = list(StepLease.objects.select_related("room").filter(room_id=room_id, slot=slot, token=token)[:1])
-    if not found:
+    attempt, slots = taken
+    room = next(iter(Room.objects.filter(pk=room_id).order_by()[:1]), None)
+    if room is None:
         return None
-    lease = found[0]
-    if lease.room.status != Room.Status.ACTIVE:  # paused or ended: not claimable, and no attempt used
-        StepLease.objects.filter(pk=lease.pk, token=token).update(token="", lease_until=None, attempt=F("attempt") - 1)
+    claim = Claim(room_id=room_id, step_seq=step_seq, token=token, attempt=attempt, slot=slot, slots=slots)
+    allowed = may_run(room) if may_run is not None else room.status == Room.Status.ACTIVE
+    if not allowed:  # paused or ended: not claimable, and no attempt used
+        give_back(claim)
         return None
-    return Claim(room_id=room_id, step_seq=step_seq, token=token, attempt=lease.attempt, slot=slot, slots=lease.slots), lease.room
+    return claim, room
 
 
 def release_claim(claim: Claim) -> None:
@@ -82,15 +105,27 @@ def release_claim(claim: Claim) -> None:
     _ours(claim).update(token="", lease_until=None)
 
 
-def still_ours(claim: Claim) -> bool:
-    """The lease holds: no stop or forced conclusion took the step away (a pause lets it finish)."""
-    return _ours(claim).filter(room__status__in=RUNNING).exists()
+def give_back(claim: Claim) -> None:
+    """Give back a claim that could not run at all (the room's status forbids the step): no attempt used."""
+    _ours(claim).update(token="", lease_until=None, attempt=F("attempt") - 1)
 
 
-def extend(claim: Claim, lease_seconds: float) -> bool:
+def still_ours(claim: Claim, statuses: tuple = RUNNING) -> bool:
+    """The lease holds: no stop or forced conclusion took the step away (a pause lets it finish).
+
+    ``statuses``: the room statuses in which the step's lease holds (``RUNNING`` unless the step says otherwise).
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(_sql_still_ours(len(statuses)), [*_ours_params(claim), *statuses])
+        return cursor.fetchone() is not None
+
+
+def extend(claim: Claim, lease_seconds: float, statuses: tuple = RUNNING) -> bool:
     """Heartbeat: the lease now ends ``lease_seconds`` from now; False when it is no longer ours."""
-    until = timezone.now() + timedelta(seconds=lease_seconds)
-    return bool(_ours(claim).filter(room__status__in=RUNNING).update(lease_until=until))
+    until = connection.ops.adapt_datetimefield_value(timezone.now() + timedelta(seconds=lease_seconds))
+    with connection.cursor() as cursor:
+        cursor.execute(_sql_extend(len(statuses)), [until, *_ours_params(claim), claim.room_id, *statuses])
+        return cursor.rowcount > 0
 
 
 @dataclass(frozen=True)
@@ -100,24 +135,27 @@ class Finished:
     next: OpenStep | None
 
 
-def finish(claim: Claim, *, next_slots: int = 1, ready_at: datetime | None = None) -> Finished | None:
+def finish(claim: Claim, *, next_slots: int = 1, ready_at: datetime | None = None,
+           later: dict[int, datetime] | None = None) -> Finished | None:
     """End the claimed slot inside the commit's transaction (the caller holds the room's row lock).
 
     None when the lease is no longer ours: the caller writes nothing. When every slot of the step
-    is done, the next step opens with ``next_slots`` slots, ready at ``ready_at`` (default: now);
-    the caller sends it on commit (``scheduling.schedule_step``).
+    is done, the next step opens with ``next_slots`` slots, ready at ``ready_at`` (default: now;
+    ``later``: slots ready at another time); the caller sends it on commit (``scheduling.schedule``).
     """
-    if claim.slots == 1 and claim.slot == 0 and next_slots == 1:
+    if claim.slots == 1 and claim.slot == 0 and next_slots == 1 and not later:
         # The common case in one statement: check the lease and open the next step.
         ready = ready_at or timezone.now()
-        moved = _ours(claim).update(step_seq=claim.step_seq + 1, attempt=0, token="", lease_until=None,
-                                    ready_at=ready, done=False)
+        with connection.cursor() as cursor:
+            cursor.execute(_sql_next_step(), [claim.step_seq + 1, connection.ops.adapt_datetimefield_value(ready), False,
+                                              *_ours_params(claim)])
+            moved = cursor.rowcount > 0
         return Finished(OpenStep(claim.step_seq + 1, 1, ready)) if moved else None
     if not _ours(claim).update(done=True, token="", lease_until=None):
         return None
     if StepLease.objects.filter(room_id=claim.room_id, step_seq=claim.step_seq, done=False).exists():
         return Finished(None)
-    return Finished(open_step(claim.room_id, slots=next_slots, ready_at=ready_at, step_seq=claim.step_seq + 1))
+    return Finished(open_step(claim.room_id, slots=next_slots, ready_at=ready_at, step_seq=claim.step_seq + 1, later=later))
 
 
 def locked_if_ours(claim: Claim, *, next_slots: int = 1, ready_at: datetime | None = None) -> Room | None:
@@ -131,9 +169,11 @@ def locked_if_ours(claim: Claim, *, next_slots: int = 1, ready_at: datetime | No
     return room
 
 
-def open_step(room_id: int, *, slots: int = 1, ready_at: datetime | None = None, step_seq: int | None = None) -> OpenStep:
+def open_step(room_id: int, *, slots: int = 1, ready_at: datetime | None = None, step_seq: int | None = None,
+              later: dict[int, datetime] | None = None) -> OpenStep:
     """Make a new step the room's current one; whatever step was in flight loses its lease.
 
+    ``later`` maps slots to a time they become ready other than ``ready_at`` (a timer slot).
     The caller holds the room's row lock (lifecycle actions, commits).
     """
     if slots < 1:
@@ -151,12 +191,16 @@ def open_step(room_id: int, *, slots: int = 1, ready_at: datetime | None = None,
         # Slots beyond this step's count stay behind, done.
         done=Case(When(slot__lt=slots, then=Value(False)), default=Value(True)),
     )
-    return OpenStep(step_seq, slots, ready)
+    timers = tuple(sorted((slot, at) for slot, at in (later or {}).items() if slot < slots))
+    for slot, at in timers:
+        StepLease.objects.filter(room_id=room_id, slot=slot).update(ready_at=at)
+    return OpenStep(step_seq, slots, ready, timers)
 
 
-def advance(room: Room, *, slots: int = 1, ready_at: datetime | None = None) -> OpenStep:
+def advance(room: Room, *, slots: int = 1, ready_at: datetime | None = None,
+            later: dict[int, datetime] | None = None) -> OpenStep:
     """Invalidate any step in flight and make the room's next step ready (lifecycle actions)."""
-    return open_step(room.pk, slots=slots, ready_at=ready_at)
+    return open_step(room.pk, slots=slots, ready_at=ready_at, later=later)
 
 
 def current(room_id: int) -> OpenStep | None:
@@ -170,6 +214,27 @@ def mark_ready(room_id: int) -> OpenStep | None:
     now = timezone.now()
     StepLease.objects.filter(room_id=room_id, done=False).filter(Q(ready_at__isnull=True) | Q(ready_at__lt=now)).update(ready_at=now)
     return current(room_id)
+
+
+def rearm(room_id: int, slot: int, ready_at: datetime) -> None:
+    """A timer slot of the current step whose time passed unclaimed (its room was paused) becomes ready at ``ready_at``."""
+    StepLease.objects.filter(room_id=room_id, slot=slot, done=False, lease_until__isnull=True,
+                             ready_at__lte=timezone.now()).update(ready_at=ready_at)
+
+
+def postpone(claim: Claim, ready_at: datetime) -> None:
+    """Give a claim back with no attempt used; the slot becomes ready at ``ready_at`` (a timer that came early)."""
+    _ours(claim).update(token="", lease_until=None, attempt=F("attempt") - 1, ready_at=ready_at)
+
+
+def waiting(room_id: int) -> tuple[int, list[tuple[int, datetime | None]]] | None:
+    """The current step's seq and its slots still to run (not done), each with its ready time."""
+    rows = list(StepLease.objects.filter(room_id=room_id).values_list("slot", "step_seq", "slots", "ready_at", "done"))
+    head = next((r for r in rows if r[0] == 0), None)
+    if head is None:
+        return None
+    step_seq, slots = head[1], head[2]
+    return step_seq, sorted((slot, ready) for slot, seq, _, ready, done in rows if seq == step_seq and slot < slots and not done)
 
 
 def held(room_id: int) -> bool:
@@ -194,3 +259,61 @@ def stranded(stale_seconds: float) -> list[tuple[int, int, int]]:
     if waiting:
         StepLease.objects.filter(pk__in=waiting, lease_until__isnull=True).update(ready_at=now)
     return [(room_id, step_seq, slot) for _, room_id, step_seq, slot, _ in rows]
+
+
+# --- the statements a step sends most, written once ---------------------------------------------
+# Every step claims a slot and ends it, and every call in flight checks its lease twice a second:
+# these few statements are built here once per process instead of by the ORM each time. Plain SQL
+# that SQLite (3.35 or later, for RETURNING) and PostgreSQL both run; values go in as parameters.
+
+def _q(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+def _lease_table() -> str:
+    return _q(StepLease._meta.db_table)
+
+
+_OURS = "{room_id} = %s AND {slot} = %s AND {step_seq} = %s AND {token} = %s"
+
+
+def _ours_where(prefix: str = "") -> str:
+    return _OURS.format(**{f: prefix + _q(f) for f in ("room_id", "slot", "step_seq", "token")})
+
+
+def _ours_params(claim: Claim) -> list:
+    return [claim.room_id, claim.slot, claim.step_seq, claim.token]
+
+
+def _in(count: int) -> str:
+    return "(" + ", ".join(["%s"] * count) + ")"
+
+
+@lru_cache(maxsize=None)
+def _sql_claim() -> str:
+    """The claim: one conditional UPDATE returning what the claim needs."""
+    return (f"UPDATE {_lease_table()} SET {_q('token')} = %s, {_q('lease_until')} = %s, {_q('attempt')} = {_q('attempt')} + 1 "
+            f"WHERE {_q('room_id')} = %s AND {_q('slot')} = %s AND {_q('step_seq')} = %s AND {_q('done')} = %s "
+            f"AND ({_q('lease_until')} IS NULL OR {_q('lease_until')} < %s) AND ({_q('ready_at')} IS NULL OR {_q('ready_at')} <= %s) "
+            f"RETURNING {_q('attempt')}, {_q('slots')}")
+
+
+@lru_cache(maxsize=None)
+def _sql_next_step() -> str:
+    """``finish``'s common case: the lease is still ours, and the next step (one slot) opens."""
+    return (f"UPDATE {_lease_table()} SET {_q('step_seq')} = %s, {_q('attempt')} = 0, {_q('token')} = '', "
+            f"{_q('lease_until')} = NULL, {_q('ready_at')} = %s, {_q('done')} = %s WHERE {_ours_where()}")
+
+
+@lru_cache(maxsize=None)
+def _sql_still_ours(statuses: int) -> str:
+    room = _q(Room._meta.db_table)
+    return (f"SELECT 1 FROM {_lease_table()} AS l JOIN {room} AS r ON r.{_q('id')} = l.{_q('room_id')} "
+            f"WHERE {_ours_where('l.')} AND r.{_q('status')} IN {_in(statuses)}")
+
+
+@lru_cache(maxsize=None)
+def _sql_extend(statuses: int) -> str:
+    room = _q(Room._meta.db_table)
+    return (f"UPDATE {_lease_table()} SET {_q('lease_until')} = %s WHERE {_ours_where()} AND EXISTS "
+            f"(SELECT 1 FROM {room} WHERE {_q('id')} = %s AND {_q('status')} IN {_in(statuses)})")

@@ -50,6 +50,10 @@ class Room(models.Model):
     phase_started_seq = models.PositiveBigIntegerField(default=0)
     consensus = models.JSONField(default=dict, blank=True)
     max_parallel = models.PositiveSmallIntegerField(default=1)
+    # A chat was linked to the room at some time: its turns may go out to chats. Set by the link
+    # action under the room's lock; a committing step reads it with the locked room and skips the
+    # look-up of the chat links for the many rooms that never had one.
+    chat_linked = models.BooleanField(default=False)
 
     budget_tokens = models.PositiveBigIntegerField(null=True, blank=True)
     budget_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)

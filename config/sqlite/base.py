@@ -1,0 +1,60 @@
+"""Django's SQLite backend, with the threads of one process taking turns at writing.
+
+SQLite lets one writer at a time through. A transaction that finds the write lock taken waits in
+SQLite's busy handler, which sleeps in growing steps (1, 2, 5 ... 100 ms) and retries; with many
+worker threads writing short transactions, a waiter keeps waking up after someone else took the lock
+and can wait half a second or more while the others go through. Here the threads of one process
+queue on a lock of their own before ``BEGIN IMMEDIATE`` and are woken the moment the writer before
+them commits; other processes (the web server, a second worker) still meet at SQLite's own lock.
+
+The wait for the process's lock is bounded by the connection's ``timeout``: after it the
+transaction goes ahead and SQLite's own locking decides, so a thread can never wait forever here.
+"""
+import threading
+
+from django.db.backends.sqlite3 import base
+
+_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def _writer_lock(name: str) -> threading.Lock:
+    with _locks_guard:
+        return _locks.setdefault(name, threading.Lock())
+
+
+class DatabaseWrapper(base.DatabaseWrapper):
+    _holds_writer = None  # the process lock this connection took for its transaction
+
+    def _start_transaction_under_autocommit(self):
+        lock = _writer_lock(str(self.settings_dict["NAME"]))
+        if lock.acquire(timeout=float(self.settings_dict.get("OPTIONS", {}).get("timeout", 5))):
+            self._holds_writer = lock
+        try:
+            super()._start_transaction_under_autocommit()
+        except BaseException:
+            self._release_writer()
+            raise
+
+    def _release_writer(self):
+        lock, self._holds_writer = self._holds_writer, None
+        if lock is not None:
+            lock.release()
+
+    def _commit(self):
+        try:
+            return super()._commit()
+        finally:
+            self._release_writer()
+
+    def _rollback(self):
+        try:
+            return super()._rollback()
+        finally:
+            self._release_writer()
+
+    def _close(self):
+        try:
+            return super()._close()
+        finally:
+            self._release_writer()

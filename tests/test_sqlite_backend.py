@@ -1,0 +1,71 @@
+"""The SQLite backend: threads of one process queue for the write lock and always give it back."""
+import threading
+import time
+
+import pytest
+from django.db import connection, connections, transaction
+
+from config.sqlite import base as backend
+from rooms.models import Role
+
+pytestmark = pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite backend only")
+
+
+def _lock():
+    return backend._writer_lock(str(connection.settings_dict["NAME"]))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_second_writer_waits_for_the_first_to_commit_then_goes_through():
+    order = []
+    inside = threading.Event()
+
+    def second():
+        inside.wait(5)
+        with transaction.atomic():
+            order.append("second began")
+            Role.objects.create(key="second", name="Second")
+        connections.close_all()
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    with transaction.atomic():
+        Role.objects.create(key="first", name="First")
+        assert _lock().locked()  # the transaction holds the process's writer lock
+        inside.set()
+        time.sleep(0.3)  # the other thread is queued on the process's lock meanwhile
+        order.append("first commits")
+    thread.join(10)
+    assert order == ["first commits", "second began"]
+    assert set(Role.objects.filter(key__in=["first", "second"]).values_list("key", flat=True)) == {"first", "second"}
+    assert not _lock().locked()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_lock_is_given_back_after_a_rollback_and_after_an_error():
+    with pytest.raises(RuntimeError):
+        with transaction.atomic():
+            Role.objects.create(key="gone", name="Gone")
+            assert _lock().locked()
+            raise RuntimeError("boom")
+    assert not _lock().locked()
+    assert not Role.objects.filter(key="gone").exists()
+    with transaction.atomic():
+        Role.objects.create(key="kept", name="Kept")
+    assert not _lock().locked()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_writer_that_cannot_get_the_lock_in_time_still_goes_ahead(settings):
+    lock = _lock()
+    lock.acquire()  # held by someone who never gives it back
+    try:
+        connection.settings_dict["OPTIONS"] = {**connection.settings_dict["OPTIONS"], "timeout": 0.2}
+        started = time.monotonic()
+        with transaction.atomic():
+            Role.objects.create(key="late", name="Late")
+        assert time.monotonic() - started >= 0.2
+        assert Role.objects.filter(key="late").exists()
+    finally:
+        connection.settings_dict["OPTIONS"] = {**connection.settings_dict["OPTIONS"], "timeout": 30}
+        lock.release()
