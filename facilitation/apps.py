@@ -9,6 +9,8 @@ class FacilitationConfig(AppConfig):
         from facilitation.discussions import steps as discussion_steps
 
         from facilitation.goals import flow as goal_flow
+        from facilitation.workspace import steps as workspace_steps
 
         discussion_steps.register()
+        workspace_steps.register()
         goal_flow.register()

@@ -66,5 +66,6 @@ def test_every_room_kind_registers_its_steps_at_app_start():
     from facilitation.runs import registry
 
     registered = registry.registered()
-    assert "discussion" in registered["planners"]
+    assert {"discussion", "workspace"} <= set(registered["planners"])
     assert {"opening", "turn", "evaluation", "synthesis"} <= set(registered["handlers"])
+    assert {"workspace.agent", "workspace.clock", "workspace.narrative"} <= set(registered["handlers"])

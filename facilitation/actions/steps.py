@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from facilitation.actions import phases
@@ -20,6 +19,7 @@ from facilitation.runs.scheduling import schedule_step
 from rooms.actions.deliveries import queue_relay
 from rooms.events import EventType, build, next_seq, record_event
 from rooms.models import Agent, Invocation, Observation, Room, Seat, Turn
+from rooms.usage import add_usage
 
 
 @dataclass
@@ -63,9 +63,8 @@ def _record_call(room: Room | None, room_id: int, call: CallRecord, correlation:
             room.tokens_used += call.tokens
             room.cost_usd += call.cost_usd
         else:
-            Room.objects.filter(pk=room_id).update(tokens_used=F("tokens_used") + call.tokens, cost_usd=F("cost_usd") + call.cost_usd)
-        if call.agent_id:
-            Agent.objects.filter(pk=call.agent_id).update(tokens_used=F("tokens_used") + call.tokens, cost_usd=F("cost_usd") + call.cost_usd)
+            add_usage(Room, room_id, call.tokens, call.cost_usd)
+        add_usage(Agent, call.agent_id, call.tokens, call.cost_usd)
 
 
 def record_discarded_call(claim: Claim, call: CallRecord, reason: str) -> None:
@@ -77,6 +76,12 @@ def record_discarded_call(claim: Claim, call: CallRecord, reason: str) -> None:
         if not list(Room.objects.select_for_update().filter(pk=claim.room_id).values_list("pk", flat=True)):
             return
         _record_call(None, claim.room_id, call, claim.correlation)
+
+
+def _relay(room: Room, obs: Observation) -> None:
+    """To the chats linked to the room, if it ever had one (the locked room row says so)."""
+    if room.chat_linked:
+        queue_relay(room, obs)
 
 
 def _finish_step(room: Room, state: EngineState, claim: Claim, call: CallRecord | None, slots: int = 1) -> None:
@@ -128,7 +133,7 @@ def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, f
         if any(c.get("rule") == "consensus" for c in decision.corrections):
             state.synthesisReason = "consensus"
         record_event(room, EventType.MODERATOR, build.moderator(obs, payload, state.round), seq=seq)
-        queue_relay(room, obs)  # to linked chats, if any
+        _relay(room, obs)
         _finish_step(room, state, claim, call, slots=len(together) or 1)
     return True
 
@@ -158,13 +163,13 @@ def _write_turn(room: Room, round: int, speaker: Speaker, content: str, status: 
     obs.save(force_insert=True)
     record_event(room, EventType.TURN, build.turn(obs, role=speaker.role), seq=seq)
     concludes = phases.after_turn(room) == "conclude"  # consensus in the last phase ends the discussion
-    queue_relay(room, obs)  # to linked chats, if any
+    _relay(room, obs)
     return concludes
 
 
 def _charge_seat(seat_id: int, call: CallRecord | None) -> None:
     if call is not None and call.tokens:
-        Seat.objects.filter(pk=seat_id).update(tokens_used=F("tokens_used") + call.tokens, cost_usd=F("cost_usd") + call.cost_usd)
+        add_usage(Seat, seat_id, call.tokens, call.cost_usd)
 
 
 def commit_turn(claim: Claim, speaker: Speaker, content: str, status: str, markers: list, call: CallRecord | None,
@@ -244,6 +249,6 @@ def commit_synthesis(claim: Claim, text: str, reason: str, call: CallRecord | No
         room.status = Room.Status.CONCLUDED
         record_event(room, EventType.CONCLUDED, build.concluded(room, obs), seq=seq)
         record_event(room, EventType.STATUS, build.status(room), persist_seq=False)
-        queue_relay(room, obs)  # to linked chats, if any
+        _relay(room, obs)
         _finish_step(room, state, claim, call)
     return True

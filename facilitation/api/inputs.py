@@ -1,60 +1,27 @@
 """Request bodies: DRF serializers that parse the catalog's JSON and document every body.
 
 Field names are snake_case here; the camelCase parser and the schema's camelize hook
-make them ``moderatorId``, ``maxRounds``... on the wire. Discussion bodies are
-validated by the room actions themselves (their errors carry field details); the
-serializers below document them for the OpenAPI schema.
+make them ``moderatorId``, ``maxRounds``... on the wire. The body that creates a
+discussion is ``facilitation.actions.inputs.DiscussionCreateIn``, which every caller
+(REST, command line, discussion files) parses with; the other discussion bodies
+here document what the room actions check.
 """
 from rest_framework import serializers
 
+from facilitation.actions.inputs import MAX_BIG, ConsensusIn, DiscussionCreateIn, ModeratorIn, ParticipantIn, TurnPolicyIn
 from facilitation.llm.registry import PROVIDERS
 from rooms import limits
-from rooms.models import Room, RoomMember, Seat
+from rooms.models import Room, RoomMember
 
-SEAT_ROLES = [Seat.Role.PARTICIPANT, Seat.Role.OBSERVER, Seat.Role.DEVIL_ADVOCATE, Seat.Role.BACKGROUND]
+__all__ = ["ConsensusIn", "DiscussionCreateIn", "MAX_BIG", "ModeratorIn", "ParticipantIn", "TurnPolicyIn"]
+
 TARGET_STATUSES = [Room.Status.ACTIVE, Room.Status.PAUSED, Room.Status.STOPPED, Room.Status.CONCLUDED,
                    Room.Status.COMPLETED, Room.Status.ARCHIVED]
-MAX_BIG = 2**62
 
 
-# --- discussions (documentation; the actions validate) -------------------------------
-
-class ParticipantIn(serializers.Serializer):
-    agent_id = serializers.IntegerField(help_text="An agent you may use (built-in or your own).")
-    role = serializers.ChoiceField(choices=SEAT_ROLES, default=Seat.Role.PARTICIPANT)
-    persona_id = serializers.IntegerField(required=False, allow_null=True,
-                                          help_text="Workspace rooms: the persona this seat starts with (default: the agent's).")
-
-
-class TurnPolicyIn(serializers.Serializer):
-    max_events = serializers.IntegerField(min_value=1, max_value=1000, required=False, help_text="Default 10.")
-    max_seconds = serializers.IntegerField(min_value=5, max_value=86400, required=False, help_text="Default 300.")
-
-
-class ConsensusIn(serializers.Serializer):
-    threshold = serializers.FloatField(min_value=0, max_value=1, required=False)
-    reject_blocks = serializers.BooleanField(required=False)
-    human_required = serializers.BooleanField(required=False)
-
-
-class DiscussionCreateIn(serializers.Serializer):
-    name = serializers.CharField(max_length=limits.NAME)
-    topic = serializers.CharField(max_length=limits.TOPIC)
-    format = serializers.ChoiceField(choices=Room.Format.choices, required=False, help_text="Default: deliberation.")
-    kind = serializers.ChoiceField(choices=Room.Kind.choices, required=False, help_text="Default: discussion.")
-    moderator_id = serializers.IntegerField(help_text="The facilitator: an agent with isFacilitator.")
-    max_rounds = serializers.IntegerField(min_value=1, max_value=20, required=False, allow_null=True,
-                                          help_text="Default 5.")
-    participants = ParticipantIn(many=True, help_text="At least one participant or devil_advocate; the facilitator cannot be one.")
-    budget_tokens = serializers.IntegerField(min_value=1, max_value=MAX_BIG, required=False, allow_null=True)
-    budget_usd = serializers.FloatField(min_value=0, max_value=1e6, required=False, allow_null=True)
-    template = serializers.ChoiceField(choices=["feature", "code_review", "adr"], required=False,
-                                       help_text="Phases with their own instructions and voting mode.")
-    consensus = ConsensusIn(required=False)
-    max_parallel = serializers.IntegerField(min_value=1, max_value=3, required=False,
-                                            help_text="How many turns may run at once (default 1).")
-    turn_policy = TurnPolicyIn(required=False, help_text="Workspace rooms: when a round ends by itself.")
-
+# --- discussions ------------------------------------------------------------------------
+# The creation body is parsed by the same serializer for the API, the command line and
+# discussion files: ``facilitation.actions.inputs`` (documented here through this import).
 
 class DiscussionPatchIn(serializers.Serializer):
     name = serializers.CharField(max_length=limits.NAME, required=False)
@@ -68,10 +35,6 @@ class DiscussionPatchIn(serializers.Serializer):
                   "the current status is 409.")
     conclusion = serializers.CharField(max_length=limits.CONCLUSION, required=False, allow_blank=True)
     max_rounds = serializers.IntegerField(min_value=1, max_value=20, required=False)
-
-
-class ModeratorIn(serializers.Serializer):
-    moderator_id = serializers.IntegerField()
 
 
 class MemberIn(serializers.Serializer):

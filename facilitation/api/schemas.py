@@ -1,37 +1,51 @@
-"""Response schemas for the OpenAPI document: the envelope around each shape in ``shapes``.
+"""The API's resources, each one serializer that renders it and documents it, and the envelopes
+around them for the OpenAPI document.
 
-These serializers only describe; ``shapes`` builds the real dicts. The schemathesis
-run in tests/api checks that the two agree.
+A resource's fields are listed once, here (rooms, turns, chat rows: ``rooms.serializers``;
+workspace rows: ``facilitation.workspace.serializers``); ``shapes`` only calls these. The
+schemathesis run and tests/api/test_one_description.py check that answers and schema agree.
 """
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
-from rooms.models import Observation, Room, RoomMember, Seat
+from facilitation.deliberation.consensus import ConsensusRules
+from facilitation.transcript import analytics_of, usage_of
+from rooms.models import Agent, Observation, Persona, Room, RoomMember, Seat
+from rooms.serializers import Out, SpeakerOut, Timestamp, TurnOut
 
-# --- shapes --------------------------------------------------------------------------
+__all__ = ["SpeakerOut", "TurnOut"]  # documented here too: the transcript and comments answer them
+
+# --- resources ------------------------------------------------------------------------
 
 
-class ModeratorOut(serializers.Serializer):
+class ModeratorOut(Out):
     id = serializers.IntegerField()
     name = serializers.CharField()
     alias = serializers.CharField()
 
 
-class ParticipantOut(serializers.Serializer):
-    seat_id = serializers.IntegerField()
+class ParticipantOut(Out):
+    seat_id = serializers.IntegerField(source="pk")
     agent_id = serializers.IntegerField(allow_null=True)
     username = serializers.CharField(allow_null=True)
-    name = serializers.CharField()
+    name = serializers.CharField(source="display_name")
     role = serializers.ChoiceField(choices=Seat.Role.choices)
     position = serializers.IntegerField()
     is_active = serializers.BooleanField()
     tokens_used = serializers.IntegerField()
-    persona_id = serializers.IntegerField(allow_null=True, help_text="The persona this seat works with now.")
-    role_id = serializers.IntegerField(allow_null=True, help_text="The functional role this seat works with now.")
+    persona_id = serializers.IntegerField(source="persona_in_use_id", allow_null=True,
+                                          help_text="The persona this seat works with now.")
+    role_id = serializers.IntegerField(source="role_in_use_id", allow_null=True,
+                                       help_text="The functional role this seat works with now.")
     version = serializers.IntegerField(help_text="Send it back with PATCH .../participants/{seatId}.")
 
+    @staticmethod
+    def get_username(seat: Seat, context) -> str | None:
+        return seat.user.get_username() if seat.user_id else None
 
-class UsageOut(serializers.Serializer):
+
+# Rendered from ``facilitation.transcript.usage_of`` (a mapping with these keys).
+class UsageOut(Out):
     calls = serializers.IntegerField()
     input_tokens = serializers.IntegerField()
     output_tokens = serializers.IntegerField()
@@ -41,13 +55,14 @@ class UsageOut(serializers.Serializer):
     cost_usd = serializers.FloatField()
 
 
-class ConclusionCheckOut(serializers.Serializer):
+class ConclusionCheckOut(Out):
     attempts = serializers.IntegerField(help_text="Drafts of the conclusion the facilitator wrote (0: written without a model).")
     redone = serializers.IntegerField(help_text="Drafts written again because items were left out.")
     gaps = serializers.ListField(child=serializers.DictField(), help_text="Items still left out (id, kind, by, text), listed under the conclusion.")
 
 
-class AnalyticsOut(serializers.Serializer):
+# Rendered from ``facilitation.deliberation.analytics`` (a mapping with these keys).
+class AnalyticsOut(Out):
     airtime = serializers.ListField(child=serializers.DictField(), help_text="Per speaking seat: seatId, name, role, turns, words, share of the words.")
     gini = serializers.FloatField(help_text="Gini coefficient of the airtime shares (0: even).")
     devils_advocate_objections = serializers.ListField(child=serializers.DictField(), help_text="Concerns and questions the devil's advocate raised, with their status.")
@@ -59,7 +74,8 @@ class AnalyticsOut(serializers.Serializer):
     conclusion_check = ConclusionCheckOut(allow_null=True, help_text="The conclusion check; null until the room concluded.")
 
 
-class DiscussionSummaryOut(serializers.Serializer):
+# One room in the list. ``access`` (the caller's) comes in the context.
+class DiscussionSummaryOut(Out):
     id = serializers.IntegerField()
     name = serializers.CharField()
     topic = serializers.CharField()
@@ -71,13 +87,22 @@ class DiscussionSummaryOut(serializers.Serializer):
     moderator = ModeratorOut(allow_null=True)
     owner = serializers.CharField(help_text="The owner's username.")
     access = serializers.ChoiceField(choices=["owner", "staff", "participant", "viewer"], help_text="Your access.")
-    created_at = serializers.DateTimeField()
-    updated_at = serializers.DateTimeField()
-    started_at = serializers.DateTimeField(allow_null=True)
-    ended_at = serializers.DateTimeField(allow_null=True)
+    created_at = Timestamp()
+    updated_at = Timestamp()
+    started_at = Timestamp(allow_null=True)
+    ended_at = Timestamp(allow_null=True)
+
+    @staticmethod
+    def get_owner(room: Room, context) -> str:
+        return room.owner.get_username()
+
+    @staticmethod
+    def get_access(room: Room, context) -> str:
+        return context["access"]
 
 
-class ConsensusOut(serializers.Serializer):
+# Rendered from ``ConsensusRules``.
+class ConsensusOut(Out):
     threshold = serializers.FloatField(min_value=0, max_value=1, help_text="Share of READY votes (default 0.67).")
     reject_blocks = serializers.BooleanField(help_text="A standing REJECT blocks consensus (default true).")
     human_required = serializers.BooleanField(help_text="No consensus without a person's vote (default false).")
@@ -87,7 +112,7 @@ class DiscussionOut(DiscussionSummaryOut):
     conclusion = serializers.CharField(allow_blank=True)
     participants = ParticipantOut(many=True)
     rehearsal = serializers.BooleanField(help_text="True when any text came from the offline rehearsal model.")
-    last_seq = serializers.IntegerField(help_text="The room's latest event sequence number.")
+    last_seq = serializers.IntegerField(source="seq", help_text="The room's latest event sequence number.")
     budget_tokens = serializers.IntegerField(allow_null=True)
     budget_usd = serializers.FloatField(allow_null=True)
     usage = UsageOut()
@@ -98,54 +123,68 @@ class DiscussionOut(DiscussionSummaryOut):
     max_parallel = serializers.IntegerField(min_value=1, max_value=3)
     turn_policy = serializers.DictField(allow_null=True, help_text="Workspace rooms: {maxEvents, maxSeconds}.")
 
+    @staticmethod
+    def get_participants(room: Room, context) -> list[Seat]:
+        seats = room.seats.select_related("agent", "user").order_by("position", "id")
+        return [s for s in seats if s.role != Seat.Role.FACILITATOR]
 
-class SpeakerOut(serializers.Serializer):
-    id = serializers.IntegerField(allow_null=True, help_text="The seat id.")
-    name = serializers.CharField()
-    kind = serializers.ChoiceField(choices=Observation.AuthorKind.choices)
-    role = serializers.CharField()
+    @staticmethod
+    def get_rehearsal(room: Room, context) -> bool:
+        return Observation.objects.filter(room=room, provider="rehearsal").exists()
+
+    @staticmethod
+    def get_usage(room: Room, context) -> dict:
+        return usage_of(room)
+
+    @staticmethod
+    def get_analytics(room: Room, context) -> dict:
+        return analytics_of(room)
+
+    @staticmethod
+    def get_template(room: Room, context) -> str | None:
+        return room.template or None
+
+    @staticmethod
+    def get_phase(room: Room, context) -> str | None:
+        return room.phase or None
+
+    @staticmethod
+    def get_consensus(room: Room, context) -> ConsensusRules:
+        return ConsensusRules.load(room.consensus)
+
+    @staticmethod
+    def get_turn_policy(room: Room, context) -> dict | None:
+        return {"maxEvents": 10, "maxSeconds": 300, **room.turn_policy} if room.kind == Room.Kind.WORKSPACE else None
 
 
-class TurnOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    seq = serializers.IntegerField()
-    round = serializers.IntegerField()
-    kind = serializers.ChoiceField(choices=Observation.Kind.choices)
-    speaker = SpeakerOut()
-    content = serializers.CharField(allow_blank=True)
-    markers = serializers.ListField(child=serializers.DictField())
-    status = serializers.ChoiceField(choices=Observation.Status.choices)
-    provider = serializers.CharField(allow_blank=True)
-    rehearsal = serializers.BooleanField()
-    tokens = serializers.IntegerField()
-    data = serializers.DictField(help_text="For decisions: decision, nextParticipantId, question, reasoning, fallback.")
-    created_at = serializers.DateTimeField(allow_null=True)
-
-
-class MemberOut(serializers.Serializer):
+class MemberOut(Out):
     username = serializers.CharField()
     access = serializers.ChoiceField(choices=RoomMember.Access.choices)
-    added_at = serializers.DateTimeField()
+    added_at = Timestamp()
+
+    @staticmethod
+    def get_username(member: RoomMember, context) -> str:
+        return member.user.get_username()
 
 
-class RefOut(serializers.Serializer):
+class RefOut(Out):
     id = serializers.IntegerField()
     key = serializers.CharField()
     name = serializers.CharField()
 
 
-class RoleOut(serializers.Serializer):
+class RoleOut(Out):
     id = serializers.IntegerField()
     key = serializers.CharField()
     name = serializers.CharField()
     function = serializers.CharField(allow_blank=True)
     base_prompt = serializers.CharField(allow_blank=True)
     is_builtin = serializers.BooleanField()
-    created_at = serializers.DateTimeField()
-    updated_at = serializers.DateTimeField()
+    created_at = Timestamp()
+    updated_at = Timestamp()
 
 
-class PersonaOut(serializers.Serializer):
+class PersonaOut(Out):
     id = serializers.IntegerField()
     key = serializers.CharField()
     name = serializers.CharField()
@@ -157,11 +196,15 @@ class PersonaOut(serializers.Serializer):
     best_for = serializers.ListField(child=serializers.CharField())
     model_tier = serializers.CharField(allow_blank=True)
     is_builtin = serializers.BooleanField()
-    created_at = serializers.DateTimeField()
-    updated_at = serializers.DateTimeField()
+    created_at = Timestamp()
+    updated_at = Timestamp()
+
+    @staticmethod
+    def get_best_for(persona: Persona, context) -> list:
+        return list(persona.best_for or [])
 
 
-class AgentOut(serializers.Serializer):
+class AgentOut(Out):
     id = serializers.IntegerField()
     name = serializers.CharField()
     alias = serializers.CharField(allow_blank=True)
@@ -180,8 +223,16 @@ class AgentOut(serializers.Serializer):
     tokens_used = serializers.IntegerField()
     cost_usd = serializers.FloatField()
     is_builtin = serializers.BooleanField()
-    created_at = serializers.DateTimeField()
-    updated_at = serializers.DateTimeField()
+    created_at = Timestamp()
+    updated_at = Timestamp()
+
+    @staticmethod
+    def get_expertise(agent: Agent, context) -> list:
+        return list(agent.expertise or [])
+
+    @staticmethod
+    def get_concerns(agent: Agent, context) -> list:
+        return list(agent.concerns or [])
 
 
 class DeletedOut(serializers.Serializer):

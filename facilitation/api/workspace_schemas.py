@@ -1,116 +1,18 @@
-"""OpenAPI descriptions of the workspace routes' bodies and answers (``facilitation.workspace.payloads``
-builds the real dicts; the schemathesis run checks that both agree)."""
+"""OpenAPI descriptions of the workspace routes' bodies and answers.
+
+The resources themselves are ``facilitation.workspace.serializers`` (one serializer each, which
+renders them too); this module adds what only the REST answers carry (search scores, list metas)
+and the request bodies.
+"""
 from rest_framework import serializers
 
 from facilitation.api.schemas import envelope
-from rooms.models import Observation, Seat, TaskAssignment
+from facilitation.workspace.serializers import (
+    AdaptationOut, InvocationOut, NarrativeOut, ObservationOut, RoundOut, TaskOut, WorkspaceSeatOut,
+)
+from rooms.models import Observation
 
 TYPES = Observation.EventType.choices
-
-
-class AuthorOut(serializers.Serializer):
-    name = serializers.CharField()
-    kind = serializers.ChoiceField(choices=Observation.AuthorKind.choices)
-
-
-class ObservationOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    seq = serializers.IntegerField()
-    round = serializers.IntegerField()
-    type = serializers.ChoiceField(choices=TYPES)
-    content = serializers.CharField()
-    responding_to_id = serializers.IntegerField(allow_null=True)
-    confidence = serializers.FloatField(allow_null=True, min_value=0, max_value=1)
-    seat_id = serializers.IntegerField(allow_null=True)
-    author = AuthorOut()
-    provider = serializers.CharField(allow_blank=True)
-    rehearsal = serializers.BooleanField()
-    created_at = serializers.DateTimeField(allow_null=True)
-
-
-class NarrativeOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    round = serializers.IntegerField()
-    content = serializers.CharField(allow_blank=True)
-    generated_content = serializers.CharField(allow_blank=True)
-    edited = serializers.BooleanField()
-    key_decisions = serializers.ListField(child=serializers.CharField())
-    blockers = serializers.ListField(child=serializers.IntegerField(), help_text="Ids of unresolved blocker observations.")
-    next_steps = serializers.ListField(child=serializers.CharField())
-    version = serializers.IntegerField()
-    edited_by = serializers.CharField(allow_null=True)
-    edited_at = serializers.DateTimeField(allow_null=True)
-    provider = serializers.CharField(allow_blank=True)
-    rehearsal = serializers.BooleanField()
-    correlation_id = serializers.CharField(allow_blank=True)
-    created_at = serializers.DateTimeField(allow_null=True)
-
-
-class RoundOut(serializers.Serializer):
-    number = serializers.IntegerField()
-    started_at = serializers.DateTimeField(allow_null=True)
-    ended_at = serializers.DateTimeField(allow_null=True)
-    event_count = serializers.IntegerField()
-    ended_by = serializers.CharField(allow_null=True)
-    agent_states = serializers.DictField(help_text="seatId -> {name, personaId, roleId, observations, types, tasks}.")
-    correlation_id = serializers.CharField(allow_blank=True)
-    narrative = NarrativeOut(allow_null=True)
-
-
-class TaskOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    title = serializers.CharField()
-    description = serializers.CharField(allow_blank=True)
-    priority = serializers.IntegerField(min_value=1, max_value=5)
-    status = serializers.ChoiceField(choices=TaskAssignment.Status.choices)
-    assignee_id = serializers.IntegerField(allow_null=True)
-    claimed_by_id = serializers.IntegerField(allow_null=True)
-    claimed_at = serializers.DateTimeField(allow_null=True)
-    started_at = serializers.DateTimeField(allow_null=True)
-    completed_at = serializers.DateTimeField(allow_null=True)
-    round = serializers.IntegerField()
-    created_by = serializers.CharField(allow_null=True)
-    created_at = serializers.DateTimeField(allow_null=True)
-    updated_at = serializers.DateTimeField(allow_null=True)
-
-
-class WorkspaceSeatOut(serializers.Serializer):
-    seat_id = serializers.IntegerField()
-    agent_id = serializers.IntegerField(allow_null=True)
-    name = serializers.CharField()
-    role = serializers.ChoiceField(choices=Seat.Role.choices)
-    persona_id = serializers.IntegerField(allow_null=True)
-    role_id = serializers.IntegerField(allow_null=True)
-    version = serializers.IntegerField()
-
-
-class AdaptationOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    agent_id = serializers.IntegerField()
-    persona_id = serializers.IntegerField(allow_null=True)
-    learned_thresholds = serializers.DictField(child=serializers.FloatField())
-    observation_counts = serializers.DictField(child=serializers.IntegerField())
-    rounds_learned = serializers.IntegerField()
-    last_round = serializers.IntegerField()
-    version = serializers.IntegerField()
-
-
-class InvocationOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    component = serializers.CharField()
-    correlation_id = serializers.CharField(allow_blank=True)
-    agent_id = serializers.IntegerField(allow_null=True)
-    user = serializers.CharField(allow_null=True)
-    provider = serializers.CharField(allow_blank=True)
-    model = serializers.CharField(allow_blank=True)
-    input = serializers.DictField()
-    output = serializers.CharField(allow_blank=True)
-    success = serializers.BooleanField()
-    error = serializers.CharField(allow_blank=True)
-    input_tokens = serializers.IntegerField()
-    output_tokens = serializers.IntegerField()
-    latency_ms = serializers.IntegerField()
-    created_at = serializers.DateTimeField(allow_null=True)
 
 
 class ScoredObservationOut(ObservationOut):

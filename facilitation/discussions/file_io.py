@@ -6,7 +6,7 @@ again from the text, so what a file says is what the imported discussion records
 """
 from django.db import transaction
 
-from facilitation.actions.phases import deliberation_settings
+from facilitation.actions.inputs import DiscussionCreateIn
 from facilitation.deliberation.discussion_file import DiscussionFile, FileError, FileTurn, parse, render
 from facilitation.deliberation.markers import parse_markers
 from facilitation.deliberation.templates import get_template
@@ -56,24 +56,28 @@ def _agent(owner, name: str, alias: str, facilitator: bool) -> Agent | None:
     return agents.filter(name__iexact=name).first()
 
 
-def _deliberation(header: dict) -> dict:
-    """The template, phase and consensus rules a file's header names, validated like a new discussion's."""
+def _creation(header: dict, facilitator: Agent, seats: list[dict]) -> dict:
+    """``do_create_room``'s arguments from a file's header, parsed like a new discussion's body."""
+    body = {"name": header.get("name"), "topic": header.get("topic"), "format": header.get("format"),
+            "moderator_id": facilitator.pk, "max_rounds": header.get("maxRounds"), "participants": seats,
+            "template": header.get("template"), "consensus": header.get("consensus")}
     try:
-        values = deliberation_settings(header.get("template"), header.get("consensus"))
+        values = DiscussionCreateIn.parse(body)
     except ValidationFailed as exc:
         raise ValidationFailed(f"The discussion file's header is not valid: {exc.message}", exc.details,
                                code="malformed_file") from None
+    settings = values["deliberation"]
     phase = header.get("phase")
     if phase not in (None, ""):
-        if not values.get("template"):
+        if not settings.get("template"):
             raise ValidationFailed("The header names a phase but no template.", {"phase": phase}, code="malformed_file")
-        keys = [p.key for p in get_template(values["template"]).phases]
+        keys = [p.key for p in get_template(settings["template"]).phases]
         if phase not in keys:
-            raise ValidationFailed(f"Unknown phase {phase!r} for template {values['template']!r}; one of {', '.join(keys)}.",
+            raise ValidationFailed(f"Unknown phase {phase!r} for template {settings['template']!r}; one of {', '.join(keys)}.",
                                    {"phase": phase}, code="malformed_file")
-        values["phase"] = phase
+        settings["phase"] = phase
     if "consensus" not in header:
-        values.pop("consensus", None)  # the file recorded none: keep it that way
+        settings.pop("consensus", None)  # the file recorded none: keep it that way
     return values
 
 
@@ -102,11 +106,9 @@ def do_import_discussion(owner, text: str) -> Room:
         raise ValidationFailed(f"No participant agent available to you for: {', '.join(map(str, missing))}.",
                                {"participants": missing}, code="unknown_participant")
     status = header.get("status") if header.get("status") in _TERMINAL else Room.Status.STOPPED
-    deliberation = _deliberation(header)
+    values = _creation(header, facilitator, seats)
     with transaction.atomic():
-        room = do_create_room(owner, name=header["name"], topic=header["topic"], format=header.get("format"),
-                              moderator_id=facilitator.pk, max_rounds=header.get("maxRounds"), participants=seats,
-                              deliberation=deliberation)
+        room = do_create_room(owner, **values)
         by_name = {s.display_name: s for s in Seat.objects.filter(room=room).select_related("agent", "user")}
         # The file's seqs are kept when they fit after the creation event, so the file reads back the same.
         keep = all(t.seq > room.seq for t in doc.turns)

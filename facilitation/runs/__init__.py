@@ -6,6 +6,6 @@
 - ``calls``: one model call with a timeout, abandonment, and the retry-or-give-up rule.
 - ``runner``: ``run_step``: claim, plan, dispatch to the registered handler.
 
-Nothing here knows a room kind: discussions (``facilitation.discussions``) and later kinds
-register their planner and handlers at app start.
+Nothing here knows a room kind: discussions (``facilitation.discussions.steps``) and
+workspaces (``facilitation.workspace.steps``) register their planner and handlers at app start.
 """

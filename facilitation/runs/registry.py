@@ -5,6 +5,14 @@ A room kind registers a *planner*: given the claimed room, it returns the step t
 registers a *handler*: ``handler(run) -> StepResult``, where ``run`` is a ``StepRun``
 holding the claim, the room, the step and whatever the planner loaded.
 
+Two optional attributes of a planned step:
+
+- ``runs_in``: the room statuses in which the step may run and its lease holds (default: it is
+  claimed while the room is active and may finish while it is paused). A room kind whose steps
+  run in other statuses says so when it registers its planner (``claims_in``).
+- ``for_slot(slot, slots)``: for a step whose slots do different work (a workspace round: one
+  slot per agent, the last one its clock), the step that slot runs.
+
 Registration happens at app start (``FacilitationConfig.ready``); the runner never
 changes when a room kind or step kind is added.
 """
@@ -12,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
-from facilitation.runs.leases import Claim, extend, still_ours
+from facilitation.runs.leases import ACTIVE, RUNNING, Claim, extend, still_ours
 
 
 @dataclass
@@ -41,6 +49,7 @@ class StepRun:
     provider_override: str = ""
     extra: dict = field(default_factory=dict)
     lease: float = 0.0  # the lease's length in seconds; 0: no heartbeats
+    holds_in: tuple = RUNNING  # the room statuses in which the lease holds
     _next_beat: float = field(default=0.0, repr=False)
 
     def __post_init__(self):
@@ -55,8 +64,8 @@ class StepRun:
         """
         if time.monotonic() >= self._next_beat:
             self._next_beat = time.monotonic() + self.lease / 3
-            return not extend(self.claim, self.lease)
-        return not still_ours(self.claim)
+            return not extend(self.claim, self.lease, self.holds_in)
+        return not still_ours(self.claim, self.holds_in)
 
 
 class Planner(Protocol):
@@ -66,11 +75,24 @@ class Planner(Protocol):
 Handler = Callable[[StepRun], StepResult]
 
 _planners: dict[str, Planner] = {}
+_claims_in: dict[str, tuple] = {}
 _handlers: dict[str, Handler] = {}
 
 
-def register_planner(room_kind: str, planner: Planner) -> None:
+def register_planner(room_kind: str, planner: Planner, claims_in: tuple = ACTIVE) -> None:
+    """``claims_in``: the room statuses in which a slot of this kind of room may be claimed at all
+    (each step narrows it with its ``runs_in``)."""
     _planners[room_kind] = planner
+    _claims_in[room_kind] = tuple(claims_in)
+
+
+def claims_in(room_kind: str) -> tuple:
+    return _claims_in.get(room_kind, ACTIVE)
+
+
+def runs_in(step) -> tuple:
+    """The room statuses in which ``step`` runs (see the module's docstring)."""
+    return tuple(getattr(step, "runs_in", ACTIVE))
 
 
 def register_handler(step_kind: str, handler: Handler) -> None:

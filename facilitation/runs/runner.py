@@ -26,7 +26,7 @@ def run_step(room_id: int, step_seq: int, provider_override: str = "", slot: int
     """Run slot ``slot`` of the room's step ``step_seq`` if it can be claimed; ``provider_override``
     forces one model provider."""
     lease = lease_seconds()
-    claimed = leases.claim_step(room_id, step_seq, lease, slot)
+    claimed = leases.claim_step(room_id, step_seq, lease, slot, may_run=_may_run)
     if claimed is None:
         return StepResult("not_claimable")
     claim, room = claimed
@@ -34,11 +34,22 @@ def run_step(room_id: int, step_seq: int, provider_override: str = "", slot: int
     if planned is None:
         leases.release_claim(claim)
         return StepResult("not_claimable", step="concluded")
-    run = StepRun(claim=claim, room=room, step=planned.step, context=planned.context, provider_override=provider_override,
-                  lease=lease)
+    step = planned.step
+    if hasattr(step, "for_slot"):
+        step = step.for_slot(claim.slot, claim.slots)
+    runs_in = registry.runs_in(step)
+    if room.status not in runs_in:  # e.g. a workspace agent's slot while the room is paused: no attempt used
+        leases.give_back(claim)
+        return StepResult("not_claimable", step=step.kind)
+    run = StepRun(claim=claim, room=room, step=step, context=planned.context, provider_override=provider_override,
+                  lease=lease, holds_in=tuple(dict.fromkeys((*leases.RUNNING, *runs_in))))
     try:
-        return registry.handler_for(planned.step.kind)(run)
+        return registry.handler_for(step.kind)(run)
     except calls.Abandoned:
         leases.release_claim(claim)
         log.info("room %s step %s abandoned", room_id, step_seq)
-        return StepResult("abandoned", step=planned.step.kind)
+        return StepResult("abandoned", step=step.kind)
+
+
+def _may_run(room) -> bool:
+    return room.status in registry.claims_in(room.kind)

@@ -43,16 +43,17 @@ def send_step(room_id: int, step_seq: int, countdown: float | None = None, slot:
     current_app.send_task(RUN_STEP_TASK, args=(room_id, step_seq, slot), queue=QUEUE, countdown=countdown or None)
 
 
-def schedule_step(room_id: int, step_seq: int, slots: int = 1, ready_at: datetime | None = None) -> None:
-    """Enqueue every slot of the room's step ``step_seq`` once the current transaction commits;
-    a step ready later (``ready_at``) is sent with a countdown (and cannot be claimed before)."""
-    if is_inline():
+def schedule_slots(room_id: int, step_seq: int, slots: list[tuple[int, datetime | None]]) -> None:
+    """Enqueue the given slots of the room's step ``step_seq`` once the current transaction commits,
+    each ``(slot, ready_at)``: a slot ready later is sent with a countdown (and cannot be claimed before)."""
+    if is_inline() or not slots:
         return
 
     def send():
-        countdown = max(0.0, (ready_at - timezone.now()).total_seconds()) if ready_at else None
+        now = timezone.now()
         try:
-            for slot in range(slots):
+            for slot, ready_at in slots:
+                countdown = max(0.0, (ready_at - now).total_seconds()) if ready_at else None
                 send_step(room_id, step_seq, countdown, slot)
         except Exception:  # the broker is unreachable: the step is committed as ready; the sweeper sends it later
             log.warning("could not enqueue step %s of room %s; the sweeper will", step_seq, room_id, exc_info=True)
@@ -60,7 +61,14 @@ def schedule_step(room_id: int, step_seq: int, slots: int = 1, ready_at: datetim
     transaction.on_commit(send)
 
 
+def schedule_step(room_id: int, step_seq: int, slots: int = 1, ready_at: datetime | None = None) -> None:
+    """Enqueue every slot of the room's step ``step_seq`` once the current transaction commits;
+    a step ready later (``ready_at``) is sent with a countdown (and cannot be claimed before)."""
+    schedule_slots(room_id, step_seq, [(slot, ready_at) for slot in range(slots)])
+
+
 def schedule(room_id: int, step: OpenStep | None) -> None:
-    """``schedule_step`` for what ``leases.finish`` / ``leases.open_step`` returned (None: nothing)."""
+    """``schedule_step`` for what ``leases.finish`` / ``leases.open_step`` returned (None: nothing),
+    each slot at its own ready time."""
     if step is not None:
-        schedule_step(room_id, step.step_seq, step.slots, step.ready_at)
+        schedule_slots(room_id, step.step_seq, step.ready_times())

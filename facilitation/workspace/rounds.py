@@ -8,22 +8,27 @@
   have the moderator agent write the narrative, commit it once, and set the next round's agents
   to work with it in their context.
 
-The lease is the caller's (``facilitation.workspace.steps``): ``keep()`` says whether it still
-holds during the call, ``finish()`` ends it inside the commit's transaction.
+Each is one slot of the room's step (``facilitation.workspace.steps`` plans and runs them): the
+call gives up as soon as the slot's lease is gone, and the commit ends the slot with
+``leases.finish`` in its transaction, writing nothing when the lease is no longer ours. A second
+run of the same slot cannot claim it; a seat's round is moreover written only if no commit of that
+(round, seat) exists, and a round has one narrative (a unique constraint).
 """
 import logging
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
 
 from facilitation import budget
 from facilitation.llm import LLMRequest, LLMResponse, TerminalLLMError, TransientLLMError, provider_for
+from facilitation.runs import leases, scheduling
+from facilitation.runs.calls import Abandoned, StepTimeout, call_model
+from facilitation.runs.leases import Claim
 from facilitation.workspace import prompts
 from facilitation.workspace.actions.adaptation import learn_round
 from facilitation.workspace.actions.observations import write_observation
-from facilitation.workspace.actions.rounds import end_round_if_due, set_agents_to_work
+from facilitation.workspace.actions.rounds import end_round_if_due, round_step_shape
 from facilitation.workspace.actions.tasks import advance_task
 from facilitation.workspace.audit import log_invocation
 from facilitation.workspace.context import AgentContext, agent_context, narrative_context
@@ -31,7 +36,8 @@ from facilitation.workspace.payloads import narrative_payload
 from facilitation.workspace.rules import CLOSED
 from rooms.errors import ActionError
 from rooms.events import EventType, record_event
-from rooms.models import Agent, Narrative, Observation, Room, Seat, TaskAssignment, Turn
+from rooms.models import Agent, Invocation, Narrative, Observation, Room, Seat, TaskAssignment, Turn
+from rooms.usage import add_usage
 
 log = logging.getLogger("convene.workspace")
 
@@ -72,11 +78,8 @@ class Usage:
 def _account(room: Room, agent_id: int | None, seat_id: int | None, usage: Usage) -> None:
     if not usage.tokens and not usage.cost_usd:
         return
-    Room.objects.filter(pk=room.pk).update(tokens_used=F("tokens_used") + usage.tokens, cost_usd=F("cost_usd") + usage.cost_usd)
-    if agent_id:
-        Agent.objects.filter(pk=agent_id).update(tokens_used=F("tokens_used") + usage.tokens, cost_usd=F("cost_usd") + usage.cost_usd)
-    if seat_id:
-        Seat.objects.filter(pk=seat_id).update(tokens_used=F("tokens_used") + usage.tokens, cost_usd=F("cost_usd") + usage.cost_usd)
+    for model, pk in ((Room, room.pk), (Agent, agent_id), (Seat, seat_id)):
+        add_usage(model, pk, usage.tokens, usage.cost_usd)
 
 
 # --- an agent seat's work ---------------------------------------------------------------------------
@@ -114,11 +117,26 @@ def _round_open(room: Room, number: int) -> Turn | None:
     return turn if turn is not None and turn.ended_at is None else None
 
 
-def commit_agent(work: AgentWork, called: Called, finish) -> bool:
-    """Write the seat's round in one transaction, if ``finish()`` says the lease still holds.
+def committed(room_id: int, number: int, seat_id: int, correlation: str) -> bool:
+    """The seat's round is already written (a discarded call's invocation does not count)."""
+    return (Invocation.objects.filter(room_id=room_id, component="agent.round_work", correlation_id=correlation,
+                                      input__seatId=seat_id, input__round=number)
+            .exclude(error__startswith="discarded").exists())
 
-    Returns False (and writes nothing but the discarded call's invocation) when the lease is gone
-    or the round closed meanwhile.
+
+def skip_agent(claim: Claim) -> bool:
+    """End a seat's slot with nothing to write (the seat has no work in this round, or it is written)."""
+    with transaction.atomic():
+        if not Room.objects.select_for_update().filter(pk=claim.room_id).exists():
+            return False
+        return leases.finish(claim) is not None
+
+
+def commit_agent(work: AgentWork, called: Called, claim: Claim) -> bool:
+    """Write the seat's round in one transaction, ending its slot, if the slot's lease still holds.
+
+    Returns False (and writes nothing but the discarded call's invocation) when the lease is gone,
+    the round closed meanwhile, or the seat's round is already written.
     """
     provider_name = getattr(work.provider, "name", "")
     usage = Usage.of(called, provider_name)
@@ -131,7 +149,8 @@ def commit_agent(work: AgentWork, called: Called, finish) -> bool:
         if room is None:
             return False
         turn = _round_open(room, work.round)
-        if turn is None or not finish():
+        fresh = turn is not None and not committed(room.pk, work.round, work.seat_id, work.correlation)
+        if turn is None or leases.finish(claim) is None or not fresh:
             log_invocation(room, "agent.round_work", correlation=work.correlation, agent_id=ctx.agent_id,
                            input={"round": work.round, "seatId": work.seat_id}, output=called.text[:4000], success=False,
                            error="discarded: the round closed or the lease was lost", provider=usage.provider,
@@ -180,16 +199,19 @@ def commit_agent(work: AgentWork, called: Called, finish) -> bool:
     return True
 
 
-def call_provider(provider, request: LLMRequest, keep, timeout: float, call_model) -> Called:
-    """One model call through ``call_model(provider, request, timeout, keep)``, its outcome as a value."""
+def call_provider(provider, request: LLMRequest, timeout: float, should_abandon) -> Called:
+    """One model call (``runs.calls.call_model``: a helper thread, the timeout, giving up as soon as
+    ``should_abandon()`` says the slot's lease is gone), its outcome as a value."""
     try:
-        return Called(call_model(provider, request, timeout, keep), "ok")
+        return Called(call_model(provider, request, timeout, should_abandon), "ok")
     except TransientLLMError as exc:
         return Called(None, "error", f"transient: {exc}")
     except TerminalLLMError as exc:
         return Called(None, "error", str(exc))
-    except TimeoutError as exc:
+    except StepTimeout as exc:
         return Called(None, "timed_out", str(exc))
+    except Abandoned:  # the round closed or the room stopped running meanwhile
+        return Called(None, "error", "abandoned: the round is no longer open")
 
 
 # --- a round's close: adaptations and the narrative -------------------------------------------------------
@@ -234,8 +256,33 @@ def _offline_narrative(work: CloseWork) -> dict:
     return prompts.parse_narrative_answer(RehearsalProvider().complete(work.request).text)
 
 
-def commit_narrative(work: CloseWork, called: Called, finish) -> Narrative | None:
-    """Write round N's narrative once, then set round N+1's agents to work (when the room still runs)."""
+def _next_round(room: Room, claim: Claim, number: int) -> bool:
+    """End round ``number``'s close slot and open the next round's step (False, with nothing written,
+    when the lease is gone). The agents are sent, on commit, only while the room runs that round (a
+    paused room sends them on resume, a closed one never). The caller holds the room's lock."""
+    nxt = Turn.objects.filter(room=room, number=number + 1, ended_at__isnull=True).first()
+    running = nxt is not None and room.status == Room.Status.ACTIVE and room.round == nxt.number
+    slots, later = round_step_shape(room, clock=running)
+    finished = leases.finish(claim, next_slots=slots, later=later)
+    if finished is None:
+        return False
+    if running:
+        scheduling.schedule(room.pk, finished.next)
+    return True
+
+
+def skip_close(claim: Claim, number: int) -> bool:
+    """End a close slot that has nothing to write (the narrative exists): the next round's agents start."""
+    with transaction.atomic():
+        room = Room.objects.select_for_update().filter(pk=claim.room_id).first()
+        if room is None:
+            return False
+        return _next_round(room, claim, number)
+
+
+def commit_narrative(work: CloseWork, called: Called, claim: Claim) -> Narrative | None:
+    """Write round N's narrative once, ending the close's slot (if its lease still holds), then set
+    round N+1's agents to work (when the room still runs)."""
     provider_name = getattr(work.provider, "name", "")
     usage = Usage.of(called, provider_name)
     parsed = prompts.parse_narrative_answer(called.text) if called.text else None
@@ -245,30 +292,33 @@ def commit_narrative(work: CloseWork, called: Called, finish) -> Narrative | Non
         usage.provider = "rehearsal"
     with transaction.atomic():
         room = Room.objects.select_for_update().filter(pk=work.room_id).first()
-        if room is None or not finish():
+        if room is None:
+            return None
+        if not _next_round(room, claim, work.round):
             return None
         if Narrative.objects.filter(room=room, round=work.round).exists():
             return None
-        open_blockers = set(Observation.objects.filter(room=room, event_type=Observation.EventType.BLOCKER,
-                                                       responses__isnull=True).values_list("pk", flat=True))
-        try:
-            with transaction.atomic():
-                narrative = Narrative.objects.create(
-                    room=room, turn=Turn.objects.filter(room=room, number=work.round).first(), round=work.round,
-                    content=parsed["summary"], generated_content=parsed["summary"], key_decisions=parsed["keyDecisions"],
-                    blockers=[b for b in parsed["blockers"] if b in open_blockers], next_steps=parsed["nextSteps"],
-                    provider=usage.provider, written_by_agent_id=work.moderator_id, correlation_id=work.correlation,
-                )
-        except IntegrityError:
-            return None
-        log_invocation(room, "narrative.generate", correlation=work.correlation, agent_id=work.moderator_id,
-                       input={"round": work.round, "purpose": work.request.purpose, "fallback": fallback},
-                       output=called.text[:4000] or parsed["summary"][:4000], success=called.status == "ok" and not fallback,
-                       error=called.error, provider=usage.provider, model=usage.model, input_tokens=usage.input_tokens,
-                       output_tokens=usage.output_tokens, latency_ms=usage.latency_ms)
-        _account(room, work.moderator_id, None, usage)
-        record_event(room, EventType.NARRATIVE, {"narrative": narrative_payload(narrative)})
-        nxt = Turn.objects.filter(room=room, number=work.round + 1, ended_at__isnull=True).first()
-        if nxt is not None and room.status == Room.Status.ACTIVE and room.round == nxt.number:
-            set_agents_to_work(room, nxt)
+        return _write_narrative(room, work, called, parsed, fallback, usage)
+
+
+def _write_narrative(room: Room, work: CloseWork, called: Called, parsed: dict, fallback: bool, usage: Usage) -> Narrative | None:
+    open_blockers = set(Observation.objects.filter(room=room, event_type=Observation.EventType.BLOCKER,
+                                                   responses__isnull=True).values_list("pk", flat=True))
+    try:
+        with transaction.atomic():
+            narrative = Narrative.objects.create(
+                room=room, turn=Turn.objects.filter(room=room, number=work.round).first(), round=work.round,
+                content=parsed["summary"], generated_content=parsed["summary"], key_decisions=parsed["keyDecisions"],
+                blockers=[b for b in parsed["blockers"] if b in open_blockers], next_steps=parsed["nextSteps"],
+                provider=usage.provider, written_by_agent_id=work.moderator_id, correlation_id=work.correlation,
+            )
+    except IntegrityError:
+        return None
+    log_invocation(room, "narrative.generate", correlation=work.correlation, agent_id=work.moderator_id,
+                   input={"round": work.round, "purpose": work.request.purpose, "fallback": fallback},
+                   output=called.text[:4000] or parsed["summary"][:4000], success=called.status == "ok" and not fallback,
+                   error=called.error, provider=usage.provider, model=usage.model, input_tokens=usage.input_tokens,
+                   output_tokens=usage.output_tokens, latency_ms=usage.latency_ms)
+    _account(room, work.moderator_id, None, usage)
+    record_event(room, EventType.NARRATIVE, {"narrative": narrative_payload(narrative)})
     return narrative

@@ -252,6 +252,9 @@ def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlati
                 link = ChatLink.objects.create(chat=chat, room=room, linked_by=identity, code=row)
         except IntegrityError:
             raise StateConflict("This chat was linked at the same moment; try again.") from None
+        if not room.chat_linked:
+            room.chat_linked = True
+            room.save(update_fields=["chat_linked"])
         record("bridge.link_chat", room=room, user=row.user if row is not None else room.owner, correlation_id=correlation,
               data={"chat": chat.pk, "platform": chat.platform, "by": identity.key if identity else None})
         record_event(room, EventType.LINK, build.link(link, "linked"))

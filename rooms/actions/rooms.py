@@ -10,9 +10,6 @@ from rooms.events import EventType, build, record_event
 from rooms.models import Agent, Persona, Room, RoomMember, Seat
 from rooms.queries import usable_by
 
-SEAT_ROLES = {Seat.Role.PARTICIPANT, Seat.Role.OBSERVER, Seat.Role.DEVIL_ADVOCATE, Seat.Role.BACKGROUND}
-
-
 def _max_rounds(value) -> int:
     limits = settings.CONVENE
     if value is None or value == "":
@@ -28,60 +25,25 @@ def _persona(user, value, key: str, errors: dict) -> Persona | None:
     """A participant's ``persona_id`` (workspace rooms): a non-facilitator persona the user may use."""
     if value is None:
         return None
-
-    row = (usable_by(Persona, user).filter(pk=value, is_facilitator=False).first()
-           if isinstance(value, int) and not isinstance(value, bool) else None)
+    row = usable_by(Persona, user).filter(pk=value, is_facilitator=False).first()
     if row is None:
         errors[key] = [f"Unknown persona {value!r}."]
     return row
 
 
-POLICY_LIMITS = {"maxEvents": (1, 1000), "maxSeconds": (5, 86_400)}
-
-
-def _turn_policy(value) -> dict:
-    """``turnPolicy`` {maxEvents, maxSeconds} of a workspace (snake_case keys accepted too)."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ValidationFailed("turnPolicy must be an object.", {"turnPolicy": ["Send {maxEvents, maxSeconds}."]})
-    policy, errors = {}, {}
-    for key, raw in value.items():
-        name = {"max_events": "maxEvents", "max_seconds": "maxSeconds"}.get(key, key)
-        if name not in POLICY_LIMITS:
-            errors[f"turnPolicy.{key}"] = ["Unknown setting; use maxEvents and maxSeconds."]
-            continue
-        lo, hi = POLICY_LIMITS[name]
-        if isinstance(raw, bool) or not isinstance(raw, int) or not lo <= raw <= hi:
-            errors[f"turnPolicy.{name}"] = [f"Must be a whole number from {lo} to {hi}."]
-            continue
-        policy[name] = raw
-    if errors:
-        raise ValidationFailed("turnPolicy is not valid.", errors)
-    return policy
-
-
-def _validate_participants(user, moderator: Agent | None, participants) -> list[tuple[Agent, str, Persona | None]]:
+def _seats(user, moderator: Agent, participants: list[dict]) -> list[tuple[Agent, str, Persona | None]]:
+    """The participants' agents, roles and personas: each agent usable by ``user``, seated once, not the facilitator."""
     errors: dict[str, list[str]] = {}
-    if not isinstance(participants, list) or not participants:
-        raise ValidationFailed("At least one participant is required.", {"participants": ["Add at least one participant."]})
     agents = {a.pk: a for a in usable_by(Agent, user)}
     seen: set[int] = set()
     result: list[tuple[Agent, str, Persona | None]] = []
     for i, p in enumerate(participants):
         key = f"participants[{i}]"
-        if not isinstance(p, dict):
-            errors[key] = ["Each participant is an object with an agent id and a role."]
-            continue
-        agent_id, role = p.get("agent_id"), p.get("role", Seat.Role.PARTICIPANT)
-        agent = agents.get(agent_id) if isinstance(agent_id, int) and not isinstance(agent_id, bool) else None
+        agent = agents.get(p["agent_id"])
         if agent is None:
-            errors[f"{key}.agent_id"] = [f"Unknown agent {agent_id!r}."]
+            errors[f"{key}.agent_id"] = [f"Unknown agent {p['agent_id']!r}."]
             continue
-        if not isinstance(role, str) or role not in SEAT_ROLES:
-            errors[f"{key}.role"] = [f"Role must be one of {', '.join(sorted(SEAT_ROLES))}."]
-            continue
-        if moderator is not None and agent.pk == moderator.pk:
+        if agent.pk == moderator.pk:
             errors[f"{key}.agent_id"] = ["The facilitator cannot also be a participant."]
             continue
         if agent.pk in seen:
@@ -89,7 +51,7 @@ def _validate_participants(user, moderator: Agent | None, participants) -> list[
             continue
         persona = _persona(user, p.get("persona_id"), f"{key}.persona_id", errors)
         seen.add(agent.pk)
-        result.append((agent, role, persona))
+        result.append((agent, p.get("role", Seat.Role.PARTICIPANT), persona))
     if errors:
         raise ValidationFailed("Some participants are not valid.", errors)
     if not any(role in Seat.SPEAKING for _, role, _ in result):
@@ -97,9 +59,8 @@ def _validate_participants(user, moderator: Agent | None, participants) -> list[
     return result
 
 
-def _moderator(user, moderator_id) -> Agent:
-    if isinstance(moderator_id, bool) or not isinstance(moderator_id, int):
-        raise ValidationFailed("moderatorId is required.", {"moderatorId": ["Choose a facilitator agent."]})
+def _moderator(user, moderator_id: int) -> Agent:
+    """The facilitator: an agent ``user`` may use, with ``is_facilitator``."""
     agent = usable_by(Agent, user).filter(pk=moderator_id).first()
     if agent is None:
         raise ValidationFailed("Unknown facilitator.", {"moderatorId": [f"Unknown agent {moderator_id!r}."]})
@@ -116,34 +77,28 @@ def _choice(value, choices, field: str, default=None):
     return value
 
 
-def do_create_room(owner, *, name: str, topic: str, format=None, kind=None, moderator_id=None, max_rounds=None,
-                   participants=None, budget_tokens=None, budget_usd=None, deliberation: dict | None = None,
-                   turn_policy=None) -> Room:
-    """Create a draft room with its facilitator and participant seats. Validates everything first."""
-    errors = {}
-    if not isinstance(name, str) or not name.strip():
-        errors["name"] = ["A name is required."]
-    elif len(name) > limits.NAME:
-        errors["name"] = [f"At most {limits.NAME} characters."]
-    if not isinstance(topic, str) or not topic.strip():
-        errors["topic"] = ["A topic is required."]
-    elif len(topic) > limits.TOPIC:
-        errors["topic"] = [f"At most {limits.TOPIC} characters."]
-    if errors:
-        raise ValidationFailed("The discussion is not valid.", errors)
-    fmt = _choice(format, Room.Format, "format", Room.Format.DELIBERATION)
-    room_kind = _choice(kind, Room.Kind, "kind", Room.Kind.DISCUSSION)
-    rounds = _max_rounds(max_rounds)
-    policy = _turn_policy(turn_policy)
-    if policy and room_kind != Room.Kind.WORKSPACE:
+def do_create_room(owner, *, name: str, topic: str, moderator_id: int, participants: list[dict], format: str | None = None,
+                   kind: str | None = None, max_rounds: int | None = None, budget_tokens: int | None = None,
+                   budget_usd=None, deliberation: dict | None = None, turn_policy: dict | None = None) -> Room:
+    """Create a draft room with its facilitator and participant seats.
+
+    The arguments are typed and in range: callers parse what people send with
+    ``facilitation.actions.inputs.DiscussionCreateIn`` (REST, command line, discussion files).
+    ``participants`` are ``{agent_id, role?, persona_id?}``; ``turn_policy`` is stored as given
+    (``{maxEvents?, maxSeconds?}``). What needs the database is checked here: the facilitator and
+    every agent and persona must be usable by ``owner``, each agent seated once, at least one speaker.
+    """
+    room_kind = kind or Room.Kind.DISCUSSION
+    if turn_policy and room_kind != Room.Kind.WORKSPACE:
         raise ValidationFailed("turnPolicy is for workspace rooms.", {"turnPolicy": ["Only with kind workspace."]})
     moderator = _moderator(owner, moderator_id)
-    seats = _validate_participants(owner, moderator, participants)
+    seats = _seats(owner, moderator, participants)
     with transaction.atomic():
         room = Room.objects.create(
-            name=name.strip(), topic=topic.strip(), format=fmt, kind=room_kind, max_rounds=rounds,
-            owner=owner, moderator=moderator, budget_tokens=budget_tokens, budget_usd=budget_usd, turn_policy=policy,
-            **(deliberation or {}),  # template, phase, consensus, max_parallel, validated by the caller
+            name=name, topic=topic, format=format or Room.Format.DELIBERATION, kind=room_kind,
+            max_rounds=max_rounds or settings.CONVENE["DEFAULT_MAX_ROUNDS"], owner=owner, moderator=moderator,
+            budget_tokens=budget_tokens, budget_usd=budget_usd, turn_policy=turn_policy or {},
+            **(deliberation or {}),  # template, phase, consensus, max_parallel
         )
         Seat.objects.create(room=room, agent=moderator, role=Seat.Role.FACILITATOR, position=0)
         Seat.objects.bulk_create(
@@ -220,7 +175,7 @@ def do_update_room(room: Room, *, name=None, topic=None, format=None, max_rounds
     return room
 
 
-def do_change_moderator(room: Room, user, moderator_id) -> Room:
+def do_change_moderator(room: Room, user, moderator_id: int) -> Room:
     moderator = _moderator(user, moderator_id)
     with transaction.atomic():
         room = _locked(room)

@@ -1,5 +1,6 @@
-"""Building workspace rooms for tests, and running their queued work in this process."""
-from facilitation.workspace import scheduling
+"""Building workspace rooms for tests, and running their steps in this process."""
+from facilitation.management.inline import run_ready
+from facilitation.runs import leases
 from rooms.actions.rooms import do_create_room
 from rooms.models import Persona, RoomMember, Seat
 from tests.factories import make_facilitator, make_participant
@@ -23,5 +24,12 @@ def agent_seats(room):
     return list(Seat.objects.filter(room=room, role="participant").order_by("position"))
 
 
-def queued():
-    return scheduling.take_inline()
+def run_round_work(room):
+    """Run what the room's steps can run now (its agents, a close and the next round's agents), in this process."""
+    return run_ready(room.pk)
+
+
+def clock_slot(room):
+    """``(step_seq, slot)`` of the open round's clock: the last slot of the round's step."""
+    step = leases.current(room.pk)
+    return step.step_seq, step.slots - 1

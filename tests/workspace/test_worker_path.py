@@ -59,3 +59,39 @@ def test_phase_one_scenario_through_the_worker(live_worker):
     assert set(turn1.agent_states) == {str(s.pk) for s in seats}
     seqs = list(Observation.objects.filter(room=room).values_list("seq", flat=True))
     assert len(seqs) == len(set(seqs))
+
+
+def test_a_killed_worker_mid_round_loses_and_doubles_nothing(stack_factory, tmp_path):
+    """The worker dies while every agent's model call is under way: the beat sweeper sends their slots
+    again once the leases expire, and each seat's round is committed exactly once."""
+    import json
+    import os
+    import signal
+    import time
+
+    from facilitation.runs import leases
+
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([
+        {"purpose": "workspace.observations", "delay": 2.0,
+         "text": '{"observations": [{"type": "analysis", "content": "{speaker}: the outbox comes first.", "confidence": 0.7}]}'},
+        {"text": "{}"}]))
+    env = {"LLM_PROVIDER": "scripted", "CONVENE_SCRIPT_FILE": str(script), "CONVENE_PARTICIPANT_TIMEOUT": "6",
+           "CONVENE_FACILITATOR_TIMEOUT": "6", "CONVENE_STEP_LEASE": "3", "CONVENE_SWEEP_INTERVAL": "1",
+           "CONVENE_SWEEP_STALE_SECONDS": "2"}
+    first = stack_factory(extra_env=env, supervise=False)
+    manager = make_user("manager")
+    room = make_workspace(manager, agents=3)
+    do_start_workspace(room, manager)
+    wait_for(lambda: leases.held(room.pk) or None, timeout=30, interval=0.05)
+    time.sleep(0.5)  # the agents' model calls are under way
+    worker = first.procs["worker"]
+    os.killpg(worker.pid, signal.SIGKILL)
+    worker.wait()
+    assert typed(room, 1).count() == 0
+    stack_factory(beat=True, extra_env=env)  # a new worker and the beat sweeper, same Redis and database
+    wait_for(lambda: typed(room, 1).count() >= 3 or None, timeout=60)
+    time.sleep(2)  # anything sent twice would have committed by now
+    obs = list(typed(room, 1))
+    assert len(obs) == 3 and sorted(o.seat_id for o in obs) == sorted(s.pk for s in agent_seats(room))
+    assert Invocation.objects.filter(room=room, component="agent.round_work", success=True).count() == 3

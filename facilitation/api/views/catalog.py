@@ -13,7 +13,6 @@ from facilitation.api.envelope import ok
 from facilitation.api.pagination import paginate
 from facilitation.api.parsing import bool_param, json_body, safe_text
 from facilitation.api.permissions import catalog_row
-from facilitation.api.shapes import agent_shape, persona_shape, role_shape
 from rooms.actions import catalog as actions
 from rooms.errors import ValidationFailed
 from rooms.models import Agent, Persona, Role
@@ -129,7 +128,7 @@ def _schema_for(list_cls, detail_cls, *, tag: str, plural: str, out, input_class
 
 class AgentListView(_CatalogList):
     model, what, input_class, related = Agent, "agent", inputs.AgentIn, ("role", "persona")
-    shape = staticmethod(agent_shape)
+    shape = staticmethod(schemas.AgentOut.render)
     filters = (("isFacilitator", "is_facilitator"), ("builtin", "is_builtin"))
     exact_filters = (("alias", "alias"),)
 
@@ -139,7 +138,7 @@ class AgentListView(_CatalogList):
 
 class AgentDetailView(_CatalogDetail):
     model, what, input_class = Agent, "agent", inputs.AgentIn
-    shape = staticmethod(agent_shape)
+    shape = staticmethod(schemas.AgentOut.render)
 
     def update(self, row, user, fields):
         return actions.do_update_agent(row, user, **fields)
@@ -159,7 +158,7 @@ _schema_for(AgentListView, AgentDetailView, tag="agent", plural="agents", out=sc
 
 class PersonaListView(_CatalogList):
     model, what, input_class = Persona, "persona", inputs.PersonaIn
-    shape = staticmethod(persona_shape)
+    shape = staticmethod(schemas.PersonaOut.render)
     filters = (("isFacilitator", "is_facilitator"), ("builtin", "is_builtin"))
     exact_filters = (("key", "key"),)
 
@@ -169,7 +168,7 @@ class PersonaListView(_CatalogList):
 
 class PersonaDetailView(_CatalogDetail):
     model, what, input_class = Persona, "persona", inputs.PersonaIn
-    shape = staticmethod(persona_shape)
+    shape = staticmethod(schemas.PersonaOut.render)
 
     def update(self, row, user, fields):
         return actions.do_update_persona(row, actor=user, **fields)
@@ -189,7 +188,7 @@ _schema_for(PersonaListView, PersonaDetailView, tag="persona", plural="personas"
 
 class RoleListView(_CatalogList):
     model, what, input_class = Role, "role", inputs.RoleIn
-    shape = staticmethod(role_shape)
+    shape = staticmethod(schemas.RoleOut.render)
     filters = (("builtin", "is_builtin"),)
     exact_filters = (("key", "key"),)
 
@@ -199,7 +198,7 @@ class RoleListView(_CatalogList):
 
 class RoleDetailView(_CatalogDetail):
     model, what, input_class = Role, "role", inputs.RoleIn
-    shape = staticmethod(role_shape)
+    shape = staticmethod(schemas.RoleOut.render)
 
     def update(self, row, user, fields):
         return actions.do_update_role(row, actor=user, **fields)

@@ -23,6 +23,7 @@ from rooms.chat_shapes import delivery_shape, identity_shape, link_shape
 from rooms.errors import NotFound, ValidationFailed
 from rooms.models import ChatIdentity, ChatLink, Delivery
 from rooms.payloads import turn_payload
+from rooms.serializers import DeliveryOut, IdentityOut, LinkOut, Out
 
 TAG_COMMENTS = ["comments"]
 TAG_BRIDGES = ["chat bridges"]
@@ -32,53 +33,24 @@ class CommentIn(serializers.Serializer):
     content = serializers.CharField(max_length=limits.COMMENT, help_text="What you say; markers such as VOTE: READY count.")
 
 
-class DeliveryOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    kind = serializers.ChoiceField(choices=Delivery.Kind.choices)
-    principal = serializers.CharField(allow_blank=True, help_text="user:<name>, role:<key>, chat:<id> or identity:<id>.")
-    recipient = serializers.CharField(allow_blank=True)
-    platform = serializers.CharField(allow_blank=True)
-    status = serializers.ChoiceField(choices=["sent", "undeliverable", "retrying"],
-                                     help_text="retrying: not sent yet (queued, being sent, or waiting to retry).")
-    state = serializers.ChoiceField(choices=Delivery.Status.choices)
-    attempts = serializers.IntegerField()
-    chat_id = serializers.IntegerField(allow_null=True)
-    source_seq = serializers.IntegerField(allow_null=True, help_text="The relayed turn's seq.")
-    created_at = serializers.DateTimeField()
-    sent_at = serializers.DateTimeField(allow_null=True)
-    diagnostic = serializers.CharField(required=False, help_text="Why it is not (yet) delivered.")
-
-
-class LinkOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    chat_id = serializers.IntegerField()
-    platform = serializers.CharField()
-    external_id = serializers.CharField()
-    title = serializers.CharField(allow_blank=True)
-    kind = serializers.CharField()
-    active = serializers.BooleanField()
-    linked_by = serializers.CharField(allow_null=True)
-    linked_at = serializers.DateTimeField()
-    unlinked_at = serializers.DateTimeField(allow_null=True)
-
-
-class CodeOut(serializers.Serializer):
+# A one-time code; the command and link that use it come in the context.
+class CodeOut(Out):
     code = serializers.CharField()
     expires_at = serializers.DateTimeField()
     command = serializers.CharField(help_text="What to send the bot.")
     telegram_link = serializers.CharField(allow_null=True, help_text="A t.me link that does the same, when the bot's name is known.")
 
+    @staticmethod
+    def get_command(code, context) -> str:
+        return context["command"]
+
+    @staticmethod
+    def get_telegram_link(code, context) -> str | None:
+        return context["telegram_link"]
+
 
 class LinkDeleteIn(serializers.Serializer):
     link_id = serializers.IntegerField(required=False)
-
-
-class IdentityOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    platform = serializers.CharField()
-    name = serializers.CharField(allow_blank=True)
-    username = serializers.CharField(allow_blank=True)
-    started_bot = serializers.BooleanField()
 
 
 LinkRemovedEnvelope = schemas.envelope("LinkRemovedEnvelope", LinkOut())
@@ -95,8 +67,8 @@ def _bot_username() -> str:
 
 def _code_shape(code, command: str, deep_link: str) -> dict:
     username = _bot_username()
-    return {"code": code.code, "expires_at": code.expires_at, "command": command,
-            "telegram_link": f"https://t.me/{username}?{deep_link}={code.code}" if username else None}
+    return CodeOut.render(code, command=command,
+                          telegram_link=f"https://t.me/{username}?{deep_link}={code.code}" if username else None)
 
 
 class CommentsView(APIView):

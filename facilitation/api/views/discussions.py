@@ -1,19 +1,15 @@
 """GET/POST /api/discussions, GET/PATCH/DELETE /api/discussions/{id}, PATCH .../moderator."""
-from decimal import Decimal, InvalidOperation
-
 from django.db import transaction
 from django.db.models import Count, Q
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.views import APIView
 
 from facilitation.actions import lifecycle
-from facilitation.actions.phases import deliberation_settings
 from facilitation.api import inputs, schemas
 from facilitation.api.envelope import ok
 from facilitation.api.pagination import paginate
 from facilitation.api.parsing import choice_params, json_body
 from facilitation.api.permissions import access_of, controllable_room, viewable_room
-from facilitation.api.shapes import discussion_detail, discussion_summary
 from facilitation.api.throttles import CREATE_SCOPE, WriteThrottleMixin
 from facilitation.api.views.goals import run_fields
 from facilitation.goals.creation import do_create_run
@@ -53,34 +49,10 @@ def workspace_status(room: Room, target: str, user) -> Room:
 def detail_response(user, room: Room, status: int = 200):
     room = Room.objects.select_related("owner", "moderator").get(pk=room.pk)
     member = RoomMember.objects.filter(room=room, user=user).values_list("access", flat=True).first()
-    data = discussion_detail(room, access_of(user, room, member))
+    data = schemas.DiscussionOut.render(room, access=access_of(user, room, member))
     if room.kind == Room.Kind.FACILITATION:
         data.update(run_fields(user, room))
     return ok(data, status=status)
-
-
-def _budgets(body: dict) -> dict:
-    errors, values = {}, {}
-    tokens = body.get("budget_tokens")
-    if tokens is not None:
-        if isinstance(tokens, bool) or not isinstance(tokens, int) or not 1 <= tokens <= inputs.MAX_BIG:
-            errors["budgetTokens"] = ["Must be a positive whole number."]
-        else:
-            values["budget_tokens"] = tokens
-    usd = body.get("budget_usd")
-    if usd is not None:
-        try:
-            if isinstance(usd, bool) or not isinstance(usd, (int, float, str)):
-                raise InvalidOperation
-            amount = Decimal(str(usd))
-            if not amount.is_finite() or amount < 0 or amount > 10**6:
-                raise InvalidOperation
-            values["budget_usd"] = amount.quantize(Decimal("0.000001"))
-        except InvalidOperation:
-            errors["budgetUsd"] = ["Must be a number from 0 to 1000000."]
-    if errors:
-        raise ValidationFailed("The budget is not valid.", errors)
-    return values
 
 
 class DiscussionListView(WriteThrottleMixin, APIView):
@@ -113,7 +85,7 @@ class DiscussionListView(WriteThrottleMixin, APIView):
         rows_qs = base.filter(status__in=statuses) if statuses else base
         rows, meta = paginate(request, rows_qs.select_related("owner", "moderator").order_by("-created_at", "-id"))
         members = dict(RoomMember.objects.filter(user=user, room_id__in=[r.pk for r in rows]).values_list("room_id", "access"))
-        data = [discussion_summary(r, access_of(user, r, members.get(r.pk))) for r in rows]
+        data = [schemas.DiscussionSummaryOut.render(r, access=access_of(user, r, members.get(r.pk))) for r in rows]
         return ok(data, meta={**meta, "counts": counts})
 
     @extend_schema(
@@ -129,12 +101,7 @@ class DiscussionListView(WriteThrottleMixin, APIView):
         body = json_body(request)
         if body.get("kind") == Room.Kind.FACILITATION:
             return detail_response(request.user, do_create_run(request.user, body), status=201)
-        room = do_create_room(
-            request.user, name=body.get("name"), topic=body.get("topic"), format=body.get("format"),
-            kind=body.get("kind"), moderator_id=body.get("moderator_id"), max_rounds=body.get("max_rounds"),
-            participants=body.get("participants"), turn_policy=body.get("turn_policy"), **_budgets(body),
-            deliberation=deliberation_settings(body.get("template"), body.get("consensus"), body.get("max_parallel")),
-        )
+        room = do_create_room(request.user, **inputs.DiscussionCreateIn.parse(body))
         return detail_response(request.user, room, status=201)
 
 
@@ -197,7 +164,7 @@ class ModeratorView(APIView):
     def patch(self, request, id: int):
         room = controllable_room(request.user, id)
         body = json_body(request)
-        room = do_change_moderator(room, request.user, body.get("moderator_id"))
+        room = do_change_moderator(room, request.user, inputs.ModeratorIn.parse(body))
         return detail_response(request.user, room)
 
 

@@ -6,7 +6,6 @@ from facilitation.api import inputs, schemas
 from facilitation.api.envelope import ok
 from facilitation.api.parsing import json_body, safe_text
 from facilitation.api.permissions import controllable_room
-from facilitation.api.shapes import member_shape
 from rooms.actions.rooms import do_share_room, do_unshare_room
 from rooms.errors import NotFound, ValidationFailed
 from rooms.models import RoomMember
@@ -33,7 +32,7 @@ class MembersView(APIView):
     def get(self, request, id: int):
         room = controllable_room(request.user, id)
         rows = RoomMember.objects.filter(room=room).select_related("user").order_by("added_at", "id")
-        return ok([member_shape(m) for m in rows])
+        return ok([schemas.MemberOut.render(m) for m in rows])
 
     @extend_schema(tags=TAG, operation_id="discussions_members_add", summary="Share with a user as viewer or participant",
                    description="Adding an existing member changes their access (200); a new member is 201.",
@@ -44,7 +43,7 @@ class MembersView(APIView):
         body = json_body(request)
         member, created = do_share_room(room, username=body.get("username"),
                                         access=body.get("access", RoomMember.Access.VIEWER), actor=request.user)
-        return ok(member_shape(member), status=201 if created else 200)
+        return ok(schemas.MemberOut.render(member), status=201 if created else 200)
 
     @extend_schema(tags=TAG, operation_id="discussions_members_remove", summary="Stop sharing with a user",
                    description="Name the user in the body (`{\"username\"}`) or as `?username=`.",

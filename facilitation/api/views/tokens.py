@@ -13,13 +13,14 @@ from facilitation.api.parsing import json_body
 from rooms.actions.tokens import do_create_token, do_revoke_token
 from rooms.errors import Forbidden, NotFound, ValidationFailed
 from rooms.models import ApiToken
+from rooms.serializers import Out
 from rooms.tokens import live_tokens
 
 TAG = ["tokens"]
 MAX_ID = 2**63 - 1
 
 
-class TokenOut(serializers.Serializer):
+class TokenOut(Out):
     id = serializers.IntegerField()
     name = serializers.CharField(allow_blank=True)
     prefix = serializers.CharField(help_text="The key's first characters.")
@@ -31,15 +32,14 @@ class TokenOut(serializers.Serializer):
 class NewTokenOut(TokenOut):
     key = serializers.CharField(help_text="The key, shown this once: send it as `Authorization: Token <key>`.")
 
+    @staticmethod
+    def get_key(token: ApiToken, context) -> str:
+        return context["key"]
+
 
 class TokenIn(serializers.Serializer):
     name = serializers.CharField(max_length=100, required=False, allow_blank=True)
     expires_in_days = serializers.IntegerField(min_value=1, max_value=365, required=False, help_text="Default 90.")
-
-
-def token_shape(token: ApiToken) -> dict:
-    return {"id": token.pk, "name": token.name, "prefix": token.prefix, "created_at": token.created_at,
-            "expires_at": token.expires_at, "last_used_at": token.last_used_at}
 
 
 class TokenListView(APIView):
@@ -49,7 +49,7 @@ class TokenListView(APIView):
                    responses=schemas.responses({200: schemas.envelope("TokenListEnvelope", TokenOut(many=True))}))
     def get(self, request):
         rows = live_tokens().filter(user=request.user).order_by("-created_at", "-id")[:100]
-        return ok([token_shape(t) for t in rows])
+        return ok([TokenOut.render(t) for t in rows])
 
     @extend_schema(tags=TAG, operation_id="tokens_create", summary="Create an API token (its key is shown once)",
                    request=TokenIn,
@@ -63,7 +63,7 @@ class TokenListView(APIView):
         if unknown:
             raise ValidationFailed("Unknown fields.", {k: ["Unknown field."] for k in unknown})
         token, key = do_create_token(request.user, name=body.get("name", ""), days=body.get("expires_in_days"))
-        return ok({**token_shape(token), "key": key}, status=201)
+        return ok(NewTokenOut.render(token, key=key), status=201)
 
 
 class TokenDetailView(APIView):

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand
 
 from config.bootstrap import ensure_schema
 
+from facilitation.actions.inputs import DiscussionCreateIn
 from facilitation.actions.lifecycle import do_start_discussion
 from facilitation.presets.seed import seed_presets
 from config.runtime import Runtime
@@ -68,8 +69,9 @@ class Command(BaseCommand):
         facilitator = Agent.objects.get(is_builtin=True, is_facilitator=True, name="The Bridge-Builder")
         people = list(Agent.objects.filter(is_builtin=True, alias__in=["architect", "security", "pragmatist"]))
         seats = [{"agent_id": a.pk, "role": "devil_advocate" if a.alias == "pragmatist" else "participant"} for a in people]
-        room = do_create_room(owner, name="Demo: caching the catalogue", topic=DEMO_TOPIC, format="deliberation",
-                              moderator_id=facilitator.pk, max_rounds=5, participants=seats)
+        room = do_create_room(owner, **DiscussionCreateIn.parse({
+            "name": "Demo: caching the catalogue", "topic": DEMO_TOPIC, "format": "deliberation",
+            "moderator_id": facilitator.pk, "max_rounds": 5, "participants": seats}))
         return do_start_discussion(room)
 
     def _follow(self, room: Room, timeout: float = 300.0) -> None:

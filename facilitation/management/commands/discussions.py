@@ -12,7 +12,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from facilitation.actions.comments import do_post_comment
 from facilitation.actions.lifecycle import do_start_discussion
-from facilitation.actions.phases import deliberation_settings, do_advance_phase, votes_document
+from facilitation.actions.inputs import DiscussionCreateIn
+from facilitation.actions.phases import do_advance_phase, votes_document
 from facilitation.discussions.file_io import discussion_file, do_import_discussion
 from facilitation.llm.registry import PROVIDERS
 from facilitation.management.inline import drive_inline
@@ -137,10 +138,10 @@ class Command(BaseCommand):
         consensus = {"rejectBlocks": not opts["no_reject_blocks"], "humanRequired": opts["human_required"]}
         if opts["threshold"] is not None:
             consensus["threshold"] = opts["threshold"]
-        deliberation = deliberation_settings(opts["template"], consensus, opts["max_parallel"])
-        room = do_create_room(user, name=opts["name"] or opts["topic"][:200], topic=opts["topic"], format=opts["format"],
-                              moderator_id=facilitator.pk, max_rounds=opts["rounds"], participants=seats,
-                              deliberation=deliberation)
+        room = do_create_room(user, **DiscussionCreateIn.parse({
+            "name": opts["name"] or opts["topic"][:200], "topic": opts["topic"], "format": opts["format"],
+            "moderator_id": facilitator.pk, "max_rounds": opts["rounds"], "participants": seats,
+            "template": opts["template"], "consensus": consensus, "max_parallel": opts["max_parallel"]}))
         if opts["start"]:
             room = do_start_discussion(room)
         self._print(self._summary(room), opts["json"], f"Discussion #{room.pk} created ({room.status}).")

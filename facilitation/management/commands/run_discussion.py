@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from config.bootstrap import ensure_schema
 
+from facilitation.actions.inputs import DiscussionCreateIn
 from facilitation.actions.lifecycle import do_start_discussion
 from facilitation.llm.registry import PROVIDERS
 from facilitation.presets.seed import ensure_presets
@@ -60,8 +61,9 @@ class Command(BaseCommand):
             participants.append({"agent_id": agent.pk, "role": "participant"})
         owner, _ = get_user_model().objects.get_or_create(username="convene-cli", defaults={"is_active": False})
         try:
-            room = do_create_room(owner, name=opts["topic"][:200], topic=opts["topic"], format=opts["format"],
-                                  moderator_id=facilitator.pk, max_rounds=opts["rounds"], participants=participants)
+            room = do_create_room(owner, **DiscussionCreateIn.parse({
+                "name": opts["topic"][:200], "topic": opts["topic"], "format": opts["format"],
+                "moderator_id": facilitator.pk, "max_rounds": opts["rounds"], "participants": participants}))
         except ActionError as exc:
             raise CommandError(f"{exc.message} {json.dumps(exc.details)}")
         with inline():

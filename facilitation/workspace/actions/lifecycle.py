@@ -6,7 +6,7 @@ work in flight finds the room closed when it tries to commit.
 from django.db import transaction
 from django.utils import timezone
 
-from facilitation.workspace.actions.rounds import end_round, narrative_pending, set_agents_to_work, start_round
+from facilitation.workspace.actions.rounds import end_round, resume_work, start_round
 from facilitation.workspace.audit import log_invocation
 from facilitation.workspace.rules import correlation_of, current_turn, locked, require_open, require_status, require_workspace
 from rooms.errors import StateConflict
@@ -51,10 +51,8 @@ def do_resume_workspace(room: Room, user=None) -> Room:
         require_status(room, (S.PAUSED,), "resume")
         room.status = S.ACTIVE
         _status_changed(room, user, "manager.resume_room", S.PAUSED, correlation_of(room))
-        turn = current_turn(room)
-        if turn is not None and turn.ended_at is None and not narrative_pending(room, turn.number):
-            # Seats whose work was refused while paused get it again; finished seats exit at claim.
-            set_agents_to_work(room, turn)
+        # Slots refused while paused run now; finished seats' slots are done.
+        resume_work(room)
     return room
 
 

@@ -1,14 +1,20 @@
 """Rounds: start, end (by the manager, by the turn policy, or when the scope closes).
 
-Ending round N immediately opens round N+1 and hands round N to a worker, which learns the
-agents' adaptations from it and has the moderator agent write its narrative; when that
-narrative is committed the agents of round N+1 are set to work, with it in their context.
+A round runs as one step of the room (``facilitation.runs``): one slot per agent seat, all at
+once, and a last slot for the round's clock, ready after ``turnPolicy.maxSeconds``. Ending
+round N immediately opens round N+1 and makes round N's close the room's step (one slot): a
+worker learns the agents' adaptations from it and has the moderator agent write its narrative;
+when that narrative is committed the step of round N+1 opens and its agents are set to work,
+with the narrative in their context. The steps themselves are in ``facilitation.workspace.steps``.
 """
+from datetime import datetime, timedelta
+
 from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from facilitation.workspace import scheduling
+from facilitation.runs import leases, scheduling
+from facilitation.runs.leases import Claim
 from facilitation.workspace.audit import log_invocation
 from facilitation.workspace.payloads import round_payload
 from facilitation.workspace.rules import current_turn, locked, new_correlation, require_status
@@ -45,11 +51,36 @@ def start_round(room: Room, number: int, *, user=None, schedule_agents: bool) ->
     return turn
 
 
+def round_step_shape(room: Room, *, clock: bool = True) -> tuple[int, dict[int, datetime]]:
+    """A round's step: ``(slots, later)``, one slot per agent seat and a last one for the round's
+    clock, ready ``maxSeconds`` from now (``clock=False``: ready at once, for a paused room; its
+    resume sets the clock going)."""
+    agents = agent_seats(room).count()
+    if not clock:
+        return agents + 1, {}
+    return agents + 1, {agents: timezone.now() + timedelta(seconds=policy_of(room)["maxSeconds"])}
+
+
 def set_agents_to_work(room: Room, turn: Turn) -> None:
-    """Every agent seat works concurrently on this round: one worker task each (on commit)."""
-    seat_ids = list(agent_seats(room).values_list("pk", flat=True))
-    scheduling.schedule_agents(room.pk, turn.number, seat_ids)
-    scheduling.schedule_round_timeout(room.pk, turn.number, policy_of(room)["maxSeconds"])
+    """Every agent seat works concurrently on this round, each on its own slot of the round's step,
+    while the round's clock runs (sent on commit). The caller holds the room's lock."""
+    slots, later = round_step_shape(room)
+    scheduling.schedule(room.pk, leases.advance(room, slots=slots, later=later))
+
+
+def resume_work(room: Room) -> None:
+    """After a pause: the slots of the room's step refused meanwhile are sent again (finished ones are
+    done and stay so); a round clock that ran out while the room was paused restarts with ``maxSeconds``.
+    The caller holds the room's lock."""
+    step = leases.current(room.pk)
+    if step is None:
+        return
+    turn = current_turn(room)
+    if turn is not None and turn.ended_at is None and not narrative_pending(room, turn.number):
+        leases.rearm(room.pk, step.slots - 1, timezone.now() + timedelta(seconds=policy_of(room)["maxSeconds"]))
+    leases.mark_ready(room.pk)
+    step_seq, pending = leases.waiting(room.pk)
+    scheduling.schedule_slots(room.pk, step_seq, pending)
 
 
 def _agent_states(room: Room, turn: Turn) -> dict:
@@ -89,7 +120,8 @@ def end_round(room: Room, turn: Turn, *, ended_by: str, user=None) -> Turn | Non
                    input={"round": turn.number, "endedBy": ended_by}, output=f"{turn.event_count} observations")
     if ended_by == Turn.EndedBy.SCOPE:  # the scope closed: the room is read-only from now on
         return None
-    scheduling.schedule_round_close(room.pk, turn.number)
+    # The round's close becomes the room's step: agents still at work in it lose their lease.
+    scheduling.schedule(room.pk, leases.advance(room))
     return start_round(room, turn.number + 1, user=user, schedule_agents=False)
 
 
@@ -125,16 +157,24 @@ def do_end_round(room: Room, user) -> Turn:
     return turn
 
 
-def end_round_on_timeout(room_id: int, number: int) -> bool:
-    """The turn policy's clock: end round ``number`` if it is still open after ``maxSeconds``."""
+def end_round_on_timeout(claim: Claim, number: int) -> str:
+    """The turn policy's clock (the last slot of round ``number``'s step): end the round once
+    ``maxSeconds`` passed. ``committed`` (ended), ``postponed`` (not yet: the slot waits for its
+    time), ``paused`` (given back; the resume restarts the clock) or ``lost_lease``."""
     with transaction.atomic():
-        room = Room.objects.select_for_update().filter(pk=room_id).first()
-        if room is None or room.status != Room.Status.ACTIVE or room.round != number:
-            return False
+        room = Room.objects.select_for_update().filter(pk=claim.room_id).first()
+        if room is None or not leases.still_ours(claim):
+            return "lost_lease"
+        if room.status != Room.Status.ACTIVE:
+            leases.give_back(claim)
+            return "paused"
         turn = current_turn(room)
-        if turn is None or turn.ended_at is not None or narrative_pending(room, number):
-            return False
-        if (timezone.now() - turn.started_at).total_seconds() < policy_of(room)["maxSeconds"] - 0.5:
-            return False
+        if room.round != number or turn is None or turn.ended_at is not None or narrative_pending(room, number):
+            return "lost_lease"  # not this step's round any more (its close would have replaced the step)
+        due = turn.started_at + timedelta(seconds=policy_of(room)["maxSeconds"])
+        if (due - timezone.now()).total_seconds() > 0.5:
+            leases.postpone(claim, due)
+            scheduling.schedule_slots(room.pk, claim.step_seq, [(claim.slot, due)])
+            return "postponed"
         end_round(room, turn, ended_by=Turn.EndedBy.POLICY)
-    return True
+    return "committed"
