@@ -50,7 +50,7 @@ def main(argv=None) -> int:
     runtime = Runtime(out=io.StringIO(), web=False, worker=True, beat=False, extra_env=env)
     results = {}
     with runtime:
-        runtime.point_this_process_here()
+        C.point_at_redis(runtime.redis_url)
         owner = make_user("bench-owner")
         room = make_discussion(owner)
         group = tu.group(-7001, "Bench")

@@ -72,7 +72,7 @@ def _answers(predicate):
 def run(scenario: str, url: str, rooms: int, rounds: int, delay: float, tmp: Path) -> dict:
     from django.conf import settings
 
-    from config.runtime import Runtime, point_at_redis
+    from config.runtime import Runtime
     from facilitation.actions.lifecycle import do_start_discussion
     from facilitation.runs import leases
     from rooms.models import Observation, Room, Seat
@@ -80,7 +80,7 @@ def run(scenario: str, url: str, rooms: int, rounds: int, delay: float, tmp: Pat
     env = {"DATABASE_URL": url, **_env(tmp, delay)}
     log = open(tmp / "runtime.log", "a")
     runtime = Runtime(out=log, web=False, worker=True, beat=True, extra_env=env, supervise=True).start()
-    point_at_redis(runtime.redis_url)
+    C.point_at_redis(runtime.redis_url)
     settings.REALTIME_BACKEND = "redis"
     try:
         cast = C.Cast(f"chaos-{scenario}")

@@ -104,6 +104,19 @@ def setup_django(database_url: str, realtime: str | None = None) -> None:
     migrate()
 
 
+def point_at_redis(url: str) -> None:
+    """Send through the embedded Redis at ``url`` from now on. A benchmark process starts several in
+    turn; Celery caches the pool it made for the first URL and has no public call to drop it."""
+    from config.celery import app
+    from config.runtime import send_through
+
+    if app._pool is not None:
+        app._pool.force_close_all()
+    app._pool = None
+    app.amqp._producer_pool = None
+    send_through(url)
+
+
 def migrate() -> None:
     from django.core.management import call_command
 
@@ -298,7 +311,7 @@ class WorkerStack:
         from django.conf import settings
 
         from config.embedded_redis import free_port
-        from config.runtime import Runtime, point_at_redis
+        from config.runtime import Runtime
 
         script = self.workdir / "script.json"
         script.write_text(json.dumps(self.rules))

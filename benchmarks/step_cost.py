@@ -87,10 +87,9 @@ def main(argv=None) -> int:
     redis = None
     if args.realtime == "redis":
         from config.embedded_redis import EmbeddedRedis
-        from config.runtime import point_at_redis
 
         redis = EmbeddedRedis().start()
-        point_at_redis(redis.url)
+        C.point_at_redis(redis.url)
     provider = C.instant_provider()
     discussion_steps.provider_for = lambda name="": provider
 

@@ -16,23 +16,14 @@ from config.embedded_redis import ensure_redis_url, port_open
 BASE = Path(settings.BASE_DIR)
 
 
-def point_at_redis(url: str) -> None:
-    """Point this process's broker and realtime clients at another Redis.
-
-    For a process that outlives one embedded Redis (the test suite, the benchmarks); the
-    processes ``serve`` and ``demo`` start never call it. The Celery app's connection and
-    producer pools are dropped (Celery has no public call for it), so the next send opens
-    connections to ``url``."""
+def send_through(url: str) -> None:
+    """Make this process enqueue and emit through the Redis at ``url``: the settings, Celery's broker
+    URL and the realtime publishers built from them. Call it before the process has sent anything:
+    Celery keeps the broker connections it has opened."""
     from config.celery import app
     from rooms import realtime
 
-    settings.REDIS_URL = url
-    settings.CELERY_BROKER_URL = url
-    app.conf.broker_url = url
-    if app._pool is not None:
-        app._pool.force_close_all()
-        app._pool = None
-    app.amqp._producer_pool = None
+    settings.REDIS_URL = settings.CELERY_BROKER_URL = app.conf.broker_url = url
     realtime.reset()
 
 
@@ -109,8 +100,8 @@ class Runtime:
                 self._spawn(name)
 
     def point_this_process_here(self) -> None:
-        """Make this process enqueue and emit through the runtime's Redis."""
-        point_at_redis(self.redis_url)
+        """Make this process enqueue and emit through the runtime's Redis (before it has sent anything)."""
+        send_through(self.redis_url)
 
     def _wait_for_port(self, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout

@@ -76,7 +76,7 @@ def stack_factory(transactional_db, settings):
     The first runtime's Redis is reused by later ones (pass nothing) so a restarted
     worker sees the same queue.
     """
-    from config.runtime import point_at_redis
+    from tests.redis_target import point_at
 
     previous = settings.REDIS_URL
     started = []
@@ -87,14 +87,14 @@ def stack_factory(transactional_db, settings):
             env["REDIS_URL"] = started[0].redis_url
         runtime = _start_stack(web=web, extra_env=env, beat=beat, supervise=supervise)
         if not started:
-            point_at_redis(runtime.redis_url)
+            point_at(runtime.redis_url)
         started.append(runtime)
         return runtime
 
     yield start
     for runtime in reversed(started):
         runtime.stop()
-    point_at_redis(previous)
+    point_at(previous)
 
 
 @pytest.fixture

@@ -119,27 +119,14 @@ def shared_stack(django_db_setup, django_db_blocker, tmp_path_factory):
 def browser_stack(shared_stack, transactional_db, settings):
     """The shared stack, this process pointed at its Redis; presets seeded; slow scripted participants."""
     from facilitation.presets.seed import seed_presets
+    from tests.redis_target import point_at
 
     previous = settings.REDIS_URL
-    _point_at(shared_stack.redis_url)
+    point_at(shared_stack.redis_url, close_old=False)
     settings.REALTIME_BACKEND = "redis"
     seed_presets()
     yield shared_stack
-    _point_at(previous)
-
-
-def _point_at(url: str) -> None:
-    """Like ``config.runtime.point_at_redis``, but leaves the shared stack's connection
-    pool open (kombu keeps one pool per URL for the whole process; a closed one stays closed)."""
-    from django.conf import settings
-
-    from config.celery import app
-    from rooms import realtime
-
-    settings.REDIS_URL = settings.CELERY_BROKER_URL = app.conf.broker_url = url
-    app._pool = None
-    app.amqp._producer_pool = None
-    realtime.reset()
+    point_at(previous, close_old=False)
 
 
 @pytest.fixture
