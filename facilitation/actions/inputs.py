@@ -276,3 +276,61 @@ class ModeratorIn(Parsed):
     @classmethod
     def parse(cls, body: dict) -> int:
         return cls.validated(body)["moderator_id"]
+
+
+# The statuses a PATCH may ask for (the lifecycle action that reaches one runs; any other known
+# status is parsed and then refused by the lifecycle as a transition it does not have).
+TARGET_STATUSES = [Room.Status.ACTIVE, Room.Status.PAUSED, Room.Status.STOPPED, Room.Status.CONCLUDED,
+                   Room.Status.COMPLETED, Room.Status.ARCHIVED]
+PATCH_UNKNOWN = "Unknown or read-only field (the facilitator changes via PATCH .../moderator)."
+
+
+def _conclusion_headline(errors) -> str:
+    return "The conclusion must be text." if errors[0].code == "invalid" else "The update is not valid."
+
+
+class DiscussionPatchIn(Parsed):
+    name = Text(max_length=limits.NAME, required=False,
+                error_messages=_messages(f"A name of 1 to {limits.NAME} characters is required."))
+    topic = Text(max_length=limits.TOPIC, required=False,
+                 error_messages=_messages("A topic is required.", max_length=f"At most {limits.TOPIC} characters."))
+    format = serializers.ChoiceField(choices=Room.Format.choices, required=False, help_text="Only while draft (else 409).",
+                                     error_messages=_messages(f"Must be one of {', '.join(Room.Format.values)}."))
+    status = serializers.ChoiceField(
+        choices=Room.Status.choices, required=False,
+        help_text="Runs the lifecycle action: active = start (from draft) or resume (from paused), paused = pause, "
+                  "stopped = stop, concluded = conclude (synthesis is then scheduled; status stays active until it is "
+                  "written); workspaces: completed = complete, archived = archive. A transition not allowed from "
+                  "the current status is 409.",
+        error_messages=_messages(f"Must be one of {', '.join(TARGET_STATUSES)}."))
+    conclusion = Text(max_length=limits.CONCLUSION, required=False, allow_blank=True, trim_whitespace=False,
+                      error_messages=_messages("Must be a string.", max_length=f"Text of at most {limits.CONCLUSION} characters."))
+    max_rounds = WholeNumber(min_value=1, max_value=20, required=False,
+                             error_messages=_messages("Must be an integer from 1 to 20.", min_value="Must be from 1 to 20.",
+                                                      max_value="Must be from 1 to 20."))
+
+    HEADLINES = {
+        "status": "Unknown status.", "conclusion": _conclusion_headline,
+        "name": "The update is not valid.", "topic": "The update is not valid.",
+        "format": "Unknown format.", "max_rounds": _rounds_headline,
+    }
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(k for k in data if k not in self.fields)
+            if unknown:
+                raise ValidationFailed("Some fields cannot be changed here.", {wire_name(k): [PATCH_UNKNOWN] for k in unknown})
+            data = {k: v for k, v in data.items() if v is not None}  # null: leave the field as it is
+        return super().to_internal_value(data)
+
+    def validate_max_rounds(self, value):
+        limit = settings.CONVENE["MAX_ROUNDS_LIMIT"]
+        if value > limit:
+            raise serializers.ValidationError(f"Must be from 1 to {limit}.", code="max_value")
+        return value
+
+    @classmethod
+    def parse(cls, body: dict) -> tuple[dict, str | None]:
+        """``(changes, status)``: the keyword arguments of ``do_update_room`` and the status asked for (or None)."""
+        values = dict(cls.validated(body))
+        return values, values.pop("status", None)

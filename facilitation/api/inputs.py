@@ -2,40 +2,23 @@
 
 Field names are snake_case here; the camelCase parser and the schema's camelize hook
 make them ``moderatorId``, ``maxRounds``... on the wire. The body that creates a
-discussion is ``facilitation.actions.inputs.DiscussionCreateIn``, which every caller
-(REST, command line, discussion files) parses with; the other discussion bodies
-here document what the room actions check.
+discussion (``DiscussionCreateIn``) and the one that changes it (``DiscussionPatchIn``) live in
+``facilitation.actions.inputs``, which every caller (REST, command line, discussion files)
+parses with.
 """
 from rest_framework import serializers
 
-from facilitation.actions.inputs import MAX_BIG, ConsensusIn, DiscussionCreateIn, ModeratorIn, ParticipantIn, TurnPolicyIn
+from facilitation.actions.inputs import (MAX_BIG, ConsensusIn, DiscussionCreateIn, DiscussionPatchIn, ModeratorIn, ParticipantIn,
+                                         TurnPolicyIn)
 from facilitation.llm.registry import PROVIDERS
 from rooms import limits
 from rooms.models import Room, RoomMember
 
-__all__ = ["ConsensusIn", "DiscussionCreateIn", "MAX_BIG", "ModeratorIn", "ParticipantIn", "TurnPolicyIn"]
-
-TARGET_STATUSES = [Room.Status.ACTIVE, Room.Status.PAUSED, Room.Status.STOPPED, Room.Status.CONCLUDED,
-                   Room.Status.COMPLETED, Room.Status.ARCHIVED]
-
+__all__ = ["ConsensusIn", "DiscussionCreateIn", "DiscussionPatchIn", "MAX_BIG", "ModeratorIn", "ParticipantIn", "TurnPolicyIn"]
 
 # --- discussions ------------------------------------------------------------------------
-# The creation body is parsed by the same serializer for the API, the command line and
-# discussion files: ``facilitation.actions.inputs`` (documented here through this import).
-
-class DiscussionPatchIn(serializers.Serializer):
-    name = serializers.CharField(max_length=limits.NAME, required=False)
-    topic = serializers.CharField(max_length=limits.TOPIC, required=False)
-    format = serializers.ChoiceField(choices=Room.Format.choices, required=False, help_text="Only while draft (else 409).")
-    status = serializers.ChoiceField(
-        choices=TARGET_STATUSES, required=False,
-        help_text="Runs the lifecycle action: active = start (from draft) or resume (from paused), paused = pause, "
-                  "stopped = stop, concluded = conclude (synthesis is then scheduled; status stays active until it is "
-                  "written); workspaces: completed = complete, archived = archive. A transition not allowed from "
-                  "the current status is 409.")
-    conclusion = serializers.CharField(max_length=limits.CONCLUSION, required=False, allow_blank=True)
-    max_rounds = serializers.IntegerField(min_value=1, max_value=20, required=False)
-
+# The bodies that create and change a discussion are parsed by the same serializers for the API,
+# the command line and discussion files: ``facilitation.actions.inputs`` (documented here through this import).
 
 class MemberIn(serializers.Serializer):
     username = serializers.CharField(max_length=150)

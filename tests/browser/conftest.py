@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.waiting import wait_for
-
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]

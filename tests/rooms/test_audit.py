@@ -7,8 +7,8 @@ from django.db import transaction
 from rooms.actions import catalog
 from rooms.actions.rooms import do_change_moderator, do_delete_room, do_share_room, do_unshare_room, do_update_room
 from rooms.audit import audit, correlation, current_correlation_id
-from rooms.errors import ValidationFailed
-from rooms.models import Invocation, RoomMember
+from rooms.errors import StateConflict, ValidationFailed
+from rooms.models import Invocation, Room, RoomMember
 from tests.factories import make_discussion, make_facilitator, make_user
 
 pytestmark = pytest.mark.django_db
@@ -85,8 +85,9 @@ def test_a_refused_write_leaves_no_row():
     before = Invocation.objects.count()
     with pytest.raises(ValidationFailed):
         do_share_room(room, username="nobody", access="viewer", actor=owner)
-    with pytest.raises(ValidationFailed):
-        do_update_room(room, name="", actor=owner)
+    Room.objects.filter(pk=room.pk).update(status=Room.Status.ACTIVE)
+    with pytest.raises(StateConflict):
+        do_update_room(room, format="review", actor=owner)  # the format is fixed once started
     assert Invocation.objects.count() == before
 
 

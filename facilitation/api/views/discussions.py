@@ -17,7 +17,7 @@ from facilitation.workspace.actions import lifecycle as ws_lifecycle
 from rooms.access import visible_rooms
 from rooms.audit import correlation
 from rooms.actions.rooms import do_change_moderator, do_copy_room, do_create_room, do_delete_room, do_update_room
-from rooms.errors import StateConflict, ValidationFailed
+from rooms.errors import StateConflict
 from rooms.models import FacilitationRun, Room, RoomMember
 
 S = Room.Status
@@ -31,9 +31,6 @@ FILTERS = [
     OpenApiParameter("q", str, description="Search: words that must all appear in the name or the topic."),
 ]
 
-# PATCH {"status": ...} runs the lifecycle transition that reaches it from the current status.
-TARGETS = list(dict.fromkeys(t.target for t in lifecycle.TRANSITIONS.values()))
-PATCH_FIELDS = ("name", "topic", "format", "status", "conclusion", "max_rounds")
 
 
 def workspace_status(room: Room, target: str, user) -> Room:
@@ -122,21 +119,10 @@ class DiscussionDetailView(APIView):
     )
     def patch(self, request, id: int):
         room = controllable_room(request.user, id)
-        body = json_body(request)
-        unknown = sorted(k for k in body if k not in PATCH_FIELDS)
-        if unknown:
-            raise ValidationFailed("Some fields cannot be changed here.", {
-                k: ["Unknown or read-only field (the facilitator changes via PATCH .../moderator)."] for k in unknown})
-        target = body.get("status")
-        if target is not None and (not isinstance(target, str) or target not in S.values):
-            raise ValidationFailed("Unknown status.", {"status": [f"Must be one of {', '.join(TARGETS)}."]})
-        conclusion = body.get("conclusion")
-        if conclusion is not None and not isinstance(conclusion, str):
-            raise ValidationFailed("The conclusion must be text.", {"conclusion": ["Must be a string."]})
-        fields = {k: body.get(k) for k in ("name", "topic", "format", "max_rounds") if body.get(k) is not None}
+        fields, target = inputs.DiscussionPatchIn.parse(json_body(request))
         with transaction.atomic(), correlation():  # one request, one correlation id on its audit rows
-            if fields or conclusion is not None:
-                room = do_update_room(room, conclusion=conclusion, actor=request.user, **fields)
+            if fields:
+                room = do_update_room(room, actor=request.user, **fields)
             if target is not None and target != room.status and room.kind == Room.Kind.WORKSPACE:
                 room = workspace_status(room, target, request.user)
             elif target is not None and target != room.status:
