@@ -30,6 +30,7 @@ def test_link_a_chat_group_from_the_room_page(make_page):
     assert "Launch team" in item.inner_text() and "Telegram" in item.inner_text()
     page.wait_for_selector("#link-code", state="hidden")  # the code is used up
     shot(page, "room-chat-links.png")
+    assert page.errors == []
 
     unlink = item.get_by_role("button", name="Unlink")
     unlink.click()
@@ -38,3 +39,30 @@ def test_link_a_chat_group_from_the_room_page(make_page):
     item.get_by_role("button", name="Confirm unlink").click()
     page.wait_for_selector("#chat-links li.muted")
     assert not ChatLink.objects.get(chat=chat).active
+
+
+def test_a_link_made_before_the_socket_joins_still_shows(make_page):
+    """The link event reaches the page by replay (its socket joined after the chat was linked)."""
+    page, owner = make_page("otto")
+    room = make_discussion(owner)
+    held = []
+    page.route_web_socket("**/socket.io/**", lambda ws: held.append(ws))
+    page.goto(f"/discussions/{room.pk}/")
+    page.wait_for_selector("#chat-links li.muted")
+    page.get_by_role("button", name="Link a chat group").click()
+    code = page.locator("#link-command").inner_text().split()[-1]
+    for _ in range(200):  # the route's handler runs while Playwright is called
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the page opened no socket"
+
+    do_link_chat(see_chat(ChatRef("teams", "19:team@thread.tacv2", kind="group", title="Ops")), code, None)
+    assert page.locator("#chat-links li.chat-link").count() == 0  # nothing live: the socket is held back
+    for ws in held:
+        ws.connect_to_server()
+    item = page.locator("#chat-links li.chat-link")
+    item.wait_for()
+    assert "Ops" in item.inner_text() and "Teams" in item.inner_text()
+    page.wait_for_selector("#link-code", state="hidden")  # the code shown was used
+    assert page.errors == []

@@ -59,6 +59,7 @@
       if (data.telegramLink) parts.splice(2, 0, el("p", {}, "Or open ", el("a", { href: data.telegramLink, target: "_blank", rel: "noopener", text: "this Telegram link" }), "."));
       codeBox.replaceChildren(...parts);
       codeBox.hidden = false;
+      codeAfter = seen;
     } catch (err) {
       toast(`Could not make a code: ${err.message}`, "error");
     } finally {
@@ -66,11 +67,22 @@
     }
   });
 
+  // A link event may come live or replayed (the socket joined, or came back, after it): either way
+  // the list is read again, once for a burst of them. A chat linked after the code on show was made
+  // used it up (codes work once), so the code goes away.
+  let seen = 0;
+  let codeAfter = null;
+  let loadTimer = null;
   document.addEventListener("convene:event", (e) => {
     const event = e.detail.event;
-    if (event.type !== EVENTS.LINK || e.detail.replayed) return;
-    if (event.state === "linked") codeBox.hidden = true;  // the code is used up
-    load();
+    seen = Math.max(seen, Number(event.seq) || 0);
+    if (event.type !== EVENTS.LINK) return;
+    if (event.state === "linked" && codeAfter !== null && Number(event.seq) > codeAfter) {
+      codeBox.hidden = true;
+      codeAfter = null;
+    }
+    clearTimeout(loadTimer);
+    loadTimer = setTimeout(load, 100);
   });
   load();
 })();
