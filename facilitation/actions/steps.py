@@ -17,7 +17,7 @@ from facilitation.engine import (
 from facilitation.runs.leases import RUNNING, Claim, finish, locked_if_ours
 from facilitation.runs.scheduling import schedule_step
 from rooms.actions.deliveries import queue_relay
-from rooms.events import EventType, build, next_seq, record_event
+from rooms.events import EventType, build, next_seq, record_event, written_together
 from rooms.models import Agent, Invocation, Observation, Room, Seat, Turn
 from rooms.usage import add_usage
 
@@ -182,10 +182,11 @@ def commit_turn(claim: Claim, speaker: Speaker, content: str, status: str, marke
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)
         state = after_turn(state, speaker.seat_id)
         _charge_seat(speaker.seat_id, call)
-        if _write_turn(room, state.round, speaker, content, status, markers, provider, call.tokens if call else 0, data):
-            state = force_synthesis(state, "consensus")
-        room.round = state.round
-        record_event(room, EventType.STATUS, build.status(room), persist_seq=False)
+        with written_together():  # the turn's events (and a phase change's) in one INSERT
+            if _write_turn(room, state.round, speaker, content, status, markers, provider, call.tokens if call else 0, data):
+                state = force_synthesis(state, "consensus")
+            room.round = state.round
+            record_event(room, EventType.STATUS, build.status(room), persist_seq=False)
         _finish_step(room, state, claim, call)
     return True
 
@@ -218,15 +219,16 @@ def commit_parallel_turn(claim: Claim, speaker: Speaker, content: str, status: s
             return True
         staged = [state.staged[key] for key in sorted(state.staged, key=int)]
         concluded = False
-        for number, entry in enumerate(staged, start=1):
-            who = Speaker(entry["seatId"], entry["name"], entry["role"], entry["isAgent"])
-            concluded = _write_turn(room, state.round + number, who, entry["content"], entry["status"], entry["markers"],
-                                    entry["provider"], entry["tokens"], entry["data"]) or concluded
-        state = after_parallel(state, [entry["seatId"] for entry in staged])
-        if concluded:
-            state = force_synthesis(state, "consensus")
-        room.round = state.round
-        record_event(room, EventType.STATUS, build.status(room), persist_seq=False)
+        with written_together():
+            for number, entry in enumerate(staged, start=1):
+                who = Speaker(entry["seatId"], entry["name"], entry["role"], entry["isAgent"])
+                concluded = _write_turn(room, state.round + number, who, entry["content"], entry["status"], entry["markers"],
+                                        entry["provider"], entry["tokens"], entry["data"]) or concluded
+            state = after_parallel(state, [entry["seatId"] for entry in staged])
+            if concluded:
+                state = force_synthesis(state, "consensus")
+            room.round = state.round
+            record_event(room, EventType.STATUS, build.status(room), persist_seq=False)
         _finish_step(room, state, claim, None)
     return True
 
@@ -247,8 +249,9 @@ def commit_synthesis(claim: Claim, text: str, reason: str, call: CallRecord | No
         room.conclusion = text
         state = after_synthesis(state)
         room.status = Room.Status.CONCLUDED
-        record_event(room, EventType.CONCLUDED, build.concluded(room, obs), seq=seq)
-        record_event(room, EventType.STATUS, build.status(room), persist_seq=False)
+        with written_together():
+            record_event(room, EventType.CONCLUDED, build.concluded(room, obs), seq=seq)
+            record_event(room, EventType.STATUS, build.status(room), persist_seq=False)
         _relay(room, obs)
         _finish_step(room, state, claim, call)
     return True

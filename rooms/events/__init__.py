@@ -7,7 +7,8 @@ Record one from an action, inside its transaction::
     record_event(room, EventType.STATUS, build.status(room))
 """
 from rooms.events import build
-from rooms.events.log import event_message, events_after, next_seq, record_event
+from rooms.events.log import event_message, events_after, next_seq, record_event, written_together
 from rooms.events.types import Command, EventType
 
-__all__ = ["Command", "EventType", "build", "event_message", "events_after", "next_seq", "record_event"]
+__all__ = ["Command", "EventType", "build", "event_message", "events_after", "next_seq", "record_event",
+           "written_together"]

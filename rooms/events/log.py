@@ -3,13 +3,38 @@
 Every state change an action makes is recorded as a ``RoomEvent`` with the room's
 next ``seq``, in the action's transaction, and pushed to browsers only after that
 transaction commits. A reconnecting client asks for everything after its last seq.
+
+Inside ``written_together()`` the events recorded are stored in one INSERT when the block ends
+(a step's commit records two or three; nothing in the block reads them back from the table).
 """
+import contextlib
+import threading
+
 from django.db import transaction
 from django.utils import timezone
 
 from rooms import realtime
 from rooms.events.types import EventType, as_event_type
 from rooms.models import Room, RoomEvent
+
+_pending = threading.local()
+
+
+@contextlib.contextmanager
+def written_together():
+    """Store the events recorded inside the block in one INSERT at its end (the caller's transaction
+    still open); an exception inside stores none of them."""
+    outer = getattr(_pending, "rows", None)
+    rows: list[RoomEvent] = []
+    _pending.rows = rows
+    try:
+        yield
+    finally:
+        _pending.rows = outer
+    if outer is not None:
+        outer.extend(rows)
+    elif rows:
+        RoomEvent.objects.bulk_create(rows)
 
 
 def next_seq(room: Room, persist: bool = True) -> int:
@@ -40,7 +65,12 @@ def record_event(room: Room, event_type: EventType | str, data: dict, seq: int |
         seq = next_seq(room, persist=persist_seq)
     ts = timezone.now()
     payload = {"discussionId": room.pk, "seq": seq, "ts": ts.isoformat(), **data}
-    event = RoomEvent.objects.create(room=room, seq=seq, type=event_type, payload=payload)
+    event = RoomEvent(room=room, seq=seq, type=event_type, payload=payload)
+    pending = getattr(_pending, "rows", None)
+    if pending is None:
+        event.save(force_insert=True)
+    else:
+        pending.append(event)
     transaction.on_commit(lambda: realtime.push(event_type, payload, room.pk))
     return event
 
