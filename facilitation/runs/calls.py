@@ -42,7 +42,9 @@ def _executor() -> ThreadPoolExecutor:
 def call_model(provider, request: LLMRequest, timeout: float, should_abandon: Callable[[], bool]) -> LLMResponse:
     """Call in a helper thread; give up at ``timeout`` or as soon as ``should_abandon()`` says so.
 
-    A pooled database connection goes back to the pool for the length of the call.
+    A pooled database connection goes back to the pool for the length of the call, and again after
+    each check of the lease: a hundred calls in flight must not hold a connection each between
+    their checks (the commits would wait for one).
     """
     if connection.vendor != "sqlite" and not connection.in_atomic_block:
         connection.close()
@@ -59,6 +61,13 @@ def call_model(provider, request: LLMRequest, timeout: float, should_abandon: Ca
             if should_abandon():
                 future.cancel()
                 raise Abandoned()
+            if _pooled() and not connection.in_atomic_block:
+                connection.close()  # back to the pool until the next check
+
+
+def _pooled() -> bool:
+    """This thread's database connection comes from a pool (closing it hands it back, nothing is torn down)."""
+    return getattr(connection, "pool", None) is not None
 
 
 def backoff(attempt: int) -> float:
