@@ -5,10 +5,12 @@ ORM rebuilds and compiles such a query each time, which costs more than running 
 compiles the query once per thread (a compiler belongs to a connection) with stand-in values for its
 arguments, remembers where they sit among the parameters, and then runs the SQL with the real ones;
 the rows go through the ORM's own converters (JSON, decimals, dates), so the result is the list of
-dicts ``.values()`` would give.
+dicts ``.values()`` would give, or, for a queryset of one model's rows (no ``.values()``, no
+``select_related``), the model instances it would give.
 
-Only for ``.values()`` querysets whose arguments are ids or sequence numbers (big integers) that appear
-once each among the query's parameters: ``Prepared`` checks that when it compiles.
+Only for querysets whose arguments are ids or sequence numbers (big integers) that appear once each
+among the query's parameters: ``Prepared`` checks that when it compiles. A ``select_for_update()``
+query is first run inside a transaction (it cannot be compiled outside one).
 """
 import threading
 from typing import Callable
@@ -42,16 +44,25 @@ class Prepared:
                     raise ValueError("Each argument of a prepared query must appear once among its parameters.")
                 positions.append(params.index(stand_in))
             query = queryset.query
-            names = [*query.extra_select, *query.values_select, *query.annotation_select]
-            compiled = self._local.compiled = (sql, params, positions, names, compiler, queryset.db)
+            model = None
+            if query.values_select or query.extra_select or query.annotation_select:
+                names = [*query.extra_select, *query.values_select, *query.annotation_select]
+            else:  # the model's own rows: the columns of its fields, in the compiler's order
+                if query.select_related:
+                    raise ValueError("A prepared query of model rows cannot follow relations.")
+                model, names = query.model, [col.target.attname for col, _, _ in compiler.select]
+            compiled = self._local.compiled = (sql, params, positions, names, compiler, queryset.db, model)
         return compiled
 
-    def __call__(self, *args: int) -> list[dict]:
-        sql, params, positions, names, compiler, alias = self._compiled()
+    def __call__(self, *args: int) -> list:
+        sql, params, positions, names, compiler, alias, model = self._compiled()
         params = list(params)
         for position, value in zip(positions, args):
             params[position] = int(value)
         with connections[alias].cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
-        return [dict(zip(names, row)) for row in compiler.results_iter(results=[rows])]
+        converted = compiler.results_iter(results=[rows])
+        if model is not None:
+            return [model.from_db(alias, names, tuple(row)) for row in converted]
+        return [dict(zip(names, row)) for row in converted]

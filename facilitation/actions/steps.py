@@ -14,7 +14,7 @@ from facilitation.actions import phases
 from facilitation.engine import (
     Decision, EngineState, after_decision, after_parallel, after_synthesis, after_turn, force_synthesis,
 )
-from facilitation.runs.leases import RUNNING, Claim, finish, locked_if_ours
+from facilitation.runs.leases import RUNNING, Claim, finish, locked_if_ours, locked_room
 from facilitation.runs.scheduling import schedule_step
 from rooms.actions.deliveries import queue_relay
 from rooms.events import EventType, build, next_seq, record_event, written_together
@@ -104,7 +104,7 @@ def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, f
     """Write a facilitator decision. ``together``: seats asked at once (the speaker first, at most the room's
     ``max_parallel``); with two or more, the next step is their turns in parallel, one slot each."""
     with transaction.atomic():
-        room = Room.objects.select_for_update().filter(pk=claim.room_id).first()
+        room = locked_room(claim.room_id)
         if room is None or room.status not in RUNNING:
             return False
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)
@@ -198,7 +198,7 @@ def commit_parallel_turn(claim: Claim, speaker: Speaker, content: str, status: s
     evaluation follows. A slot commits only while its lease holds, so each turn is written exactly once,
     and a slot whose worker died is run again without touching the others."""
     with transaction.atomic():
-        room = Room.objects.select_for_update().filter(pk=claim.room_id).first()
+        room = locked_room(claim.room_id)
         if room is None or room.status not in RUNNING:
             return False
         done = finish(claim)

@@ -20,9 +20,19 @@ from django.utils import timezone
 
 from facilitation.runs.models import StepLease
 from rooms.models import Room
+from rooms.prepared import Prepared
 
 RUNNING = (Room.Status.ACTIVE, Room.Status.PAUSED)
 ACTIVE = (Room.Status.ACTIVE,)
+
+# The room as every step reads it (at the claim) and locks it (at the commit): compiled once.
+_ROOM = Prepared(lambda pk: Room.objects.filter(pk=pk).order_by(), 1)
+_ROOM_LOCKED = Prepared(lambda pk: Room.objects.select_for_update().filter(pk=pk).order_by(), 1)
+
+
+def locked_room(room_id: int) -> Room | None:
+    """The room with its row locked until the caller's transaction ends (None: it was deleted)."""
+    return next(iter(_ROOM_LOCKED(room_id)), None)
 
 
 @dataclass(frozen=True)
@@ -89,7 +99,7 @@ def _claim(room_id: int, step_seq: int, lease_seconds: float, slot: int,
     if taken is None:
         return None
     attempt, slots = taken
-    room = next(iter(Room.objects.filter(pk=room_id).order_by()[:1]), None)
+    room = next(iter(_ROOM(room_id)), None)
     if room is None:
         return None
     claim = Claim(room_id=room_id, step_seq=step_seq, token=token, attempt=attempt, slot=slot, slots=slots)
@@ -161,7 +171,7 @@ def finish(claim: Claim, *, next_slots: int = 1, ready_at: datetime | None = Non
 def locked_if_ours(claim: Claim, *, next_slots: int = 1, ready_at: datetime | None = None) -> Room | None:
     """Inside a commit's transaction: the room, row-locked, with the claimed slot finished
     (``finish``); None, with nothing written, when the lease is no longer the caller's."""
-    room = Room.objects.select_for_update().filter(pk=claim.room_id).first()
+    room = locked_room(claim.room_id)
     if room is None or room.status not in RUNNING:
         return None
     if finish(claim, next_slots=next_slots, ready_at=ready_at) is None:

@@ -71,3 +71,36 @@ def test_a_phase_query_with_two_arguments(room):
     for seq in (3, 8, 9):
         RoomEvent.objects.create(room=room, seq=seq, type="discussion:phase", payload={"phase": f"p{seq}"})
     assert _PHASES_SINCE(room.pk, 8) == [{"seq": 8, "payload": {"phase": "p8"}}, {"seq": 9, "payload": {"phase": "p9"}}]
+
+
+def test_model_rows_are_what_the_orm_gives_as_instances(room):
+    from rooms.models import Room
+
+    Room.objects.filter(pk=room.pk).update(engine_state={"phase": "turn", "queue": [3, 4]}, budget_usd=Decimal("2.500000"),
+                                           cost_usd=Decimal("0.000321"), tokens_used=77)
+    prepared = Prepared(lambda pk: Room.objects.filter(pk=pk).order_by(), 1)
+    [got] = prepared(room.pk)
+    expected = Room.objects.get(pk=room.pk)
+    assert isinstance(got, Room) and not got._state.adding and got._state.db == expected._state.db
+    fields = [f.attname for f in Room._meta.concrete_fields]
+    assert {f: getattr(got, f) for f in fields} == {f: getattr(expected, f) for f in fields}
+    assert got.engine_state == {"phase": "turn", "queue": [3, 4]} and got.cost_usd == Decimal("0.000321")
+    got.name = "Saved from a prepared row"
+    got.save(update_fields=["name"])
+    assert Room.objects.get(pk=room.pk).name == "Saved from a prepared row"
+    assert prepared(987654321) == []
+
+
+def test_a_locking_read_runs_inside_a_transaction(room):
+    from django.db import transaction
+
+    from facilitation.runs.leases import locked_room
+
+    with transaction.atomic():
+        assert locked_room(room.pk).pk == room.pk
+        assert locked_room(987654321) is None
+
+
+def test_model_rows_cannot_follow_relations():
+    with pytest.raises(ValueError):
+        Prepared(lambda n: Seat.objects.select_related("agent").filter(room_id=n), 1)(1)
