@@ -1,5 +1,5 @@
 """Files sent after a delivery's text, rendered at send time from what the delivery names."""
-from channels_bridge import outcome
+from channels_bridge import outcome, ratelimit
 from facilitation.goals.minutes import render_run_minutes
 from rooms.models import Room
 
@@ -25,3 +25,11 @@ def render_part(attachment: dict, sent_ids: list) -> tuple[str, bytes] | outcome
         return render(attachment)
     except AttachmentGone as exc:
         return outcome.sent(sent_ids) if sent_ids else outcome.undeliverable(str(exc))
+
+
+def paced_part(attachment: dict, sent_ids: list, buckets: list) -> tuple[str, bytes] | outcome.Outcome:
+    """``render_part`` once the rate buckets give the file its turn (else: wait and try again)."""
+    wait = ratelimit.buckets().take(buckets)
+    if wait > 0:
+        return outcome.wait(wait)
+    return render_part(attachment, sent_ids)

@@ -129,10 +129,7 @@ def deliver(d: Delivery) -> outcome.Outcome:
             record_part_sent(d.pk, activity_id)
             sent_ids.append(activity_id)
         if d.attachment and not d.chat_id and d.parts_sent <= len(parts):  # the offer of the file follows the text
-            wait = ratelimit.buckets().take([bucket])
-            if wait > 0:
-                return outcome.wait(wait)
-            file = attachments.render_part(d.attachment, sent_ids)
+            file = attachments.paced_part(d.attachment, sent_ids, [bucket])
             if isinstance(file, outcome.Outcome):
                 return file
             filename, data = file

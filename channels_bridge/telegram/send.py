@@ -114,10 +114,7 @@ def deliver(d: Delivery) -> outcome.Outcome:
             record_part_sent(d.pk, message_id)
             sent_ids.append(message_id)
         if d.attachment and d.parts_sent <= len(parts):  # the file is the part after the text
-            wait = ratelimit.buckets().take(_buckets(chat_id, group))
-            if wait > 0:
-                return outcome.wait(wait)
-            file = attachments.render_part(d.attachment, sent_ids)
+            file = attachments.paced_part(d.attachment, sent_ids, _buckets(chat_id, group))
             if isinstance(file, outcome.Outcome):
                 return file
             filename, data = file
