@@ -9,7 +9,8 @@ the same camelCase.
 ``Out`` renders fast enough for the hot path (a turn per event): each class compiles its fields
 once, and ``Out.render(obj)`` walks that list without building a serializer per object. A value
 that is not simply an attribute comes from a static method ``get_<field>(obj, context)``; one
-that raises ``SkipField`` leaves its key out. A ``Mapping`` is read by its wire keys.
+that raises ``SkipField`` leaves its key out. A ``Mapping`` is read by its wire keys. A ``ListOf``
+field renders a null JSON list as ``[]``.
 """
 from collections.abc import Mapping
 from operator import attrgetter
@@ -57,6 +58,15 @@ def wire_name(name: str) -> str:
     return next(iter(camelize({name: None})))
 
 
+# A JSON list column that may hold null: always a list on the wire (a copy, never the model's own).
+class ListOf(serializers.ListField):
+    pass
+
+
+def _list_of(read):
+    return lambda obj, context: list(read(obj) or [])
+
+
 # A datetime as ``isoformat()`` (``+00:00``, microseconds kept), the form every payload uses.
 class Timestamp(serializers.DateTimeField):
     def to_representation(self, value):
@@ -75,6 +85,8 @@ class Out(serializers.Serializer):
                 if hasattr(serializers.Serializer, f"get_{name}"):
                     raise TypeError(f"{cls.__name__}.{name}: the name clashes with Serializer.get_{name}.")
                 getter = getattr(cls, f"get_{name}", None)
+                if getter is None and isinstance(field, ListOf):
+                    getter = _list_of(_reader(field))
                 if isinstance(field, Out):
                     kind, render = _NESTED, type(field).render
                 elif isinstance(field, serializers.ListSerializer) and isinstance(field.child, Out):

@@ -10,8 +10,8 @@ from rest_framework import serializers
 
 from facilitation.deliberation.consensus import ConsensusRules
 from facilitation.transcript import analytics_of, usage_of
-from rooms.models import Agent, Observation, Persona, Room, RoomMember, Seat
-from rooms.serializers import Out, SpeakerOut, Timestamp, TurnOut
+from rooms.models import Observation, Room, RoomMember, Seat
+from rooms.serializers import ListOf, Out, SpeakerOut, Timestamp, TurnOut
 
 __all__ = ["SpeakerOut", "TurnOut"]  # documented here too: the transcript and comments answer them
 
@@ -193,15 +193,11 @@ class PersonaOut(Out):
     prompt = serializers.CharField(allow_blank=True)
     is_facilitator = serializers.BooleanField()
     philosophy = serializers.CharField(allow_blank=True)
-    best_for = serializers.ListField(child=serializers.CharField())
+    best_for = ListOf(child=serializers.CharField())
     model_tier = serializers.CharField(allow_blank=True)
     is_builtin = serializers.BooleanField()
     created_at = Timestamp()
     updated_at = Timestamp()
-
-    @staticmethod
-    def get_best_for(persona: Persona, context) -> list:
-        return list(persona.best_for or [])
 
 
 class AgentOut(Out):
@@ -216,8 +212,8 @@ class AgentOut(Out):
     persona = RefOut(allow_null=True)
     provider = serializers.CharField(allow_blank=True)
     model = serializers.CharField(allow_blank=True)
-    expertise = serializers.ListField(child=serializers.CharField())
-    concerns = serializers.ListField(child=serializers.CharField())
+    expertise = ListOf(child=serializers.CharField())
+    concerns = ListOf(child=serializers.CharField())
     budget_tokens = serializers.IntegerField(allow_null=True)
     budget_usd = serializers.FloatField(allow_null=True)
     tokens_used = serializers.IntegerField()
@@ -225,14 +221,6 @@ class AgentOut(Out):
     is_builtin = serializers.BooleanField()
     created_at = Timestamp()
     updated_at = Timestamp()
-
-    @staticmethod
-    def get_expertise(agent: Agent, context) -> list:
-        return list(agent.expertise or [])
-
-    @staticmethod
-    def get_concerns(agent: Agent, context) -> list:
-        return list(agent.concerns or [])
 
 
 class DeletedOut(serializers.Serializer):

@@ -6,7 +6,7 @@ Fields are listed once, here; ``payloads`` only calls these. See ``rooms.seriali
 from rest_framework import serializers
 
 from rooms.models import Invocation, Narrative, Observation, PersonaAdaptation, Seat, TaskAssignment, Turn
-from rooms.serializers import Out, Timestamp
+from rooms.serializers import ListOf, Out, Timestamp
 
 
 def _username(user) -> str | None:
@@ -43,9 +43,9 @@ class NarrativeOut(Out):
     content = serializers.CharField(allow_blank=True)
     generated_content = serializers.CharField(allow_blank=True)
     edited = serializers.BooleanField()
-    key_decisions = serializers.ListField(child=serializers.CharField())
-    blockers = serializers.ListField(child=serializers.IntegerField(), help_text="Ids of unresolved blocker observations.")
-    next_steps = serializers.ListField(child=serializers.CharField())
+    key_decisions = ListOf(child=serializers.CharField())
+    blockers = ListOf(child=serializers.IntegerField(), help_text="Ids of unresolved blocker observations.")
+    next_steps = ListOf(child=serializers.CharField())
     version = serializers.IntegerField()
     edited_by = serializers.CharField(allow_null=True)
     edited_at = Timestamp(allow_null=True)
@@ -57,18 +57,6 @@ class NarrativeOut(Out):
     @staticmethod
     def get_edited(narrative: Narrative, context) -> bool:
         return narrative.edited_at is not None
-
-    @staticmethod
-    def get_key_decisions(narrative: Narrative, context) -> list:
-        return list(narrative.key_decisions or [])
-
-    @staticmethod
-    def get_blockers(narrative: Narrative, context) -> list:
-        return list(narrative.blockers or [])
-
-    @staticmethod
-    def get_next_steps(narrative: Narrative, context) -> list:
-        return list(narrative.next_steps or [])
 
     @staticmethod
     def get_edited_by(narrative: Narrative, context) -> str | None:

@@ -122,3 +122,19 @@ def test_the_event_schemas_turn_and_speaker_name_the_serializers_fields():
 
     assert set(Turn.__annotations__) == {wire_name(name) for name in TurnOut().fields}
     assert set(Speaker.__annotations__) == {wire_name(name) for name in SpeakerOut().fields}
+
+
+def test_a_json_list_field_renders_null_as_an_empty_list_and_never_hands_out_the_model_s_own_list():
+    from types import SimpleNamespace
+
+    from rest_framework import serializers
+
+    from rooms.serializers import ListOf
+
+    class TagsOut(Out):
+        tags = ListOf(child=serializers.CharField())
+
+    own = ["a", "b"]
+    rendered = TagsOut.render(SimpleNamespace(tags=own))
+    assert rendered == {"tags": ["a", "b"]} and rendered["tags"] is not own
+    assert TagsOut.render(SimpleNamespace(tags=None)) == {"tags": []}
