@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from facilitation.runs import registry
 from facilitation.runs.calls import timeouts
+from facilitation.runs.leases import ACTIVE
 from facilitation.runs.registry import Planned, StepResult, StepRun
 from facilitation.workspace import rounds
 from facilitation.workspace.actions.rounds import agent_seats, end_round_on_timeout, narrative_pending
@@ -27,7 +28,6 @@ from rooms.models import Room
 
 ROOM_KIND = "workspace"
 S = Room.Status
-ACTIVE = (S.ACTIVE,)
 EVERY_STATUS = (S.ACTIVE, S.PAUSED, S.COMPLETED, S.ARCHIVED)
 
 
