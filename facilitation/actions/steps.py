@@ -18,6 +18,7 @@ from facilitation.runs.leases import RUNNING, Claim, finish, locked_if_ours, loc
 from facilitation.runs.scheduling import schedule_step
 from rooms.actions.deliveries import queue_relay
 from rooms.events import EventType, build, next_seq, record_event, written_together
+from rooms import rows
 from rooms.models import Agent, Invocation, Observation, Room, Seat, Turn
 from rooms.usage import add_usage
 
@@ -51,8 +52,8 @@ def _record_call(room: Room | None, room_id: int, call: CallRecord, correlation:
 
     With a locked ``room`` the room's counters are added in memory and saved by the caller.
     """
-    Invocation.objects.create(
-        room_id=room_id, agent_id=call.agent_id, component=call.component, provider=call.provider, model=call.model,
+    rows.create(
+        Invocation, room_id=room_id, agent_id=call.agent_id, component=call.component, provider=call.provider, model=call.model,
         input=call.input, output=call.output, success=call.success, error=call.error[:2000],
         input_tokens=call.input_tokens, output_tokens=call.output_tokens, cache_read_tokens=call.cache_read_tokens,
         cache_write_tokens=call.cache_write_tokens, cost_usd=call.cost_usd, latency_ms=call.latency_ms,
@@ -84,6 +85,10 @@ def _relay(room: Room, obs: Observation) -> None:
         queue_relay(room, obs)
 
 
+#: The room's fields a step's commit sets (in one UPDATE).
+_COMMITTED = ("engine_state", "round", "status", "ended_at", "conclusion", "seq", "tokens_used", "cost_usd", "updated_at")
+
+
 def _finish_step(room: Room, state: EngineState, claim: Claim, call: CallRecord | None, slots: int = 1) -> None:
     if call is not None:
         _record_call(room, room.pk, call, claim.correlation)
@@ -92,8 +97,7 @@ def _finish_step(room: Room, state: EngineState, claim: Claim, call: CallRecord 
     if state.phase == "done":
         room.status = Room.Status.CONCLUDED
         room.ended_at = timezone.now()
-    room.save(update_fields=["engine_state", "round", "status", "ended_at", "conclusion", "seq", "tokens_used",
-                             "cost_usd", "updated_at"])
+    rows.update(room, _COMMITTED)
     if room.status == Room.Status.ACTIVE:
         # The step's last slot is done, so the next step is open (``finish``): one slot, or one per parallel turn.
         schedule_step(room.pk, claim.step_seq + 1, slots)
@@ -123,8 +127,8 @@ def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, f
         if together:
             payload["together"] = together
         seq = next_seq(room, persist=False)
-        obs = Observation.objects.create(
-            room=room, seq=seq, round=state.round, seat_id=facilitator_seat_id, author_name=facilitator_name,
+        obs = rows.create(
+            Observation, room=room, seq=seq, round=state.round, seat_id=facilitator_seat_id, author_name=facilitator_name,
             author_kind=Observation.AuthorKind.FACILITATOR, kind=Observation.Kind.DECISION,
             content=decision.question or decision.reasoning, data=payload, provider=provider,
             tokens=call.tokens if call else 0,
@@ -152,7 +156,7 @@ def _write_turn(room: Room, round: int, speaker: Speaker, content: str, status: 
                 tokens: int, data: dict | None) -> bool:
     """One participant turn, its events and relays (the room locked); True when it concludes the last phase."""
     # The lease makes this the only writer of this round: no get_or_create needed.
-    turn = Turn.objects.create(room=room, number=round, ended_at=timezone.now())
+    turn = rows.create(Turn, room=room, number=round, ended_at=timezone.now())
     seq = next_seq(room, persist=False)
     obs = Observation(
         room=room, seq=seq, turn=turn, round=round, seat_id=speaker.seat_id, author_name=speaker.name,
@@ -160,7 +164,7 @@ def _write_turn(room: Room, round: int, speaker: Speaker, content: str, status: 
         kind=Observation.Kind.CONTRIBUTION, content=content, markers=markers, status=status,
         provider=provider, tokens=tokens, data=data or {},
     )
-    obs.save(force_insert=True)
+    rows.insert(obs)
     record_event(room, EventType.TURN, build.turn(obs, role=speaker.role), seq=seq)
     concludes = phases.after_turn(room) == "conclude"  # consensus in the last phase ends the discussion
     _relay(room, obs)
@@ -215,7 +219,7 @@ def commit_parallel_turn(claim: Claim, speaker: Speaker, content: str, status: s
         }
         if done.next is None:  # others are still answering
             room.engine_state = state.dump()
-            room.save(update_fields=["engine_state", "tokens_used", "cost_usd", "updated_at"])
+            rows.update(room, ("engine_state", "tokens_used", "cost_usd", "updated_at"))
             return True
         staged = [state.staged[key] for key in sorted(state.staged, key=int)]
         concluded = False
@@ -241,8 +245,8 @@ def commit_synthesis(claim: Claim, text: str, reason: str, call: CallRecord | No
             return False
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)
         seq = next_seq(room, persist=False)
-        obs = Observation.objects.create(
-            room=room, seq=seq, round=state.round, seat_id=facilitator_seat_id, author_name=facilitator_name,
+        obs = rows.create(
+            Observation, room=room, seq=seq, round=state.round, seat_id=facilitator_seat_id, author_name=facilitator_name,
             author_kind=Observation.AuthorKind.FACILITATOR, kind=Observation.Kind.SYNTHESIS, content=text,
             data={"reason": reason, **(data or {})}, provider=provider, tokens=call.tokens if call else 0,
         )

@@ -13,7 +13,7 @@ import threading
 from django.db import transaction
 from django.utils import timezone
 
-from rooms import realtime
+from rooms import realtime, rows
 from rooms.events.types import EventType, as_event_type
 from rooms.models import Room, RoomEvent
 
@@ -24,17 +24,17 @@ _pending = threading.local()
 def written_together():
     """Store the events recorded inside the block in one INSERT at its end (the caller's transaction
     still open); an exception inside stores none of them."""
-    outer = getattr(_pending, "rows", None)
-    rows: list[RoomEvent] = []
-    _pending.rows = rows
+    outer = getattr(_pending, "events", None)
+    events: list[RoomEvent] = []
+    _pending.events = events
     try:
         yield
     finally:
-        _pending.rows = outer
+        _pending.events = outer
     if outer is not None:
-        outer.extend(rows)
-    elif rows:
-        RoomEvent.objects.bulk_create(rows)
+        outer.extend(events)
+    elif events:
+        rows.insert_all(events)
 
 
 def next_seq(room: Room, persist: bool = True) -> int:
@@ -66,9 +66,9 @@ def record_event(room: Room, event_type: EventType | str, data: dict, seq: int |
     ts = timezone.now()
     payload = {"discussionId": room.pk, "seq": seq, "ts": ts.isoformat(), **data}
     event = RoomEvent(room=room, seq=seq, type=event_type, payload=payload)
-    pending = getattr(_pending, "rows", None)
+    pending = getattr(_pending, "events", None)
     if pending is None:
-        event.save(force_insert=True)
+        rows.insert(event)
     else:
         pending.append(event)
     transaction.on_commit(lambda: realtime.push(event_type, payload, room.pk))
@@ -81,5 +81,5 @@ def event_message(event: RoomEvent) -> dict:
 
 
 def events_after(room_id: int, after_seq: int, limit: int = 1000) -> list[dict]:
-    rows = RoomEvent.objects.filter(room_id=room_id, seq__gt=after_seq).order_by("seq")[:limit]
-    return [event_message(e) for e in rows]
+    found = RoomEvent.objects.filter(room_id=room_id, seq__gt=after_seq).order_by("seq")[:limit]
+    return [event_message(e) for e in found]

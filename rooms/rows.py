@@ -1,0 +1,90 @@
+"""Rows the engine writes at every step, with their SQL built once.
+
+``Model.objects.create`` and ``save(update_fields=...)`` build and compile their statement anew on
+every call, which costs a step more than running it. ``insert``, ``insert_all`` and ``update`` write
+the same rows: every field's value goes through the field itself (``pre_save``, so ``auto_now`` and
+``auto_now_add`` stamp as usual, then ``get_db_prep_save``, so JSON, decimals and dates are adapted
+by the backend), and only the SQL text is built once per model (and field list) and connection.
+
+No model signals are sent: the models written here have no receivers (a test checks that). Plain
+SQL that SQLite (3.35 or later, for RETURNING) and PostgreSQL both run.
+"""
+from functools import lru_cache
+
+from django.db import connections, models, router
+
+
+def _connection(model):
+    alias = router.db_for_write(model)
+    return alias, connections[alias]
+
+
+@lru_cache(maxsize=None)
+def _insert_plan(model, vendor: str, rows: int) -> tuple[str, tuple]:
+    meta = model._meta
+    fields = tuple(f for f in meta.concrete_fields if f is not meta.auto_field)
+    if any(getattr(f, "generated", False) or getattr(f, "db_returning", False) for f in fields):
+        raise ValueError(f"{meta.label} has database-computed fields: write it with the ORM.")
+    quote = connections[router.db_for_write(model)].ops.quote_name
+    one = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
+           f"VALUES {', '.join([one] * rows)} RETURNING {quote(meta.pk.column)}")
+    return sql, fields
+
+
+def _values(obj, fields, connection) -> list:
+    return [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+
+
+def insert_all(objs: list[models.Model]) -> list[models.Model]:
+    """INSERT unsaved instances of one model in one statement; each gets its primary key (in order)."""
+    if not objs:
+        return objs
+    model = type(objs[0])
+    alias, connection = _connection(model)
+    sql, fields = _insert_plan(model, connection.vendor, len(objs))
+    params = []
+    for obj in objs:
+        params += _values(obj, fields, connection)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        keys = [row[0] for row in cursor.fetchall()]
+    if len(keys) != len(objs):
+        raise RuntimeError(f"{len(objs)} rows inserted, {len(keys)} keys returned")
+    for obj, key in zip(objs, keys):  # in the order of the VALUES, as the ORM's bulk_create assumes too
+        obj.pk = key
+        obj._state.adding, obj._state.db = False, alias
+    return objs
+
+
+def insert(obj: models.Model) -> models.Model:
+    """INSERT one unsaved instance (like ``save(force_insert=True)``); it gets its primary key."""
+    return insert_all([obj])[0]
+
+
+def create(model, /, **values) -> models.Model:
+    """Like ``model.objects.create(**values)``."""
+    return insert(model(**values))
+
+
+@lru_cache(maxsize=None)
+def _update_plan(model, vendor: str, names: tuple[str, ...]) -> tuple[str, tuple]:
+    meta = model._meta
+    fields = tuple(meta.get_field(name) for name in names)
+    if any(f.primary_key or not f.concrete for f in fields):
+        raise ValueError("update() sets concrete, non-key fields only.")
+    quote = connections[router.db_for_write(model)].ops.quote_name
+    sets = ", ".join(f"{quote(f.column)} = %s" for f in fields)
+    return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s", fields
+
+
+def update(obj: models.Model, names: tuple[str, ...]) -> bool:
+    """``obj.save(update_fields=names)`` in SQL built once: the named fields' values (``auto_now``
+    fields named here are stamped); False when the row is gone."""
+    model = type(obj)
+    _, connection = _connection(model)
+    sql, fields = _update_plan(model, connection.vendor, tuple(names))
+    params = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, obj.pk])
+        return cursor.rowcount > 0

@@ -1,0 +1,76 @@
+"""rooms.rows: the engine's writes with SQL built once store what the ORM would store."""
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+from django.db.models.signals import post_save, pre_save
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from rooms import rows
+from rooms.models import Invocation, Observation, Room, RoomEvent, Turn
+from tests.factories import make_discussion, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def test_insert_stores_the_row_the_orm_would_store():
+    room = make_discussion(make_user())
+    values = dict(room_id=room.pk, agent_id=None, component="participant.turn", provider="fake", model="m-1",
+                  input={"purpose": "turn", "nested": [1, "two", None]}, output="Ünïcode ✓", success=False,
+                  error="boom", input_tokens=12, output_tokens=3, cost_usd=Decimal("0.001234"), correlation_id="1:2:1")
+    before = timezone.now()
+    ours = rows.create(Invocation, **values)
+    theirs = Invocation.objects.create(**values)
+    assert ours.pk and ours.pk != theirs.pk and not ours._state.adding
+    fields = [f.attname for f in Invocation._meta.concrete_fields if f.attname not in ("id", "created_at")]
+    stored = Invocation.objects.filter(pk__in=[ours.pk, theirs.pk]).values(*fields, "created_at")
+    a, b = sorted(stored, key=lambda r: r["correlation_id"] + str(r["created_at"]))
+    assert {k: a[k] for k in fields} == {k: b[k] for k in fields}
+    assert Invocation.objects.get(pk=ours.pk).created_at >= before  # auto_now_add stamped by the field
+
+
+def test_insert_all_is_one_statement_and_gives_every_row_its_key_in_order():
+    room = make_discussion(make_user())
+    events = [RoomEvent(room=room, seq=100 + i, type="discussion:status", payload={"n": i}) for i in range(3)]
+    with CaptureQueriesContext(connection) as seen:
+        rows.insert_all(events)
+    assert sum(q["sql"].startswith("INSERT") for q in seen.captured_queries) == 1
+    for event in events:
+        stored = RoomEvent.objects.get(pk=event.pk)
+        assert (stored.seq, stored.payload) == (event.seq, event.payload)
+    assert rows.insert_all([]) == []
+
+
+def test_foreign_keys_and_defaults_come_from_the_instance():
+    room = make_discussion(make_user())
+    turn = rows.create(Turn, room=room, number=4)
+    obs = rows.insert(Observation(room=room, seq=55, turn=turn, author_name="Ada", content="hello", markers=[{"type": "vote"}]))
+    stored = Observation.objects.get(pk=obs.pk)
+    assert stored.turn_id == turn.pk and stored.markers == [{"type": "vote"}] and stored.data == {}
+    assert stored.kind == Observation._meta.get_field("kind").default
+
+
+def test_update_sets_only_the_named_fields_and_stamps_auto_now():
+    room = make_discussion(make_user())
+    stamped = Room.objects.values_list("updated_at", flat=True).get(pk=room.pk)
+    Room.objects.filter(pk=room.pk).update(name="renamed elsewhere")
+    room.round, room.engine_state, room.name = 3, {"phase": "turn"}, "not written"
+    assert rows.update(room, ("round", "engine_state", "updated_at"))
+    stored = Room.objects.get(pk=room.pk)
+    assert (stored.round, stored.engine_state, stored.name) == (3, {"phase": "turn"}, "renamed elsewhere")
+    assert stored.updated_at > stamped
+    Room.objects.filter(pk=room.pk).delete()
+    assert rows.update(room, ("round",)) is False
+
+
+def test_update_refuses_the_key():
+    room = make_discussion(make_user())
+    with pytest.raises(ValueError):
+        rows.update(room, ("id",))
+
+
+@pytest.mark.parametrize("model", [Invocation, Observation, Room, RoomEvent, Turn])
+def test_no_model_written_here_has_signal_receivers(model):
+    """rooms.rows sends no signals: nothing may be listening for these models'."""
+    assert not pre_save.has_listeners(model) and not post_save.has_listeners(model)
