@@ -4,7 +4,7 @@ The engine asks the same few questions at every step (the seats of a room, its l
 ORM rebuilds and compiles such a query each time, which costs more than running it. ``Prepared``
 compiles the query once per thread (a compiler belongs to a connection) with stand-in values for its
 arguments, remembers where they sit among the parameters, and then runs the SQL with the real ones;
-the rows go through the ORM's own converters (JSON, decimals, dates), so the result is the list of
+the rows go through the ORM's own converters (JSON, decimals, dates; looked up once too), so the result is the list of
 dicts ``.values()`` would give, or, for a queryset of one model's rows (no ``.values()``, no
 ``select_related``), the model instances it would give.
 
@@ -51,18 +51,31 @@ class Prepared:
                 if query.select_related:
                     raise ValueError("A prepared query of model rows cannot follow relations.")
                 model, names = query.model, [col.target.attname for col, _, _ in compiler.select]
-            compiled = self._local.compiled = (sql, params, positions, names, compiler, queryset.db, model)
+            selected = [column for column, _, _ in compiler.select[: compiler.col_count]]
+            converters = tuple((position, tuple(convs), expression)
+                               for position, (convs, expression) in compiler.get_converters(selected).items())
+            compiled = self._local.compiled = (sql, params, positions, names, converters, compiler.connection, queryset.db, model)
         return compiled
 
     def __call__(self, *args: int) -> list:
-        sql, params, positions, names, compiler, alias, model = self._compiled()
+        sql, params, positions, names, converters, connection, alias, model = self._compiled()
         params = list(params)
         for position, value in zip(positions, args):
             params[position] = int(value)
         with connections[alias].cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
-        converted = compiler.results_iter(results=[rows])
+        if converters:  # what the compiler's apply_converters does, with the converters found once
+            rows = [_converted(list(row), converters, connection) for row in rows]
         if model is not None:
-            return [model.from_db(alias, names, tuple(row)) for row in converted]
-        return [dict(zip(names, row)) for row in converted]
+            return [model.from_db(alias, names, tuple(row)) for row in rows]
+        return [dict(zip(names, row)) for row in rows]
+
+
+def _converted(row: list, converters: tuple, connection) -> list:
+    for position, convs, expression in converters:
+        value = row[position]
+        for converter in convs:
+            value = converter(value, expression, connection)
+        row[position] = value
+    return row
