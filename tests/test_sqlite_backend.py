@@ -69,3 +69,20 @@ def test_a_writer_that_cannot_get_the_lock_in_time_still_goes_ahead(settings):
     finally:
         connection.settings_dict["OPTIONS"] = {**connection.settings_dict["OPTIONS"], "timeout": 30}
         lock.release()
+
+
+@pytest.mark.django_db
+def test_the_cursor_rewrites_placeholders_like_djangos_and_remembers_them():
+    from django.db.backends.sqlite3.base import SQLiteCursorWrapper
+
+    with connection.cursor() as cursor:
+        assert isinstance(cursor.cursor, backend.CursorWrapper)
+        query = "SELECT %s, '100%%', %s"
+        for _ in range(2):
+            cursor.execute(query, [1, "two"])
+            assert cursor.fetchone() == (1, "100%", "two")
+        named = "SELECT %(a)s, %(b)s"
+        cursor.execute(named, {"a": 3, "b": 4})
+        assert cursor.fetchone() == (3, 4)
+    assert backend._qmark(query) == SQLiteCursorWrapper.convert_query(None, query)
+    assert backend._qmark.cache_info().hits >= 1

@@ -9,8 +9,13 @@ them commits; other processes (the web server, a second worker) still meet at SQ
 
 The wait for the process's lock is bounded by the connection's ``timeout``: after it the
 transaction goes ahead and SQLite's own locking decides, so a thread can never wait forever here.
+
+The cursor also remembers how it rewrote a statement's ``%s`` placeholders into SQLite's ``?``: the
+engine sends the same few statements at every step, and the rewrite (a regular expression over the
+whole text) cost more than some of the statements.
 """
 import threading
+from functools import lru_cache
 
 from django.db.backends.sqlite3 import base
 
@@ -23,8 +28,23 @@ def _writer_lock(name: str) -> threading.Lock:
         return _locks.setdefault(name, threading.Lock())
 
 
+@lru_cache(maxsize=1024)
+def _qmark(query: str) -> str:
+    return base.FORMAT_QMARK_REGEX.sub("?", query).replace("%%", "%")
+
+
+class CursorWrapper(base.SQLiteCursorWrapper):
+    def convert_query(self, query, *, param_names=None):
+        if param_names is None and len(query) <= 8192:
+            return _qmark(query)
+        return super().convert_query(query, param_names=param_names)
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
     _holds_writer = None  # the process lock this connection took for its transaction
+
+    def create_cursor(self, name=None):
+        return self.connection.cursor(factory=CursorWrapper)
 
     def _start_transaction_under_autocommit(self):
         lock = _writer_lock(str(self.settings_dict["NAME"]))
