@@ -16,12 +16,10 @@ from facilitation.deliberation.summaries import chunk_summary, split_turns
 from facilitation.deliberation.templates import TEMPLATES, Phase
 from facilitation.engine import Blocker, EngineState, Facts, SeatInfo
 from facilitation.presets import get_preset
-from rooms.events import EventType
-from rooms.models import Narrative, Observation, Room, RoomEvent, Seat
+from facilitation.records import records as room_records
+from rooms.models import Narrative, Room, Seat
 from rooms.prepared import Prepared
 
-#: Contributions replayed into the room state (a discussion has at most 20; workspaces may have more).
-REPLAY_LIMIT = 400
 #: Seat roles that vote: the speaking roles, and ``background`` seats (which speak only to vote).
 VOTING_ROLES = ("participant", "devil_advocate", "background")
 #: What a sealed vote line reads as in a prompt while an independent ballot is open.
@@ -171,34 +169,6 @@ def _agent_view(row: dict) -> AgentView:
 
 # The questions every step asks, compiled once (``rooms.prepared``).
 _SEATS = Prepared(lambda room_id: Seat.objects.filter(room_id=room_id).order_by("position", "id").values(*SEAT_FIELDS), 1)
-_LATEST_TURNS = Prepared(lambda room_id: (
-    Observation.objects.filter(room_id=room_id, kind__in=(Observation.Kind.CONTRIBUTION, Observation.Kind.DECISION))
-    .order_by("-seq").values("seq", "kind", "round", "seat_id", "author_name", "content", "markers", "status", "data")
-    [:REPLAY_LIMIT * 2]), 1)
-_PHASES_SINCE = Prepared(lambda room_id, seq: RoomEvent.objects.filter(room_id=room_id, type=EventType.PHASE, seq__gte=seq)
-                         .order_by("seq").values("seq", "payload"), 2)
-
-
-def _records(room: Room) -> list[dict]:
-    """The contributions, the facilitator's questions and the phase changes, oldest first, as plain records."""
-    rows = _LATEST_TURNS(room.pk)
-    rows.reverse()
-    records = []
-    for row in rows:
-        if row["kind"] == Observation.Kind.DECISION:
-            data = row["data"] or {}
-            if data.get("decision") == "continue":
-                records.append({"kind": "decision", "seq": row["seq"], "round": row["round"],
-                                "seatId": data.get("nextParticipantId"), "question": data.get("question") or ""})
-        else:
-            records.append({"kind": "contribution", "seq": row["seq"], "round": row["round"], "seatId": row["seat_id"],
-                            "speaker": row["author_name"], "content": row["content"], "markers": row["markers"] or [],
-                            "status": row["status"], "passed": bool((row["data"] or {}).get("pass"))})
-    if room.template and rows:
-        phases = _PHASES_SINCE(room.pk, rows[0]["seq"])
-        records += [{"kind": "phase", "seq": e["seq"], "name": (e["payload"] or {}).get("phase") or ""} for e in phases]
-        records.sort(key=lambda r: r["seq"])
-    return records
 
 
 def _redact_votes(content: str) -> str:
@@ -289,7 +259,7 @@ def load_context(room: Room) -> RoomContext:
     return assemble(
         room_id=room.pk, name=room.name, topic=room.topic, format=room.format, round=room.round, max_rounds=room.max_rounds,
         state=EngineState.load(room.engine_state, room.max_rounds, room.round), seats=infos, agents=agents,
-        facilitator=facilitator, records=_records(room), narratives=narratives, budget_tokens=room.budget_tokens,
+        facilitator=facilitator, records=room_records(room), narratives=narratives, budget_tokens=room.budget_tokens,
         budget_usd=float(room.budget_usd) if room.budget_usd is not None else None, tokens_used=room.tokens_used,
         cost_usd=float(room.cost_usd), chunk=int(cfg.get("SUMMARY_CHUNK", 3)), keep=int(cfg["RECENT_TURNS_VERBATIM"]),
         template=room.template, phase=room.phase, phase_started_seq=room.phase_started_seq,

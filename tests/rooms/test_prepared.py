@@ -4,7 +4,8 @@ from decimal import Decimal
 
 import pytest
 
-from facilitation.context import _LATEST_TURNS, _SEATS, SEAT_FIELDS
+from facilitation.context import _SEATS, SEAT_FIELDS
+from facilitation.records import _LATEST_TURNS
 from rooms.models import Agent, Observation, Seat
 from rooms.prepared import Prepared
 from tests.factories import make_discussion, make_user
@@ -65,7 +66,7 @@ def test_an_argument_must_be_one_parameter():
 
 
 def test_a_phase_query_with_two_arguments(room):
-    from facilitation.context import _PHASES_SINCE
+    from facilitation.records import _PHASES_SINCE
     from rooms.models import RoomEvent
 
     for seq in (3, 8, 9):

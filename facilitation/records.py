@@ -1,0 +1,109 @@
+"""The records a discussion's step replays (its contributions, the facilitator's questions and the
+phase changes), carried forward from one step of a room to the next.
+
+Every step replays the room from its latest records (``facilitation.context``). Reading and decoding
+them all again at every step made the context the dearest read of a step, while only one or two
+records are new each time. So a process carries, per room, the rows it read last, and at the room's
+next step reads only the rows after them.
+
+Why that is exact: an observation is only ever added, never changed, and it takes the room's next
+``seq`` under the room's row lock, in the transaction that writes it. Once a room's ``seq`` is read,
+every observation at or below it is committed and visible and stays as it is. A process therefore
+carries the rows up to the ``seq`` of the room as the step read it (``Room.seq`` at the claim), and
+the next step reads the rows above that. A room carried is known by its key and its creation time
+(a key used again after a room is gone is another room). The carry is bounded in rooms and in rows:
+a room with more rows than ``CARRY_ROWS`` is read whole at every step, as before.
+"""
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
+
+from rooms.events import EventType
+from rooms.models import Observation, Room, RoomEvent
+from rooms.prepared import Prepared
+
+#: Contributions replayed into the room state (a discussion has at most 20; workspaces may have more).
+REPLAY_LIMIT = 400
+#: At most this many rooms are carried per process (the least recently stepped ones are dropped) ...
+CARRY_ROOMS = 256
+#: ... each with at most this many rows (a 20-round discussion has about 45).
+CARRY_ROWS = 160
+
+_KINDS = (Observation.Kind.CONTRIBUTION, Observation.Kind.DECISION)
+_FIELDS = ("seq", "kind", "round", "seat_id", "author_name", "content", "markers", "status", "data")
+_ROWS = REPLAY_LIMIT * 2
+
+# The questions, compiled once (``rooms.prepared``).
+_LATEST_TURNS = Prepared(lambda room_id: (
+    Observation.objects.filter(room_id=room_id, kind__in=_KINDS).order_by("-seq").values(*_FIELDS)[:_ROWS]), 1)
+_TURNS_AFTER = Prepared(lambda room_id, seq: (
+    Observation.objects.filter(room_id=room_id, kind__in=_KINDS, seq__gt=seq).order_by("seq").values(*_FIELDS)[:CARRY_ROWS]), 2)
+_PHASES_SINCE = Prepared(lambda room_id, seq: RoomEvent.objects.filter(room_id=room_id, type=EventType.PHASE, seq__gte=seq)
+                         .order_by("seq").values("seq", "payload"), 2)
+
+
+@dataclass(frozen=True)
+class _Carry:
+    created_at: datetime
+    upto: int  # every row at or below this seq is in ``rows``
+    rows: tuple  # oldest first
+
+
+_carried: "OrderedDict[tuple, _Carry]" = OrderedDict()
+_guard = threading.Lock()
+
+
+def _latest(room_id: int) -> list[dict]:
+    rows = _LATEST_TURNS(room_id)
+    rows.reverse()
+    return rows
+
+
+def rows_of(room: Room) -> list[dict]:
+    """The room's latest contribution and decision rows (at most ``REPLAY_LIMIT * 2``), oldest first."""
+    key = (room._state.db, room.pk)
+    with _guard:
+        carry = _carried.get(key)
+    if carry is None or carry.created_at != room.created_at or carry.upto > room.seq:
+        rows = _latest(room.pk)
+    else:
+        new = _TURNS_AFTER(room.pk, carry.upto)
+        rows = _latest(room.pk) if len(new) >= CARRY_ROWS else [*carry.rows, *new]
+    known = [row for row in rows if row["seq"] <= room.seq]  # later rows came after the room was read: not carried
+    with _guard:
+        if len(known) <= CARRY_ROWS:
+            _carried[key] = _Carry(room.created_at, room.seq, tuple(known))
+            _carried.move_to_end(key)
+            while len(_carried) > CARRY_ROOMS:
+                _carried.popitem(last=False)
+        else:
+            _carried.pop(key, None)
+    return rows
+
+
+def forget_all() -> None:
+    """Drop every carried room (the tests, between databases)."""
+    with _guard:
+        _carried.clear()
+
+
+def records(room: Room) -> list[dict]:
+    """The contributions, the facilitator's questions and the phase changes, oldest first, as plain records."""
+    rows = rows_of(room)
+    found = []
+    for row in rows:
+        if row["kind"] == Observation.Kind.DECISION:
+            data = row["data"] or {}
+            if data.get("decision") == "continue":
+                found.append({"kind": "decision", "seq": row["seq"], "round": row["round"],
+                              "seatId": data.get("nextParticipantId"), "question": data.get("question") or ""})
+        else:
+            found.append({"kind": "contribution", "seq": row["seq"], "round": row["round"], "seatId": row["seat_id"],
+                          "speaker": row["author_name"], "content": row["content"], "markers": row["markers"] or [],
+                          "status": row["status"], "passed": bool((row["data"] or {}).get("pass"))})
+    if room.template and rows:
+        phases = _PHASES_SINCE(room.pk, rows[0]["seq"])
+        found += [{"kind": "phase", "seq": e["seq"], "name": (e["payload"] or {}).get("phase") or ""} for e in phases]
+        found.sort(key=lambda r: r["seq"])
+    return found
