@@ -84,11 +84,23 @@ def claim_step(room_id: int, step_seq: int, lease_seconds: float, slot: int = 0,
     with the room (a join in the UPDATE costs more than the rare give-back of a paused room's slot).
     """
     with transaction.atomic():  # one short write transaction (on SQLite the threads queue for it in turn)
-        return _claim(room_id, step_seq, lease_seconds, slot, may_run)
+        taken = _take(room_id, step_seq, lease_seconds, slot)
+    if taken is None:
+        return None
+    # The room is read after the claim's commit: the writers' queue is not held up by a read.
+    room = next(iter(_ROOM(room_id)), None)
+    if room is None:
+        return None
+    claim = Claim(room_id=room_id, step_seq=step_seq, token=taken[0], attempt=taken[1], slot=slot, slots=taken[2])
+    allowed = may_run(room) if may_run is not None else room.status == Room.Status.ACTIVE
+    if not allowed:  # paused or ended: not claimable, and no attempt used
+        give_back(claim)
+        return None
+    return claim, room
 
 
-def _claim(room_id: int, step_seq: int, lease_seconds: float, slot: int,
-           may_run: Callable[[Room], bool] | None) -> tuple[Claim, Room] | None:
+def _take(room_id: int, step_seq: int, lease_seconds: float, slot: int) -> tuple[str, int, int] | None:
+    """The claim's UPDATE: ``(token, attempt, slots)`` when the slot was taken."""
     now = timezone.now()
     token = uuid.uuid4().hex
     at = connection.ops.adapt_datetimefield_value
@@ -96,18 +108,7 @@ def _claim(room_id: int, step_seq: int, lease_seconds: float, slot: int,
         cursor.execute(_sql_claim(), [token, at(now + timedelta(seconds=lease_seconds)), room_id, slot, step_seq, False,
                                       at(now), at(now)])
         taken = cursor.fetchone()
-    if taken is None:
-        return None
-    attempt, slots = taken
-    room = next(iter(_ROOM(room_id)), None)
-    if room is None:
-        return None
-    claim = Claim(room_id=room_id, step_seq=step_seq, token=token, attempt=attempt, slot=slot, slots=slots)
-    allowed = may_run(room) if may_run is not None else room.status == Room.Status.ACTIVE
-    if not allowed:  # paused or ended: not claimable, and no attempt used
-        give_back(claim)
-        return None
-    return claim, room
+    return None if taken is None else (token, *taken)
 
 
 def release_claim(claim: Claim) -> None:
