@@ -68,6 +68,10 @@ SQLITE_OPTIONS = {
     "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
 }
 
+# Each thread keeps its SQLite connection: opening one (a file, its PRAGMAs) cost a worker more than a
+# step's own statements when it was closed after every task. PostgreSQL connections are pooled instead.
+SQLITE_KEEP = {"CONN_MAX_AGE": None, "CONN_HEALTH_CHECKS": True}
+
 
 def _database() -> dict:
     if E.DATABASE_URL:
@@ -75,7 +79,8 @@ def _database() -> dict:
         if config["ENGINE"] == "django.db.backends.sqlite3":
             config["ENGINE"] = SQLITE_ENGINE
             config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
-        elif E.DB_POOL_MAX > 0:
+            return config | SQLITE_KEEP
+        if E.DB_POOL_MAX > 0:
             # Workers hand their connection back to the pool during every model call.
             config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": {"min_size": 1, "max_size": E.DB_POOL_MAX, "timeout": 30}}
         return config | {"CONN_MAX_AGE": 0}
@@ -84,6 +89,7 @@ def _database() -> dict:
         "ENGINE": SQLITE_ENGINE,
         "NAME": str(E.VAR_DIR / "convene.sqlite3"),
         "OPTIONS": SQLITE_OPTIONS,
+        **SQLITE_KEEP,
         # A file (not memory) so worker processes started by tests share it; one per test run.
         "TEST": {"NAME": str(E.VAR_DIR / f"test-convene-{os.getpid()}.sqlite3")},
     }
@@ -170,6 +176,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {"facilitation.*": {"queue": "turns"}, "bridge.*": {"queue": "bridge"}}
+# Celery's Django fixup closes a worker thread's database connections around every task unless told
+# to keep them for a number of tasks. A kept SQLite connection is a file handle (see SQLITE_KEEP);
+# pooled PostgreSQL connections must go back to the pool after each task, so they are not kept.
+CELERY_DB_REUSE_MAX = 1000 if DATABASES["default"].get("CONN_MAX_AGE") is None else None
 # The only schedule is an interval: nothing worth persisting, so beat keeps it in memory
 # instead of writing a celerybeat-schedule file per process.
 CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"

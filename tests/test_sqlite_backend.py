@@ -86,3 +86,23 @@ def test_the_cursor_rewrites_placeholders_like_djangos_and_remembers_them():
         assert cursor.fetchone() == (3, 4)
     assert backend._qmark(query) == SQLiteCursorWrapper.convert_query(None, query)
     assert backend._qmark.cache_info().hits >= 1
+
+
+@pytest.mark.django_db(transaction=True)  # outside a transaction, as a worker runs its tasks
+def test_a_worker_thread_keeps_its_connection_from_task_to_task():
+    """Celery's Django fixup would close it around every task; opening a SQLite connection again cost more
+    than a step's statements."""
+    from types import SimpleNamespace
+
+    from celery.fixups.django import DjangoWorkerFixup
+
+    from config.celery import app
+
+    fixup = DjangoWorkerFixup(app)
+    connection.ensure_connection()
+    kept = connection.connection
+    task = SimpleNamespace(request=SimpleNamespace(is_eager=False))
+    for _ in range(20):
+        fixup.on_task_prerun(task)
+        fixup.on_task_postrun(task)
+    assert connection.connection is kept
