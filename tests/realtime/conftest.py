@@ -7,7 +7,6 @@ import pytest
 
 from rooms.events import EventType
 from tests.event_checks import check, check_replayed
-from tests.waiting import wait_for
 
 
 def session_cookie(user) -> str:

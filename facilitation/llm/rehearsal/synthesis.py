@@ -75,7 +75,7 @@ def synthesis(room: Room) -> str:
     # persona-shaped lead
     if style == "examiner":
         verdict = ("Not ready" if tally["REJECT"] else "Ready with changes" if tally["CHANGES"] or concerns else "Ready")
-        out += ["## Verdict", "", f"**{verdict}.**" + (f" Votes: " + ", ".join(f"{v} {len(n)}" for v, n in tally.items() if n) + "." if votes else ""), ""]
+        out += ["## Verdict", "", f"**{verdict}.**" + (" Votes: " + ", ".join(f"{v} {len(n)}" for v, n in tally.items() if n) + "." if votes else ""), ""]
         ranked = sorted(_dedupe(room.of_type("concern"), 12), key=lambda p: ("critical", "major", "minor").index(_severity(p, votes)))
         out += ["## Findings by severity", ""]
         out += [f"- **{_severity(p, votes)}**: {short(p.get('text'), 150)} ({p.get('speaker')})" for p in ranked] or ["- No findings were raised."]

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from facilitation.engine import parse_decision, read_decision
-from facilitation.engine.decision import GENERIC_FOLLOW_UP, GENERIC_OPENING
+from facilitation.engine.decision import GENERIC_OPENING
 
 IDS = [5, 7, 9]
 

@@ -1,7 +1,6 @@
 """Discussions through the real worker path: bundled Redis, a Celery worker process, the test database."""
 import json
 import os
-import re
 import signal
 import time
 
