@@ -16,9 +16,9 @@ from facilitation.engine import (
 )
 from facilitation.runs.leases import RUNNING, Claim, finish, locked_if_ours, locked_room
 from facilitation.runs.scheduling import schedule_step
+from rooms import rows
 from rooms.actions.deliveries import queue_relay
 from rooms.events import EventType, build, next_seq, record_event, written_together
-from rooms import rows
 from rooms.models import Agent, Invocation, Observation, Room, Seat, Turn
 from rooms.usage import add_usage
 

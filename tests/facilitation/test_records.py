@@ -118,11 +118,11 @@ def test_only_so_many_rooms_are_carried(monkeypatch):
 
 def test_a_whole_discussion_replays_the_same_with_and_without_the_carry():
     """The engine's context for every step equals the one built from a fresh read."""
+    from facilitation.actions.lifecycle import do_start_discussion
     from facilitation.context import load_context
     from facilitation.runs.leases import current
     from facilitation.runs.runner import run_step
     from facilitation.runs.scheduling import inline
-    from facilitation.actions.lifecycle import do_start_discussion
 
     room = make_discussion(make_user(), max_rounds=4)
     with inline():
