@@ -70,7 +70,7 @@ SQLITE_OPTIONS = {
 
 # Each thread keeps its SQLite connection: opening one (a file, its PRAGMAs) cost a worker more than a
 # step's own statements when it was closed after every task. PostgreSQL connections are pooled instead.
-SQLITE_KEEP = {"CONN_MAX_AGE": None, "CONN_HEALTH_CHECKS": True}
+SQLITE_KEEP = {"CONN_MAX_AGE": None}  # (no health checks: the SQLite backend finds every connection usable)
 
 
 def _database() -> dict:
