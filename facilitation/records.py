@@ -23,7 +23,7 @@ from rooms.events import EventType
 from rooms.models import Observation, Room, RoomEvent
 from rooms.prepared import Prepared
 
-#: Contributions replayed into the room state (a discussion has at most 20; workspaces may have more).
+#: Contributions replayed into the room state (a discussion has at most 20 rounds; people may add more).
 REPLAY_LIMIT = 400
 #: At most this many rooms are carried per process (the least recently stepped ones are dropped) ...
 CARRY_ROOMS = 256
