@@ -74,7 +74,7 @@ def record_discarded_call(claim: Claim, call: CallRecord, reason: str) -> None:
     call.error = f"discarded: {reason}"
     with transaction.atomic():
         # Locked so a concurrent delete cannot slip in between; a deleted room has nothing to account to.
-        if not list(Room.objects.select_for_update().filter(pk=claim.room_id).values_list("pk", flat=True)):
+        if locked_room(claim.room_id) is None:
             return
         _record_call(None, claim.room_id, call, claim.correlation)
 
