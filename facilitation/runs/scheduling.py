@@ -3,6 +3,11 @@
 Steps are sent by name (``facilitation.run_step``), so nothing here imports the task
 module or the runner. In "inline" mode (``run_discussion``, in-process tests) nothing is
 enqueued: the caller drives the steps itself with ``facilitation.runs.runner.run_step``.
+
+Inside ``carrying(room_id)`` (a worker task running a step of that room), the first slot of the
+room's next step that is ready at once is not sent but kept, for the task to run next
+(``take_carried``, see ``facilitation.runs.carry``); whatever is still kept when the block ends is
+sent then, so nothing made ready is lost.
 """
 import contextlib
 import logging
@@ -38,6 +43,32 @@ def is_inline() -> bool:
     return getattr(_local, "inline", False)
 
 
+@contextlib.contextmanager
+def carrying(room_id: int):
+    """Keep the first slot of ``room_id``'s next step that a commit makes ready at once (see the module)."""
+    _local.carry_room, _local.carried = room_id, None
+    try:
+        yield
+    finally:
+        left = take_carried()
+        _local.carry_room = None
+        if left is not None:
+            send_or_leave(*left)
+
+
+def take_carried() -> tuple[int, int, int] | None:
+    """``(room_id, step_seq, slot)`` kept by ``carrying`` since the last call, or None."""
+    carried, _local.carried = getattr(_local, "carried", None), None
+    return carried
+
+
+def _keep(room_id: int, step_seq: int, slot: int) -> bool:
+    if getattr(_local, "carry_room", None) != room_id or getattr(_local, "carried", None) is not None:
+        return False
+    _local.carried = (room_id, step_seq, slot)
+    return True
+
+
 def send_step(room_id: int, step_seq: int, countdown: float | None = None, slot: int = 0) -> None:
     """Send one slot of the step to the workers now (no transaction involved)."""
     current_app.send_task(RUN_STEP_TASK, args=(room_id, step_seq, slot), queue=QUEUE, countdown=countdown or None)
@@ -51,14 +82,21 @@ def schedule_slots(room_id: int, step_seq: int, slots: list[tuple[int, datetime 
 
     def send():
         now = timezone.now()
-        try:
-            for slot, ready_at in slots:
-                countdown = max(0.0, (ready_at - now).total_seconds()) if ready_at else None
-                send_step(room_id, step_seq, countdown, slot)
-        except Exception:  # the broker is unreachable: the step is committed as ready; the sweeper sends it later
-            log.warning("could not enqueue step %s of room %s; the sweeper will", step_seq, room_id, exc_info=True)
+        for slot, ready_at in slots:
+            countdown = max(0.0, (ready_at - now).total_seconds()) if ready_at else 0.0
+            if countdown or not _keep(room_id, step_seq, slot):
+                send_or_leave(room_id, step_seq, slot, countdown)
 
     transaction.on_commit(send)
+
+
+def send_or_leave(room_id: int, step_seq: int, slot: int, countdown: float = 0.0) -> None:
+    """``send_step``, or a warning when the broker cannot be reached: the step stays ready in the
+    database and the sweeper sends it later."""
+    try:
+        send_step(room_id, step_seq, countdown, slot)
+    except Exception:
+        log.warning("could not enqueue step %s of room %s; the sweeper will", step_seq, room_id, exc_info=True)
 
 
 def schedule_step(room_id: int, step_seq: int, slots: int = 1, ready_at: datetime | None = None) -> None:

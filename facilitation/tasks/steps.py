@@ -2,9 +2,12 @@
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from facilitation.runs import scheduling
+from facilitation.runs.carry import carry_on
 from facilitation.runs.runner import run_step
 from facilitation.runs.scheduling import RUN_STEP_TASK
 from facilitation.runs.sweeper import sweep
+from facilitation.tasks.capacity import has_free_thread
 
 STEP_TIME_LIMIT = 600
 
@@ -16,9 +19,13 @@ STEP_TIME_LIMIT = 600
              autoretry_for=(OperationalError, InterfaceError), retry_backoff=0.5, retry_backoff_max=10,
              retry_jitter=True)
 def run_step_task(self, room_id: int, step_seq: int, slot: int = 0, **kwargs):
-    result = run_step(room_id, step_seq, slot=slot)
-    if result.outcome == "retry":
-        raise self.retry(countdown=result.retry_in)
+    """Run the slot, then the room's steps its commits make ready at once while the worker has a
+    thread to spare (``facilitation.runs.carry``)."""
+    with scheduling.carrying(room_id):
+        result = run_step(room_id, step_seq, slot=slot)
+        if result.outcome == "retry":
+            raise self.retry(countdown=result.retry_in)
+        carry_on(has_free_thread)
     return result.outcome
 
 
