@@ -9,7 +9,10 @@ exactly one Observation; ``created_at`` is taken inside its commit transaction; 
 "ready" is the room's ``started_at``). It includes: the on-commit enqueue to Redis, the worker
 fetching and dispatching the task, the lease claim, loading the room, building the prompt, the model
 call in the helper thread, the commit transaction (observation, invocation, event, room state), the
-push of the event to Redis and the enqueue of the next step.
+push of the event to Redis and the enqueue of the next step. While the worker has threads to spare, a
+step whose commit makes the room's next step ready at once is followed by that step in the same task
+(``facilitation.runs.carry``): such a step goes through no message, so its overhead has no enqueue,
+fetch or acknowledgement in it.
 
 Rooms run one at a time (``--parallel 1``, the uncontended overhead) and then ``--parallel`` rooms at
 once (default 8) to show the overhead under some load. Each room has 20 rounds (42 steps).
