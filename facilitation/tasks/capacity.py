@@ -11,11 +11,18 @@ def _note_pool_size(sender=None, **_):
     _pool["size"] = int(getattr(getattr(sender, "controller", None), "concurrency", 0) or 0)
 
 
+def _stopping() -> bool:
+    # Celery sets these to an exit code, 0 included (so: identity, as ``state.maybe_shutdown`` checks).
+    return any(flag is not None and flag is not False for flag in (state.should_stop, state.should_terminate))
+
+
 def has_free_thread() -> bool:
     """True while a thread of this worker's pool is free and no task it fetched waits for one. Tasks
     hold their message unacknowledged until they end, so with every thread busy the broker may hold
-    work this worker cannot fetch: the answer is then False. Outside a worker (pool size unknown),
-    False."""
+    work this worker cannot fetch: the answer is then False. False too once the worker is shutting
+    down (it waits for its running tasks), and outside a worker (pool size unknown)."""
     size = _pool["size"]
+    if _stopping():
+        return False
     active = len(state.active_requests)
     return 0 < size and active < size and len(state.reserved_requests) <= active

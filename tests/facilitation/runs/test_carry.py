@@ -149,6 +149,13 @@ def test_a_thread_is_free_only_below_the_pool_size_with_nothing_waiting(monkeypa
     reserved.add(waiting)  # fetched, waiting for a thread
     assert not capacity.has_free_thread()
     reserved.discard(waiting)
+    assert capacity.has_free_thread()
+    monkeypatch.setattr(worker_state, "should_stop", 0)  # a warm shutdown waits for the running tasks
+    assert not capacity.has_free_thread()
+    monkeypatch.setattr(worker_state, "should_stop", None)
+    monkeypatch.setattr(worker_state, "should_terminate", True)
+    assert not capacity.has_free_thread()
+    monkeypatch.setattr(worker_state, "should_terminate", None)
     fourth = _Request()
     active.add(fourth)  # every thread busy: the broker may hold work this worker cannot fetch
     assert not capacity.has_free_thread()
