@@ -12,6 +12,22 @@ SQL that SQLite (3.35 or later, for RETURNING) and PostgreSQL both run.
 from functools import lru_cache
 
 from django.db import connections, models, router
+from django.db.models import fields as F
+
+#: Fields whose preparation leaves a value of exactly this type (or None) as it is: such a value is
+#: written without the calls (``Field.pre_save`` reads the attribute; the ``get_*prep*`` chain
+#: returns it unchanged on SQLite and PostgreSQL). Any other value goes through the field.
+_KEPT_AS_IS = {F.CharField: str, F.TextField: str, F.BooleanField: bool, F.IntegerField: int,
+               F.PositiveIntegerField: int, F.PositiveSmallIntegerField: int, F.SmallIntegerField: int,
+               F.BigIntegerField: int}
+_KEYS = (F.AutoField, F.BigAutoField)
+
+
+def _kept_type(field) -> type | None:
+    """The type of value ``field`` writes unchanged, or None: every value goes through the field."""
+    if isinstance(field, models.ForeignKey) and type(field) is models.ForeignKey and type(field.target_field) in _KEYS:
+        return int
+    return _KEPT_AS_IS.get(type(field))
 
 
 def _connection(model):
@@ -29,11 +45,21 @@ def _insert_plan(model, vendor: str, rows: int) -> tuple[str, tuple]:
     one = "(" + ", ".join(["%s"] * len(fields)) + ")"
     sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
            f"VALUES {', '.join([one] * rows)} RETURNING {quote(meta.pk.column)}")
-    return sql, fields
+    return sql, tuple((f, _kept_type(f)) for f in fields)
 
 
-def _values(obj, fields, connection) -> list:
-    return [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+def _values(obj, fields, connection, add: bool = True) -> list:
+    values = []
+    for f, kept in fields:
+        if kept is not None:
+            value = getattr(obj, f.attname)
+            if value is None or type(value) is kept:
+                values.append(value)
+                continue
+        else:
+            value = f.pre_save(obj, add)
+        values.append(f.get_db_prep_save(value, connection))
+    return values
 
 
 def insert_all(objs: list[models.Model]) -> list[models.Model]:
@@ -75,7 +101,7 @@ def _update_plan(model, vendor: str, names: tuple[str, ...]) -> tuple[str, tuple
         raise ValueError("update() sets concrete, non-key fields only.")
     quote = connections[router.db_for_write(model)].ops.quote_name
     sets = ", ".join(f"{quote(f.column)} = %s" for f in fields)
-    return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s", fields
+    return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s", tuple((f, _kept_type(f)) for f in fields)
 
 
 def update(obj: models.Model, names: tuple[str, ...]) -> bool:
@@ -84,7 +110,7 @@ def update(obj: models.Model, names: tuple[str, ...]) -> bool:
     model = type(obj)
     _, connection = _connection(model)
     sql, fields = _update_plan(model, connection.vendor, tuple(names))
-    params = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in fields]
+    params = _values(obj, fields, connection, add=False)
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, obj.pk])
         return cursor.rowcount > 0

@@ -30,6 +30,16 @@ def test_insert_stores_the_row_the_orm_would_store():
     assert Invocation.objects.get(pk=ours.pk).created_at >= before  # auto_now_add stamped by the field
 
 
+def test_values_of_another_type_are_prepared_by_their_field_as_the_orm_does():
+    room = make_discussion(make_user())
+    odd = dict(room_id=str(room.pk), component=7, input_tokens="12", success=1, cost_usd=0, correlation_id="odd")
+    ours = rows.create(Invocation, **odd)
+    theirs = Invocation.objects.create(**{**odd, "correlation_id": "odd-orm"})
+    names = ("room_id", "component", "input_tokens", "success", "cost_usd")
+    assert (Invocation.objects.values(*names).get(pk=ours.pk) == Invocation.objects.values(*names).get(pk=theirs.pk)
+            == {"room_id": room.pk, "component": "7", "input_tokens": 12, "success": True, "cost_usd": Decimal(0)})
+
+
 def test_insert_all_is_one_statement_and_gives_every_row_its_key_in_order():
     room = make_discussion(make_user())
     events = [RoomEvent(room=room, seq=100 + i, type="discussion:status", payload={"n": i}) for i in range(3)]
