@@ -11,5 +11,5 @@ from rooms.models.tokens import ApiToken
 __all__ = [
     "Agent", "Persona", "Role", "Room", "RoomMember", "Seat", "Turn", "Observation",
     "Narrative", "TaskAssignment", "Invocation", "RoomEvent", "ApiToken", "FacilitationRun", "PersonaAdaptation",
-    "Chat", "ChatCode", "ChatIdentity", "ChatLink", "ChatMember", "Delivery",
+    "Chat", "ChatCode", "ChatIdentity", "ChatLink", "ChatMember", "Delivery", "Platform",
 ]
