@@ -27,14 +27,25 @@ def assert_clean_transcript(room):
     assert len(seqs) == len(set(seqs))
 
 
+def _messages_sent(redis_url: str) -> int:
+    """Task messages put on the broker so far (the Redis transport LPUSHes each one)."""
+    import redis
+
+    return redis.Redis.from_url(redis_url).info("commandstats").get("cmdstat_lpush", {}).get("calls", 0)
+
+
 def test_discussion_concludes_through_the_worker_on_rehearsal(live_worker):
     owner = make_user()
     room = make_discussion(owner, max_rounds=3)
+    before = _messages_sent(live_worker.redis_url)
     do_start_discussion(room)
     room = wait_for(lambda: finished(room.pk), timeout=60)
     assert room.status == "concluded" and room.conclusion.startswith("[Offline rehearsal")
     assert_clean_transcript(room)
     assert set(Observation.objects.filter(room=room).values_list("provider", flat=True)) == {"rehearsal"}
+    # Eight steps, one message: the start's. The worker carried the room on from step to step.
+    assert Observation.objects.filter(room=room).count() == 8
+    assert _messages_sent(live_worker.redis_url) - before == 1
 
 
 def _anthropic_responder():
