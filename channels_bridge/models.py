@@ -1,7 +1,7 @@
 """The bridge's own bookkeeping: what arrived from each platform, and each bot's state."""
 from django.db import models
 
-from rooms.models import Platform
+from rooms.models.chat import Platform
 
 
 class InboundUpdate(models.Model):
