@@ -39,7 +39,7 @@ class AnthropicProvider(Provider):
     def from_settings(cls) -> "AnthropicProvider":
         from django.conf import settings
 
-        return cls(
+        return cls.shared(
             api_key=settings.LLM.get("ANTHROPIC_API_KEY", ""),
             base_url=settings.LLM.get("ANTHROPIC_BASE_URL", ""),
             model=settings.CONVENE.get("DEFAULT_MODEL") or DEFAULT_MODEL,

@@ -5,6 +5,8 @@ structured ``meta`` describing what is asked) and returns an ``LLMResponse`` wit
 the text and usage, or raises ``TransientLLMError`` (worth retrying or falling
 back) or ``TerminalLLMError`` (not worth it).
 """
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 
@@ -76,10 +78,34 @@ class TerminalLLMError(LLMError):
     """Bad requests, authentication and permission errors: retrying will not help."""
 
 
+#: At most this many shared providers per process (each configuration one; the least recently used goes).
+SHARED_MAX = 16
+_shared: "OrderedDict[tuple, Provider]" = OrderedDict()
+_shared_lock = threading.Lock()
+
+
 class Provider:
     name = "base"
     #: True when the text is not written by a real model (shown as an offline rehearsal).
     offline = False
+
+    @classmethod
+    def shared(cls, **config) -> "Provider":
+        """This process's instance of the provider for ``config``, made on first use.
+
+        A network provider's SDK client is thread-safe and keeps its connections (and its TLS
+        context) from one call to the next; making one costs about 20 ms of CPU, more than a step's
+        own work, and every new client opens a new connection.
+        """
+        key = (cls, tuple(sorted(config.items())))
+        with _shared_lock:
+            found = _shared.get(key)
+            if found is None:
+                found = _shared[key] = cls(**config)
+            _shared.move_to_end(key)
+            while len(_shared) > SHARED_MAX:
+                _shared.popitem(last=False)
+            return found
 
     def complete(self, request: LLMRequest) -> LLMResponse:  # pragma: no cover - interface
         raise NotImplementedError

@@ -40,7 +40,7 @@ class OpenAIProvider(Provider):
     def from_settings(cls) -> "OpenAIProvider":
         from django.conf import settings
 
-        return cls(
+        return cls.shared(
             base_url=settings.LLM.get("OPENAI_BASE_URL", ""),
             api_key=settings.LLM.get("OPENAI_API_KEY", ""),
             model=settings.CONVENE.get("DEFAULT_MODEL") or DEFAULT_MODEL,

@@ -60,6 +60,7 @@ class FakeServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()
+        self.connections_made = 0  # TCP connections accepted so far (a client that keeps its connection makes one)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self.port = self._httpd.server_address[1]
@@ -153,6 +154,7 @@ class FakeServer:
                 super().setup()
                 with server._lock:
                     server._connections.add(self.connection)
+                    server.connections_made += 1
 
             def finish(self):
                 with server._lock:

@@ -177,6 +177,20 @@ def test_from_settings_reads_key_base_url_and_model(settings, server):
     assert headers.get("x-api-key") == KEY or headers.get("authorization") == f"Bearer {KEY}"
 
 
+def test_the_steps_of_a_process_share_one_client_and_its_connection(settings, server):
+    from facilitation.llm.registry import get_provider
+
+    settings.LLM = {**settings.LLM, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url}
+    settings.CONVENE = {**settings.CONVENE, "DEFAULT_MODEL": "claude-test"}
+    first, second = get_provider("anthropic"), get_provider("anthropic")  # as two steps ask for it
+    assert first is second
+    first.complete(ask())
+    second.complete(ask())
+    assert len(server.requests) == 2 and server.connections_made == 1
+    settings.CONVENE = {**settings.CONVENE, "DEFAULT_MODEL": "claude-other"}  # another configuration, another client
+    assert get_provider("anthropic") is not first and get_provider("anthropic").model == "claude-other"
+
+
 def test_from_settings_defaults_the_model(settings):
     settings.LLM = {**settings.LLM, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": ""}
     settings.CONVENE = {**settings.CONVENE, "DEFAULT_MODEL": ""}
