@@ -149,6 +149,7 @@ class FakeServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out in two writes: no delayed-ACK stall on a kept connection
 
             def setup(self):
                 super().setup()

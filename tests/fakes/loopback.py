@@ -94,6 +94,7 @@ class LoopbackServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out in two writes: no delayed-ACK stall on a kept connection
 
             def setup(self):
                 super().setup()
