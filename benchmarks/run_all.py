@@ -36,6 +36,8 @@ BENCHMARKS = {
     "workspace_rounds": ("workspace_rounds.py", 240),
     # Prompt economics on the Anthropic wire format (token counts, no timing).
     "economics": ("economics.py", 120),
+    # A model call through the SDK providers: a client built per call against the shared one.
+    "provider_calls": ("provider_calls.py", 120),
     # Faults: a killed worker and a Redis restart while discussions are mid-turn.
     "chaos": ("chaos.py", 420),
     # Socket.IO fan-out (its own script and options; it prints its own table, no JSON file here).
@@ -183,6 +185,9 @@ def _headline(name: str, data: dict) -> str:
         f = data["runs"][0]["figures"]
         return (f"{data['runs'][0]['preset']}: cost {f['cost_ratio']:.3f} of a replay, {f['cache_read_share'] * 100:.1f}% read "
                 f"from the cache, late / early prompt {f['late_early_ratio']:.3f}")
+    if name == "provider_calls":
+        return "; ".join(f"{p}: {r['new_client_per_call']['cpu_ms']:.1f} -> {r['shared_client']['cpu_ms']:.1f} ms CPU per call"
+                         for p, r in data["results"].items())
     if name == "worker_memory":
         return f"worker RSS {data['growth'] * 100:+.1f} % from turn 200 to turn {data['turns']} (flat: {'yes' if data['flat'] else 'no'})"
     if name == "chaos":
