@@ -47,6 +47,7 @@ class Called:
     response: LLMResponse | None
     status: str  # ok | timed_out | error
     error: str = ""
+    transient: bool = False  # a rate limit, an overload, a dropped connection: worth another attempt
 
     @property
     def text(self) -> str:
@@ -205,13 +206,25 @@ def call_provider(provider, request: LLMRequest, timeout: float, should_abandon)
     try:
         return Called(call_model(provider, request, timeout, should_abandon), "ok")
     except TransientLLMError as exc:
-        return Called(None, "error", f"transient: {exc}")
+        return Called(None, "error", f"transient: {exc}", transient=True)
     except TerminalLLMError as exc:
         return Called(None, "error", str(exc))
     except StepTimeout as exc:
         return Called(None, "timed_out", str(exc))
     except Abandoned:  # the round closed or the room stopped running meanwhile
         return Called(None, "error", "abandoned: the round is no longer open")
+
+
+def record_retried_call(room_id: int, component: str, *, correlation: str, agent_id: int | None, provider: str,
+                        input: dict, called: Called) -> None:
+    """The invocation of a call that met a transient error and is made again: kept, marked discarded
+    (it is not the slot's work, so ``committed`` does not count it)."""
+    with transaction.atomic():
+        room = Room.objects.select_for_update().filter(pk=room_id).first()
+        if room is None:
+            return
+        log_invocation(room, component, correlation=correlation, agent_id=agent_id, input=input, output="",
+                       success=False, error=f"discarded: {called.error}; the step runs again", provider=provider)
 
 
 # --- a round's close: adaptations and the narrative -------------------------------------------------------

@@ -18,8 +18,8 @@ the same as for a discussion's turns.
 from dataclasses import dataclass
 
 from facilitation.runs import registry
-from facilitation.runs.calls import timeouts
-from facilitation.runs.leases import ACTIVE
+from facilitation.runs.calls import MAX_ATTEMPTS, backoff, timeouts
+from facilitation.runs.leases import ACTIVE, release_claim
 from facilitation.runs.registry import Planned, StepResult, StepRun
 from facilitation.workspace import rounds
 from facilitation.workspace.actions.rounds import agent_seats, end_round_on_timeout, narrative_pending
@@ -92,8 +92,25 @@ def run_agent(run: StepRun) -> StepResult:
     if work is None or rounds.committed(run.room.pk, step.round, step.seat_id, work.correlation):
         return StepResult("skipped" if rounds.skip_agent(run.claim) else "lost_lease", step=step.kind)
     called = rounds.call_provider(work.provider, work.request, timeout, run.abandoned)
+    retry = _again_later(run, called, "agent.round_work", work.correlation, work.context.agent_id,
+                         getattr(work.provider, "name", ""), {"round": step.round, "seatId": step.seat_id})
+    if retry is not None:
+        return retry
     ok = rounds.commit_agent(work, called, run.claim)
     return StepResult("committed" if ok else "lost_lease", step=step.kind)
+
+
+def _again_later(run: StepRun, called: rounds.Called, component: str, correlation: str, agent_id: int | None,
+                 provider: str, input: dict) -> StepResult | None:
+    """A transient model error while attempts remain: the slot's lease is given back and the step runs
+    again after a backoff, as a discussion's step does (the failed call keeps its invocation). None
+    otherwise: the outcome, error included, is committed."""
+    if not called.transient or run.claim.attempt >= MAX_ATTEMPTS:
+        return None
+    rounds.record_retried_call(run.claim.room_id, component, correlation=correlation, agent_id=agent_id,
+                               provider=provider, input=input, called=called)
+    release_claim(run.claim)
+    return StepResult("retry", retry_in=backoff(run.claim.attempt), step=run.step.kind)
 
 
 def run_clock(run: StepRun) -> StepResult:
@@ -108,6 +125,10 @@ def run_close(run: StepRun) -> StepResult:
     if work is None:  # written meanwhile: the next round's agents start
         return StepResult("skipped" if rounds.skip_close(run.claim, step.round) else "lost_lease", step=step.kind)
     called = rounds.call_provider(work.provider, work.request, timeout, run.abandoned)
+    retry = _again_later(run, called, "narrative.generate", work.correlation, work.moderator_id,
+                         getattr(work.provider, "name", ""), {"round": step.round, "purpose": work.request.purpose})
+    if retry is not None:
+        return retry
     narrative = rounds.commit_narrative(work, called, run.claim)
     return StepResult("committed" if narrative is not None else "lost_lease", step=step.kind)
 

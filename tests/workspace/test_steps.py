@@ -230,3 +230,76 @@ def test_a_workspace_running_before_the_upgrade_gets_its_current_step(manager):
     assert sorted(r.outcome for r in ran) == ["committed", "skipped"]  # the written seat is not written again
     assert typed(room, round=1).count() == 4
     assert [(r.step, r.outcome) for r in run_round_work(ended)][0] == ("workspace.narrative", "committed")
+
+
+class _Flaky:
+    """The rehearsal model behind a rate limit: the first ``failures`` calls of ``purpose`` answer 429."""
+
+    def __init__(self, failures: int, purpose: str):
+        from facilitation.llm.rehearsal import RehearsalProvider
+
+        self.real, self.left, self.purpose, self.name = RehearsalProvider(), failures, purpose, "flaky"
+
+    def complete(self, request):
+        from facilitation.llm import TransientLLMError
+
+        if request.purpose == self.purpose and self.left > 0:
+            self.left -= 1
+            raise TransientLLMError("rate limited (429)", provider=self.name, status=429)
+        return self.real.complete(request)
+
+
+def _agent_purpose(room):
+    return rounds.prepare_agent(Room.objects.get(pk=room.pk), 1, agent_seats(room)[0].pk, 5).request.purpose
+
+
+def test_a_rate_limited_agent_runs_again_later_and_its_work_is_written_once(manager, monkeypatch, settings):
+    settings.CONVENE = {**settings.CONVENE, "RETRY_BACKOFF_SECONDS": 1.0}
+    with inline():
+        room = make_workspace(manager, agents=1)
+        do_start_workspace(room, manager)
+        flaky = _Flaky(1, _agent_purpose(room))
+        monkeypatch.setattr(rounds, "provider_for", lambda name="": flaky)
+        step_seq = leases.current(room.pk).step_seq
+        seat = agent_seats(room)[0]
+        first = run_step(room.pk, step_seq, slot=0)
+        assert (first.outcome, first.step) == ("retry", "workspace.agent") and 0 < first.retry_in <= 2
+        assert typed(room, seat=seat).count() == 0  # nothing written for the failed call but its invocation
+        second = run_step(room.pk, step_seq, slot=0)  # the retry
+    assert second.outcome == "committed"
+    assert typed(room, seat=seat).count() == 2
+    rows = list(works(room, input__seatId=seat.pk).order_by("id").values_list("success", "error"))
+    assert len(rows) == 2 and rows[0][1].startswith("discarded: transient: rate limited") and rows[1] == (True, "")
+    assert StepLease.objects.get(room=room, slot=0).attempt == 2
+
+
+def test_an_agent_still_rate_limited_after_its_attempts_commits_the_failure(manager, monkeypatch):
+    with inline():
+        room = make_workspace(manager, agents=1)
+        do_start_workspace(room, manager)
+        flaky = _Flaky(10, _agent_purpose(room))
+        monkeypatch.setattr(rounds, "provider_for", lambda name="": flaky)
+        step_seq = leases.current(room.pk).step_seq
+        outcomes = [run_step(room.pk, step_seq, slot=0).outcome for _ in range(4)]
+    assert outcomes == ["retry", "retry", "committed", "not_claimable"]
+    seat = agent_seats(room)[0]
+    last = works(room, input__seatId=seat.pk).order_by("id").last()
+    assert not last.success and "rate limited" in last.error and not last.error.startswith("discarded")
+
+
+def test_a_rate_limited_narrative_is_written_on_the_next_attempt(manager, monkeypatch):
+    with inline():
+        room = make_workspace(manager, agents=1)
+        do_start_workspace(room, manager)
+        run_round_work(room)
+        do_end_round(room, manager)
+        close_seq = leases.current(room.pk).step_seq
+        work = rounds.prepare_close(Room.objects.get(pk=room.pk), 1, 5)
+        flaky = _Flaky(1, work.request.purpose)
+        monkeypatch.setattr(rounds, "provider_for", lambda name="": flaky)
+        assert run_step(room.pk, close_seq).outcome == "retry"
+        assert not Narrative.objects.filter(room=room, round=1).exists()
+        assert run_step(room.pk, close_seq).outcome == "committed"
+    assert Narrative.objects.filter(room=room, round=1).count() == 1
+    rows = list(Invocation.objects.filter(room=room, component="narrative.generate").order_by("id").values_list("success", "error"))
+    assert len(rows) == 2 and rows[0][1].startswith("discarded: transient") and rows[1][0]
