@@ -253,8 +253,8 @@ def held(room_id: int) -> bool:
     return StepLease.objects.filter(room_id=room_id, done=False).exclude(token="").exists()
 
 
-def stranded(stale_seconds: float) -> list[tuple[int, int, int]]:
-    """Slots of active rooms to send again: ``(room_id, step_seq, slot)``.
+def stranded(stale_seconds: float, statuses: tuple = ACTIVE) -> list[tuple[int, int, int]]:
+    """Slots of rooms in ``statuses`` (active ones unless told) to send again: ``(room_id, step_seq, slot)``.
 
     A slot whose lease expired (its worker died), or that was ready for ``stale_seconds`` and
     nobody claimed (its message was lost). Those waiting restart their clock.
@@ -262,7 +262,7 @@ def stranded(stale_seconds: float) -> list[tuple[int, int, int]]:
     now = timezone.now()
     stale = now - timedelta(seconds=stale_seconds)
     rows = list(
-        StepLease.objects.filter(room__status=Room.Status.ACTIVE, done=False)
+        StepLease.objects.filter(room__status__in=statuses, done=False)
         .filter(Q(lease_until__lt=now) | Q(lease_until__isnull=True, ready_at__lt=stale))
         .values_list("pk", "room_id", "step_seq", "slot", "lease_until")
     )

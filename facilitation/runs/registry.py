@@ -90,6 +90,11 @@ def claims_in(room_kind: str) -> tuple:
     return _claims_in.get(room_kind, ACTIVE)
 
 
+def statuses_claimed() -> set:
+    """Every room status in which some kind of room claims steps (the sweeper looks at those rooms)."""
+    return {status for statuses in _claims_in.values() for status in statuses} | set(ACTIVE)
+
+
 def runs_in(step) -> tuple:
     """The room statuses in which ``step`` runs (see the module's docstring)."""
     return tuple(getattr(step, "runs_in", ACTIVE))

@@ -303,3 +303,29 @@ def test_a_rate_limited_narrative_is_written_on_the_next_attempt(manager, monkey
     assert Narrative.objects.filter(room=room, round=1).count() == 1
     rows = list(Invocation.objects.filter(room=room, component="narrative.generate").order_by("id").values_list("success", "error"))
     assert len(rows) == 2 and rows[0][1].startswith("discarded: transient") and rows[1][0]
+
+
+def test_the_sweeper_hands_out_a_paused_rooms_narrative_but_not_its_next_round(manager, monkeypatch):
+    """The manager pauses to review the narrative; the worker writing it dies. The sweeper sends the
+    narrative again though the room is paused; the next round's agents wait for the resume."""
+    sent = []
+    with inline():
+        room = make_workspace(manager, agents=2)
+        do_start_workspace(room, manager)
+        run_round_work(room)
+        do_pause_workspace(room, manager)
+        do_end_round(room, manager)
+        close_seq = leases.current(room.pk).step_seq
+        # A worker claims the narrative (a workspace's steps are claimed in any status), then dies.
+        assert leases.claim_step(room.pk, close_seq, lease_seconds(), 0, may_run=lambda r: True) is not None
+        monkeypatch.setattr(scheduling, "send_step", lambda room_id, seq, countdown=None, slot=0: sent.append((room_id, seq, slot)))
+        assert sweeper.sweep(stale_seconds=15) == 0  # its lease still runs
+        _expire(room, 0)
+        assert sweeper.sweep(stale_seconds=15) == 1
+        assert sent == [(room.pk, close_seq, 0)]
+        assert run_step(room.pk, close_seq).outcome == "committed"
+        assert Narrative.objects.filter(room=room, round=1).count() == 1
+        # Round 2's agents and clock are ready, forgotten for a minute: still not sent while paused.
+        StepLease.objects.filter(room=room).update(ready_at=timezone.now() - timedelta(minutes=1))
+        sent.clear()
+        assert sweeper.sweep(stale_seconds=15) == 0 and sent == []
