@@ -9,7 +9,9 @@ exactly like the real thing. So every such text goes inside a tag named for what
 ``DATA_RULES`` tells the model what the tags mean.
 """
 import html
+import json
 import re
+from functools import lru_cache
 
 # Every tag that marks quoted text. A text may contain none of them, opening or closing.
 LABELS = (
@@ -47,6 +49,9 @@ def inline(text) -> str:
 
 def quoted_name(name) -> str:
     """A name inside a line, as a JSON string: its quotes and line breaks cannot end it early."""
-    import json
+    return _quoted_name(name if isinstance(name, str) else str(name or ""))
 
-    return inline(json.dumps(" ".join(str(name or "").split()), ensure_ascii=False))
+
+@lru_cache(maxsize=4096)  # a room's few names are quoted many times in every prompt
+def _quoted_name(name: str) -> str:
+    return inline(json.dumps(" ".join(name.split()), ensure_ascii=False))
