@@ -92,6 +92,18 @@ class CallOutcome:
     retry: StepResult | None = None
 
 
+def again_later(run: StepRun, error: str, on_retry: Callable[[str], None] | None = None) -> StepResult | None:
+    """The one rule for a transient error: while attempts remain, the lease is given back and the step
+    runs again after ``backoff`` (``on_retry(error)`` first, to record the failed call). None when the
+    attempts are used up: the caller commits the failure."""
+    if run.claim.attempt >= MAX_ATTEMPTS:
+        return None
+    if on_retry is not None:
+        on_retry(error)
+    release_claim(run.claim)
+    return StepResult("retry", retry_in=backoff(run.claim.attempt), step=run.step.kind)
+
+
 def call_or_retry(run: StepRun, provider, request: LLMRequest, timeout: float,
                   on_retry: Callable[[str], None] | None = None) -> CallOutcome:
     """Call the model for ``run``. A transient error retries the whole step later while attempts
@@ -104,12 +116,6 @@ def call_or_retry(run: StepRun, provider, request: LLMRequest, timeout: float,
     except StepTimeout as exc:
         return CallOutcome(error=str(exc), failure="timeout")
     except TransientLLMError as exc:
-        if run.claim.attempt < MAX_ATTEMPTS:
-            if on_retry is not None:
-                on_retry(str(exc))
-            release_claim(run.claim)
-            return CallOutcome(error=str(exc), failure="model_error",
-                               retry=StepResult("retry", retry_in=backoff(run.claim.attempt), step=run.step.kind))
-        return CallOutcome(error=str(exc), failure="model_error")
+        return CallOutcome(error=str(exc), failure="model_error", retry=again_later(run, str(exc), on_retry))
     except TerminalLLMError as exc:
         return CallOutcome(error=str(exc), failure="model_error")

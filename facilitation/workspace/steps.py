@@ -18,8 +18,8 @@ the same as for a discussion's turns.
 from dataclasses import dataclass
 
 from facilitation.runs import registry
-from facilitation.runs.calls import MAX_ATTEMPTS, backoff, timeouts
-from facilitation.runs.leases import ACTIVE, release_claim
+from facilitation.runs.calls import again_later, timeouts
+from facilitation.runs.leases import ACTIVE
 from facilitation.runs.registry import Planned, StepResult, StepRun
 from facilitation.workspace import rounds
 from facilitation.workspace.actions.rounds import agent_seats, end_round_on_timeout, narrative_pending
@@ -102,15 +102,16 @@ def run_agent(run: StepRun) -> StepResult:
 
 def _again_later(run: StepRun, called: rounds.Called, component: str, correlation: str, agent_id: int | None,
                  provider: str, input: dict) -> StepResult | None:
-    """A transient model error while attempts remain: the slot's lease is given back and the step runs
-    again after a backoff, as a discussion's step does (the failed call keeps its invocation). None
-    otherwise: the outcome, error included, is committed."""
-    if not called.transient or run.claim.attempt >= MAX_ATTEMPTS:
+    """A transient model error: the discussion's retry rule (``calls.again_later``), the failed call
+    keeping its invocation. None otherwise, or with the attempts used up: the outcome is committed."""
+    if not called.transient:
         return None
-    rounds.record_retried_call(run.claim.room_id, component, correlation=correlation, agent_id=agent_id,
-                               provider=provider, input=input, called=called)
-    release_claim(run.claim)
-    return StepResult("retry", retry_in=backoff(run.claim.attempt), step=run.step.kind)
+
+    def record(_error: str) -> None:
+        rounds.record_retried_call(run.claim.room_id, component, correlation=correlation, agent_id=agent_id,
+                                   provider=provider, input=input, called=called)
+
+    return again_later(run, called.error, record)
 
 
 def run_clock(run: StepRun) -> StepResult:
