@@ -95,6 +95,11 @@ def statuses_claimed() -> set:
     return {status for statuses in _claims_in.values() for status in statuses} | set(ACTIVE)
 
 
+def slot_step(step, slot: int, slots: int):
+    """What slot ``slot`` of a planned step runs: the step itself, or the part its ``for_slot`` gives."""
+    return step.for_slot(slot, slots) if hasattr(step, "for_slot") else step
+
+
 def runs_in(step) -> tuple:
     """The room statuses in which ``step`` runs (see the module's docstring)."""
     return tuple(getattr(step, "runs_in", ACTIVE))

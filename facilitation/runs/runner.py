@@ -34,9 +34,7 @@ def run_step(room_id: int, step_seq: int, provider_override: str = "", slot: int
     if planned is None:
         leases.release_claim(claim)
         return StepResult("not_claimable", step="concluded")
-    step = planned.step
-    if hasattr(step, "for_slot"):
-        step = step.for_slot(claim.slot, claim.slots)
+    step = registry.slot_step(planned.step, claim.slot, claim.slots)
     runs_in = registry.runs_in(step)
     if room.status not in runs_in:  # e.g. a workspace agent's slot while the room is paused: no attempt used
         leases.give_back(claim)

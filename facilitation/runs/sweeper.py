@@ -21,19 +21,20 @@ def sweep(stale_seconds: float = 15.0) -> int:
 
 
 def _runs_now(slots: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
-    """The slots whose step runs in its room's present status (asked of the room kind's planner)."""
+    """The slots whose step runs in its room's present status (asked of the room kind's planner, once per room)."""
     rooms = {room.pk: room for room in Room.objects.filter(pk__in={room_id for room_id, _, _ in slots})}
+    plans: dict = {}
     kept = []
     for room_id, step_seq, slot in slots:
         room = rooms.get(room_id)
         if room is None or room.status not in registry.claims_in(room.kind):
             continue
-        planned = registry.planner_for(room.kind)(room)
-        if planned is None:
+        if room_id not in plans:
+            planned = registry.planner_for(room.kind)(room)
+            plans[room_id] = (planned.step, leases.current(room_id).slots) if planned is not None else None
+        if plans[room_id] is None:
             continue
-        step = planned.step
-        if hasattr(step, "for_slot"):
-            step = step.for_slot(slot, leases.current(room_id).slots)
-        if room.status in registry.runs_in(step):
+        step, count = plans[room_id]
+        if room.status in registry.runs_in(registry.slot_step(step, slot, count)):
             kept.append((room_id, step_seq, slot))
     return kept

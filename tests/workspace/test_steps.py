@@ -34,9 +34,7 @@ def works(room, **filters):
 def _claim(room, step_seq, slot):
     """What a worker holds after claiming a slot (and before it commits)."""
     claim, claimed_room = leases.claim_step(room.pk, step_seq, lease_seconds(), slot)
-    step = steps.plan(claimed_room).step
-    if hasattr(step, "for_slot"):
-        step = step.for_slot(claim.slot, claim.slots)
+    step = registry.slot_step(steps.plan(claimed_room).step, claim.slot, claim.slots)
     return StepRun(claim=claim, room=claimed_room, step=step, lease=lease_seconds())
 
 
