@@ -247,18 +247,21 @@ class _Flaky:
         return self.real.complete(request)
 
 
-def _agent_purpose(room):
-    return rounds.prepare_agent(Room.objects.get(pk=room.pk), 1, agent_seats(room)[0].pk, 5).request.purpose
+def _rate_limited_workspace(manager, monkeypatch, failures: int):
+    """A started workspace of one agent whose first ``failures`` calls are refused with a 429 (inside ``inline()``);
+    the room and its round's step."""
+    room = make_workspace(manager, agents=1)
+    do_start_workspace(room, manager)
+    purpose = rounds.prepare_agent(Room.objects.get(pk=room.pk), 1, agent_seats(room)[0].pk, 5).request.purpose
+    flaky = _Flaky(failures, purpose)
+    monkeypatch.setattr(rounds, "provider_for", lambda name="": flaky)
+    return room, leases.current(room.pk).step_seq
 
 
 def test_a_rate_limited_agent_runs_again_later_and_its_work_is_written_once(manager, monkeypatch, settings):
     settings.CONVENE = {**settings.CONVENE, "RETRY_BACKOFF_SECONDS": 1.0}
     with inline():
-        room = make_workspace(manager, agents=1)
-        do_start_workspace(room, manager)
-        flaky = _Flaky(1, _agent_purpose(room))
-        monkeypatch.setattr(rounds, "provider_for", lambda name="": flaky)
-        step_seq = leases.current(room.pk).step_seq
+        room, step_seq = _rate_limited_workspace(manager, monkeypatch, failures=1)
         seat = agent_seats(room)[0]
         first = run_step(room.pk, step_seq, slot=0)
         assert (first.outcome, first.step) == ("retry", "workspace.agent") and 0 < first.retry_in <= 2
@@ -273,11 +276,7 @@ def test_a_rate_limited_agent_runs_again_later_and_its_work_is_written_once(mana
 
 def test_an_agent_still_rate_limited_after_its_attempts_commits_the_failure(manager, monkeypatch):
     with inline():
-        room = make_workspace(manager, agents=1)
-        do_start_workspace(room, manager)
-        flaky = _Flaky(10, _agent_purpose(room))
-        monkeypatch.setattr(rounds, "provider_for", lambda name="": flaky)
-        step_seq = leases.current(room.pk).step_seq
+        room, step_seq = _rate_limited_workspace(manager, monkeypatch, failures=10)
         outcomes = [run_step(room.pk, step_seq, slot=0).outcome for _ in range(4)]
     assert outcomes == ["retry", "retry", "committed", "not_claimable"]
     seat = agent_seats(room)[0]
