@@ -2,8 +2,10 @@
 and, for reference, AutoGen's RoundRobinGroupChat (in memory, not durable), doing the same turns.
 
 What one Convene participant turn costs here: the facilitator's decision step that picks the
-speaker, then the participant's turn step. Each step is the real ``facilitation.runs.runner.run_step``:
-claim the lease (conditional UPDATE), load the room, build the prompt, call the model in the
+speaker, then the participant's turn step, driven as the in-process driver of ``run_discussion``
+drives them (``scheduling.driving``). Each step is the real ``facilitation.runs.runner.run_step``:
+take the lease (handed on by the commit of the step before, as in a worker carrying the room on; a
+conditional UPDATE for a room's first step), load the room, build the prompt, call the model in the
 helper thread (an instant model: ``facilitation.discussions.steps.provider_for`` is replaced by a provider
 that answers at once), commit the observation, the invocation and the room event with the lease
 check, and push the event on commit. A room holds at most 20 rounds, so N turns run as
@@ -34,14 +36,14 @@ def convene_run(cast, turns: int) -> dict:
     from facilitation.actions.lifecycle import do_start_discussion
     from facilitation.runs.runner import run_step
     from facilitation.runs.leases import current
-    from facilitation.runs.scheduling import inline
+    from facilitation.runs.scheduling import driving
 
     rooms = [cast.room(r) for r in C.rooms_for(turns)]
     steps = 0
     per_step = []
     gc.collect()
     started, cpu = time.perf_counter(), time.process_time()
-    with inline():
+    with driving():
         for room in rooms:
             room = do_start_discussion(room.pk)
             seq = current(room.pk).step_seq

@@ -28,7 +28,7 @@ def main(argv=None) -> int:
     from facilitation.actions.lifecycle import do_start_discussion
     from facilitation.runs.runner import run_step
     from facilitation.runs.leases import current
-    from facilitation.runs.scheduling import inline
+    from facilitation.runs.scheduling import driving
 
     provider = C.instant_provider()
     discussion_steps.provider_for = lambda name="": provider
@@ -36,7 +36,7 @@ def main(argv=None) -> int:
     room = cast.room(args.rounds)
     counts: dict[str, list[int]] = {}
     samples: dict[str, list[str]] = {}
-    with inline():
+    with driving():
         do_start_discussion(room.pk)
         while True:
             seq = current(room.pk).step_seq

@@ -41,9 +41,9 @@ def drive(rooms) -> None:
     from facilitation.actions.lifecycle import do_start_discussion
     from facilitation.runs.runner import run_step
     from facilitation.runs.leases import current
-    from facilitation.runs.scheduling import inline
+    from facilitation.runs.scheduling import driving
 
-    with inline():
+    with driving():
         for room in rooms:
             room = do_start_discussion(room.pk)
             seq = current(room.pk).step_seq

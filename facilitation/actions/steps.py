@@ -15,7 +15,7 @@ from facilitation.engine import (
     Decision, EngineState, after_decision, after_parallel, after_synthesis, after_turn, force_synthesis,
 )
 from facilitation.runs.leases import RUNNING, Claim, finish, locked_if_ours, locked_room
-from facilitation.runs.scheduling import schedule_step
+from facilitation.runs.scheduling import runs_next_here, schedule_step
 from rooms import rows
 from rooms.actions.deliveries import queue_relay
 from rooms.events import EventType, build, next_seq, record_event, written_together
@@ -79,6 +79,11 @@ def record_discarded_call(claim: Claim, call: CallRecord, reason: str) -> None:
         _record_call(None, claim.room_id, call, claim.correlation)
 
 
+def _hand_on(room: Room) -> bool:
+    """Does this thread run the room's next step itself (``leases.finish``)? Only while the room is active."""
+    return room.status == Room.Status.ACTIVE and runs_next_here(room.pk)
+
+
 def _relay(room: Room, obs: Observation) -> None:
     """To the chats linked to the room, if it ever had one (the locked room row says so)."""
     if room.chat_linked:
@@ -121,7 +126,7 @@ def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, f
         together = list(together)[: min(room.max_parallel, state.rounds_left)] if decision.decision == "continue" else []
         if len(together) < 2 or together[0] != decision.next_participant_id:
             together = []
-        if finish(claim, next_slots=len(together) or 1) is None:
+        if finish(claim, next_slots=len(together) or 1, hand_on=_hand_on(room)) is None:
             return False
         payload = decision.as_payload()
         if together:
@@ -180,7 +185,7 @@ def commit_turn(claim: Claim, speaker: Speaker, content: str, status: str, marke
                 provider: str, data: dict | None = None) -> bool:
     """Write a participant's turn. ``data`` is kept on it (``{"pass": true}`` for a pass)."""
     with transaction.atomic():
-        room = locked_if_ours(claim)
+        room = locked_if_ours(claim, hand_on=_hand_on)
         if room is None:
             return False
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)

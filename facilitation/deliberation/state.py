@@ -446,7 +446,11 @@ def replay(seats: list[SeatRef], records: list[dict]) -> RoomState:
     ``{"kind": "contribution", "seq", "round", "seatId", "speaker", "content", "markers", "status"}``
     or ``{"kind": "phase", "name"}``; anything else is ignored.
     """
-    state = RoomState(seats)
+    return replay_onto(RoomState(seats), records)
+
+
+def replay_onto(state: RoomState, records: list[dict]) -> RoomState:
+    """``state`` fed ``records`` (as ``replay`` feeds them), changed in place and returned."""
     for rec in records:
         kind = rec.get("kind")
         if kind == "decision":

@@ -4,13 +4,14 @@ import time
 from facilitation.runs.leases import current, waiting
 from facilitation.runs.registry import StepResult
 from facilitation.runs.runner import run_step
-from facilitation.runs.scheduling import inline
+from facilitation.runs.scheduling import driving, inline
 from rooms.models import Room
 
 
 def drive_inline(room_id: int, on_step=None, max_steps: int = 500, provider: str = "") -> Room:
-    """Run a room's steps until it is no longer active; ``provider`` forces one model provider for every call."""
-    with inline():
+    """Run a room's steps until it is no longer active; ``provider`` forces one model provider for every call.
+    Each commit hands the next step's claim on to this loop (``scheduling.driving``)."""
+    with driving():
         for _ in range(max_steps):
             room = Room.objects.get(pk=room_id)
             if room.status != Room.Status.ACTIVE:

@@ -35,13 +35,13 @@ def carry_on(may_go_on: Callable[[], bool], seconds: float = CARRY_SECONDS,
     while (kept := scheduling.take_carried()) is not None:
         room_id, step_seq, slot = kept
         if clock() >= until or not may_go_on():
-            scheduling.send_or_leave(room_id, step_seq, slot)
+            scheduling.send_kept(room_id, step_seq, slot)
             break
         try:
             result = run_step(room_id, step_seq, slot=slot)
         except (OperationalError, InterfaceError):
             log.warning("carried step %s of room %s met a database error; sent again", step_seq, room_id, exc_info=True)
-            scheduling.send_or_leave(room_id, step_seq, slot, RETRY_SECONDS)
+            scheduling.send_kept(room_id, step_seq, slot, RETRY_SECONDS)
             break
         results.append(result)
         if result.outcome == "retry":

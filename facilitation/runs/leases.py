@@ -7,7 +7,15 @@ one conditional UPDATE; the work (a model call) runs outside any transaction, ch
 run inside the commit's transaction with the room's row locked and end the slot only if the
 lease is still the caller's. When a step's last slot is done the next step opens. A redelivered,
 duplicated or abandoned step therefore never writes twice.
+
+**Handed on.** When the thread that commits a step runs the room's next step itself right after
+(a worker carrying the room on, the in-process driver), ``finish(..., hand_on=True)`` opens the
+next step already claimed by that thread, in the same UPDATE: the claim is kept in the thread
+(``claim_step`` takes it instead of claiming again) and costs no statement and no commit of its
+own. It is an ordinary lease: if the thread dies, it lapses and the sweeper sends the step again;
+a thread that does not run the step after all gives it back first (``let_go``).
 """
+import threading
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -43,6 +51,8 @@ class Claim:
     attempt: int
     slot: int = 0
     slots: int = 1
+    #: How long the lease lasts from a claim or heartbeat (seconds); a claim handed on lasts as long.
+    lease: float = 0.0
 
     @property
     def correlation(self) -> str:
@@ -83,15 +93,18 @@ def claim_step(room_id: int, step_seq: int, lease_seconds: float, slot: int = 0,
     (``ready_at`` reached) and nobody holds an unexpired lease on it. The room's status is read
     with the room (a join in the UPDATE costs more than the rare give-back of a paused room's slot).
     """
-    with transaction.atomic():  # one short write transaction (on SQLite the threads queue for it in turn)
-        taken = _take(room_id, step_seq, lease_seconds, slot)
-    if taken is None:
-        return None
+    claim = _handed.claims.pop((room_id, step_seq, slot), None)
+    if claim is None:
+        with transaction.atomic():  # one short write transaction (on SQLite the threads queue for it in turn)
+            taken = _take(room_id, step_seq, lease_seconds, slot)
+        if taken is None:
+            return None
+        claim = Claim(room_id=room_id, step_seq=step_seq, token=taken[0], attempt=taken[1], slot=slot, slots=taken[2],
+                      lease=lease_seconds)
     # The room is read after the claim's commit: the writers' queue is not held up by a read.
     room = next(iter(_ROOM(room_id)), None)
     if room is None:
         return None
-    claim = Claim(room_id=room_id, step_seq=step_seq, token=taken[0], attempt=taken[1], slot=slot, slots=taken[2])
     allowed = may_run(room) if may_run is not None else room.status == Room.Status.ACTIVE
     if not allowed:  # paused or ended: not claimable, and no attempt used
         give_back(claim)
@@ -147,20 +160,33 @@ class Finished:
 
 
 def finish(claim: Claim, *, next_slots: int = 1, ready_at: datetime | None = None,
-           later: dict[int, datetime] | None = None) -> Finished | None:
+           later: dict[int, datetime] | None = None, hand_on: bool = False) -> Finished | None:
     """End the claimed slot inside the commit's transaction (the caller holds the room's row lock).
 
     None when the lease is no longer ours: the caller writes nothing. When every slot of the step
     is done, the next step opens with ``next_slots`` slots, ready at ``ready_at`` (default: now;
     ``later``: slots ready at another time); the caller sends it on commit (``scheduling.schedule``).
+    ``hand_on``: this thread runs the next step itself, at once; when it has one slot and is ready
+    now, it opens claimed by this thread (see the module).
     """
     if claim.slots == 1 and claim.slot == 0 and next_slots == 1 and not later:
         # The common case in one statement: check the lease and open the next step.
-        ready = ready_at or timezone.now()
+        now = timezone.now()
+        ready = ready_at or now
+        at = connection.ops.adapt_datetimefield_value
+        # Handed on only from a transaction of its own: the claim reaches the thread when it commits.
+        held = hand_on and ready <= now and claim.lease > 0 and len(connection.atomic_blocks) == 1
         with connection.cursor() as cursor:
-            cursor.execute(_sql_next_step(), [claim.step_seq + 1, connection.ops.adapt_datetimefield_value(ready), False,
-                                              *_ours_params(claim)])
+            if held:
+                token = uuid.uuid4().hex
+                cursor.execute(_sql_next_step_held(), [claim.step_seq + 1, token, at(now + timedelta(seconds=claim.lease)),
+                                                       at(ready), False, *_ours_params(claim)])
+            else:
+                cursor.execute(_sql_next_step(), [claim.step_seq + 1, at(ready), False, *_ours_params(claim)])
             moved = cursor.rowcount > 0
+        if moved and held:
+            handed = Claim(room_id=claim.room_id, step_seq=claim.step_seq + 1, token=token, attempt=1, lease=claim.lease)
+            transaction.on_commit(lambda: _hand(handed))
         return Finished(OpenStep(claim.step_seq + 1, 1, ready)) if moved else None
     if not _ours(claim).update(done=True, token="", lease_until=None):
         return None
@@ -169,15 +195,47 @@ def finish(claim: Claim, *, next_slots: int = 1, ready_at: datetime | None = Non
     return Finished(open_step(claim.room_id, slots=next_slots, ready_at=ready_at, step_seq=claim.step_seq + 1, later=later))
 
 
-def locked_if_ours(claim: Claim, *, next_slots: int = 1, ready_at: datetime | None = None) -> Room | None:
+def locked_if_ours(claim: Claim, *, next_slots: int = 1, ready_at: datetime | None = None,
+                   hand_on: Callable[[Room], bool] | None = None) -> Room | None:
     """Inside a commit's transaction: the room, row-locked, with the claimed slot finished
-    (``finish``); None, with nothing written, when the lease is no longer the caller's."""
+    (``finish``); None, with nothing written, when the lease is no longer the caller's.
+    ``hand_on(room)``: whether this thread runs the next step itself (``finish``)."""
     room = locked_room(claim.room_id)
     if room is None or room.status not in RUNNING:
         return None
-    if finish(claim, next_slots=next_slots, ready_at=ready_at) is None:
+    if finish(claim, next_slots=next_slots, ready_at=ready_at, hand_on=hand_on is not None and hand_on(room)) is None:
         return None
     return room
+
+
+# --- claims handed on to the thread that runs the next step ----------------------------------------
+
+class _Handed(threading.local):
+    """The calling thread's claims handed on, by ``(room_id, step_seq, slot)``."""
+
+    def __init__(self):
+        self.claims: dict[tuple[int, int, int], Claim] = {}
+
+
+_handed = _Handed()
+
+
+def _hand(claim: Claim) -> None:
+    _handed.claims[(claim.room_id, claim.step_seq, claim.slot)] = claim
+
+
+def let_go(room_id: int, step_seq: int, slot: int = 0) -> None:
+    """This thread will not run that step after all: give back the claim it was handed, if any, so that
+    the worker sent the step can claim it at once (no attempt used)."""
+    claim = _handed.claims.pop((room_id, step_seq, slot), None)
+    if claim is not None:
+        give_back(claim)
+
+
+def let_go_all() -> None:
+    """``let_go`` every claim this thread was handed and has not run (a driver that stops)."""
+    for room_id, step_seq, slot in list(_handed.claims):
+        let_go(room_id, step_seq, slot)
 
 
 def open_step(room_id: int, *, slots: int = 1, ready_at: datetime | None = None, step_seq: int | None = None,
@@ -314,6 +372,13 @@ def _sql_next_step() -> str:
     """``finish``'s common case: the lease is still ours, and the next step (one slot) opens."""
     return (f"UPDATE {_lease_table()} SET {_q('step_seq')} = %s, {_q('attempt')} = 0, {_q('token')} = '', "
             f"{_q('lease_until')} = NULL, {_q('ready_at')} = %s, {_q('done')} = %s WHERE {_ours_where()}")
+
+
+@lru_cache(maxsize=None)
+def _sql_next_step_held() -> str:
+    """``finish``'s common case handed on: the next step opens already claimed (first attempt)."""
+    return (f"UPDATE {_lease_table()} SET {_q('step_seq')} = %s, {_q('attempt')} = 1, {_q('token')} = %s, "
+            f"{_q('lease_until')} = %s, {_q('ready_at')} = %s, {_q('done')} = %s WHERE {_ours_where()}")
 
 
 @lru_cache(maxsize=None)

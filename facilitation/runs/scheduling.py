@@ -8,6 +8,11 @@ Inside ``carrying(room_id)`` (a worker task running a step of that room), the fi
 room's next step that is ready at once is not sent but kept, for the task to run next
 (``take_carried``, see ``facilitation.runs.carry``); whatever is still kept when the block ends is
 sent then, so nothing made ready is lost.
+
+In both cases the thread runs the room's next step itself right after the commit
+(``runs_next_here``), so the commit hands the next step's claim on to it (``leases.finish``);
+a step kept but sent after all is let go first (``send_kept``). ``driving()`` is ``inline()`` for
+a driver that runs every room's next step at once (``facilitation.management.inline``).
 """
 import contextlib
 import logging
@@ -19,6 +24,7 @@ from celery import current_app
 from django.db import transaction
 from django.utils import timezone
 
+from facilitation.runs import leases
 from facilitation.runs.leases import OpenStep
 
 log = logging.getLogger("convene.engine")
@@ -44,6 +50,29 @@ def is_inline() -> bool:
 
 
 @contextlib.contextmanager
+def driving():
+    """``inline()`` for a driver that runs each room's next step in this thread as soon as it is ready:
+    commits hand their next step's claim on to it; the claims it has not run are let go at the end."""
+    previous = getattr(_local, "driving", False)
+    _local.driving = True
+    try:
+        with inline():
+            yield
+    finally:
+        _local.driving = previous
+        if not previous:
+            leases.let_go_all()
+
+
+def runs_next_here(room_id: int) -> bool:
+    """Will this thread run the room's next step itself, right after the commit? (driving, or carrying
+    the room with no step kept yet)"""
+    if getattr(_local, "driving", False):
+        return True
+    return getattr(_local, "carry_room", None) == room_id and getattr(_local, "carried", None) is None
+
+
+@contextlib.contextmanager
 def carrying(room_id: int):
     """Keep the first slot of ``room_id``'s next step that a commit makes ready at once (see the module)."""
     _local.carry_room, _local.carried = room_id, None
@@ -53,7 +82,7 @@ def carrying(room_id: int):
         left = take_carried()
         _local.carry_room = None
         if left is not None:
-            send_or_leave(*left)
+            send_kept(*left)
 
 
 def take_carried() -> tuple[int, int, int] | None:
@@ -85,9 +114,18 @@ def schedule_slots(room_id: int, step_seq: int, slots: list[tuple[int, datetime 
         for slot, ready_at in slots:
             countdown = max(0.0, (ready_at - now).total_seconds()) if ready_at else 0.0
             if countdown or not _keep(room_id, step_seq, slot):
-                send_or_leave(room_id, step_seq, slot, countdown)
+                send_kept(room_id, step_seq, slot, countdown)
 
     transaction.on_commit(send)
+
+
+def send_kept(room_id: int, step_seq: int, slot: int, countdown: float = 0.0) -> None:
+    """Send a step that was kept to run here after all: its claim handed on is given back first."""
+    try:
+        leases.let_go(room_id, step_seq, slot)
+    except Exception:  # the lease lapses on its own and the sweeper sends the step
+        log.warning("could not give back step %s of room %s", step_seq, room_id, exc_info=True)
+    send_or_leave(room_id, step_seq, slot, countdown)
 
 
 def send_or_leave(room_id: int, step_seq: int, slot: int, countdown: float = 0.0) -> None:

@@ -60,6 +60,7 @@ def test_a_task_without_a_thread_to_spare_sends_the_next_step(sent, scripted, mo
     assert Observation.objects.filter(room=room).count() == 1
     assert sent == [(room.pk, first + 1, 0, 0.0)]
     assert leases.current(room.pk).step_seq == first + 1
+    assert not leases.held(room.pk)  # the claim handed on was given back: the worker sent it claims it at once
 
 
 @pytest.mark.django_db(transaction=True)
@@ -73,6 +74,7 @@ def test_carrying_on_stops_after_its_time_and_sends_what_it_kept(sent, scripted)
     assert [r.outcome for r in ran] == ["committed", "committed"]  # at 4 s and 8 s; at 12 s it stops
     assert Observation.objects.filter(room=room).count() == 3
     assert sent == [(room.pk, first + 3, 0, 0.0)]
+    assert not leases.held(room.pk)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -85,6 +87,7 @@ def test_a_kept_step_is_sent_when_the_task_ends_without_running_it(sent, scripte
             raise RuntimeError("the task failed after the commit")
     assert sent == [(room.pk, first + 1, 0, 0.0)]
     assert scheduling.take_carried() is None
+    assert not leases.held(room.pk)
 
 
 @pytest.mark.django_db

@@ -1,0 +1,115 @@
+"""A commit hands the room's next step on to the thread that runs it next (``leases.finish(hand_on=...)``):
+the step opens claimed by that thread, which runs it without claiming again; anyone else finds it
+taken, and a thread that does not run it gives it back."""
+import threading
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from facilitation.actions import lifecycle
+from facilitation.runs import leases, scheduling
+from facilitation.runs.models import StepLease
+from facilitation.runs.runner import run_step
+from rooms.models import Observation, Room
+from tests.factories import make_discussion, make_user
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def scripted(settings):
+    settings.CONVENE = {**settings.CONVENE, "DEFAULT_PROVIDER": "scripted"}
+
+
+def _started() -> Room:
+    room = make_discussion(make_user(), max_rounds=2)
+    with scheduling.inline():
+        lifecycle.do_start_discussion(room.pk)
+    return room
+
+
+def _lease(room) -> StepLease:
+    return StepLease.objects.get(room=room, slot=0)
+
+
+def _claims(queries) -> list[str]:
+    return [q["sql"] for q in queries.captured_queries if '"attempt" = "attempt" + 1' in q["sql"]]
+
+
+def _elsewhere(fn):
+    """``fn()`` in another thread (another worker, as far as the thread's handed-on claims go)."""
+    box = []
+    thread = threading.Thread(target=lambda: box.append(fn()))
+    thread.start()
+    thread.join()
+    connection.close()  # the other thread's connection is its own; ours stays usable
+    return box[0]
+
+
+def test_a_driver_runs_the_next_step_on_the_claim_its_commit_handed_on(scripted):
+    room = _started()
+    first = leases.current(room.pk).step_seq
+    with scheduling.driving():
+        with CaptureQueriesContext(connection) as opening:
+            assert run_step(room.pk, first).outcome == "committed"
+        lease = _lease(room)
+        assert (lease.step_seq, lease.attempt) == (first + 1, 1) and lease.token and lease.lease_until
+        assert len(_claims(opening)) == 1  # the first step is claimed as usual
+        with CaptureQueriesContext(connection) as turn:
+            assert run_step(room.pk, first + 1).outcome == "committed"
+        assert _claims(turn) == []  # the turn ran on the claim handed on
+    assert Observation.objects.filter(room=room).count() == 2
+    assert not leases.held(room.pk)  # the driver let go of the step it did not run
+
+
+def test_a_step_handed_on_cannot_be_claimed_by_another_worker_until_given_back(scripted):
+    room = _started()
+    first = leases.current(room.pk).step_seq
+    with scheduling.driving():
+        assert run_step(room.pk, first).outcome == "committed"
+        assert _elsewhere(lambda: run_step(room.pk, first + 1).outcome) == "not_claimable"
+    assert _lease(room).attempt == 0  # given back: no attempt used
+    assert _elsewhere(lambda: run_step(room.pk, first + 1).outcome) == "committed"
+
+
+def test_a_paused_room_gives_the_handed_on_claim_back(scripted):
+    room = _started()
+    first = leases.current(room.pk).step_seq
+    with scheduling.driving():
+        assert run_step(room.pk, first).outcome == "committed"
+        lifecycle.do_pause_discussion(room.pk)
+        assert run_step(room.pk, first + 1).outcome == "not_claimable"
+        lease = _lease(room)
+        assert (lease.token, lease.attempt) == ("", 0)
+    lifecycle.do_resume_discussion(room.pk)
+    assert run_step(room.pk, leases.current(room.pk).step_seq).outcome == "committed"
+
+
+def test_a_stop_takes_the_handed_on_step_away(scripted):
+    room = _started()
+    first = leases.current(room.pk).step_seq
+    with scheduling.driving():
+        assert run_step(room.pk, first).outcome == "committed"
+        lifecycle.do_stop_discussion(room.pk)
+        assert run_step(room.pk, first + 1).outcome == "not_claimable"
+    assert Observation.objects.filter(room=room, kind="contribution").count() == 0
+
+
+def test_a_commit_inside_an_outer_transaction_hands_nothing_on(scripted):
+    room = _started()
+    first = leases.current(room.pk).step_seq
+    with scheduling.driving():
+        with transaction.atomic():  # the claim would reach the thread only when this one commits
+            assert run_step(room.pk, first).outcome == "committed"
+        assert not leases.held(room.pk)
+        assert run_step(room.pk, first + 1).outcome == "committed"
+
+
+def test_without_a_driver_nothing_is_handed_on(scripted):
+    room = _started()
+    first = leases.current(room.pk).step_seq
+    with scheduling.inline():
+        assert run_step(room.pk, first).outcome == "committed"
+    assert not leases.held(room.pk)
+    assert _lease(room).attempt == 0
