@@ -7,6 +7,7 @@ than the last few are folded into fixed chunks of rolling summaries
 (``facilitation.deliberation.summaries``), so prompts stay append-only.
 """
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from django.conf import settings
 
@@ -15,6 +16,7 @@ from facilitation.deliberation.state import RoomState, SeatRef, replay
 from facilitation.deliberation.summaries import chunk_summary, split_turns
 from facilitation.deliberation.templates import TEMPLATES, Phase
 from facilitation.engine import Blocker, EngineState, Facts, SeatInfo
+from facilitation import replays
 from facilitation.presets import get_preset
 from facilitation.records import records as room_records
 from rooms.models import Narrative, Room, Seat
@@ -206,8 +208,9 @@ def assemble(*, room_id: int, name: str, topic: str, format: str, round: int, ma
              seats: list[SeatInfo], agents: dict, facilitator: AgentView, records: list[dict], narratives: list[str] = (),
              budget_tokens: int | None = None, budget_usd: float | None = None, tokens_used: int = 0, cost_usd: float = 0.0,
              chunk: int = 3, keep: int = 2, template: str = "", phase: str = "", phase_started_seq: int = 0,
-             max_parallel: int = 1) -> RoomContext:
-    """A context from plain data: the room state replayed from ``records`` (see ``deliberation.state.replay``).
+             max_parallel: int = 1, replayer: Callable[[list[SeatRef], list[dict]], RoomState] = replay) -> RoomContext:
+    """A context from plain data: the room state replayed from ``records`` (see ``deliberation.state.replay``;
+    ``replayer``: what replays them, ``replays.take`` for a room's steps).
 
     With a ``template`` and ``phase``, background seats are asked to vote while the phase takes votes, and
     during an independent ballot that not every voter has cast, the ballot's votes are hidden from the
@@ -216,7 +219,7 @@ def assemble(*, room_id: int, name: str, topic: str, format: str, round: int, ma
     current = TEMPLATES[template].phase(phase) if template in TEMPLATES and phase else None
     seats, voted, voters = _ballot(list(seats), records, current, phase_started_seq)
     refs = [SeatRef(s.id, s.name, s.role, agents[s.id].alias if s.id in agents else "", s.active, s.asked_to_vote) for s in seats]
-    room_state = replay(refs, records)
+    room_state = replayer(refs, records)
     roles = {s.id: s.role for s in seats}
     closed = state.phase in ("synthesis", "done")  # the ballot closes with the discussion: everything is revealed
     open_ballot = (current is not None and current.voting == "ballot" and not closed
@@ -264,4 +267,5 @@ def load_context(room: Room) -> RoomContext:
         cost_usd=float(room.cost_usd), chunk=int(cfg.get("SUMMARY_CHUNK", 3)), keep=int(cfg["RECENT_TURNS_VERBATIM"]),
         template=room.template, phase=room.phase, phase_started_seq=room.phase_started_seq,
         max_parallel=room.max_parallel or 1,
+        replayer=lambda refs, records: replays.take((room._state.db, room.pk, room.created_at), refs, records),
     )

@@ -22,11 +22,12 @@ def memory_publisher():
 
 @pytest.fixture(autouse=True)
 def _test_settings(settings, monkeypatch, memory_publisher):
-    from facilitation import records
+    from facilitation import records, replays
     from rooms import realtime
     from tests import event_checks
 
     records.forget_all()  # rows carried between steps belong to one test's database
+    replays.forget_all()
     realtime.reset(installed=True)
     settings.REALTIME_BACKEND = "memory"
     realtime.install("memory", memory_publisher)

@@ -4,7 +4,7 @@ participants' turns and the synthesis.
 ``register()`` (called at app start) tells ``facilitation.runs`` that rooms of kind
 ``discussion`` are planned by the pure engine and which handler runs each step kind.
 """
-from facilitation import budget
+from facilitation import budget, replays
 from facilitation.actions import steps as commit
 from facilitation.context import RoomContext, load_context
 from facilitation.deliberation.markers import PASS, is_pass, parse_markers
@@ -70,6 +70,8 @@ def _call(run: StepRun, provider, request: LLMRequest, timeout: float, component
 
 
 def _committed(ok: bool, run: StepRun) -> StepResult:
+    if ok:  # the room state this step replayed goes on to the room's next step
+        replays.keep(run.context.room)
     return StepResult("committed" if ok else "lost_lease", step=run.step.kind)
 
 
