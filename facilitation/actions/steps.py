@@ -19,7 +19,7 @@ from facilitation.runs.scheduling import runs_next_here, schedule_step
 from rooms import rows
 from rooms.actions.deliveries import queue_relay
 from rooms.events import EventType, build, next_seq, record_event, written_together
-from rooms.models import Agent, Invocation, Observation, Room, Seat, Turn
+from rooms.models import Agent, Invocation, Observation, Room, Seat
 from rooms.usage import add_usage
 
 
@@ -160,11 +160,10 @@ class Speaker:
 def _write_turn(room: Room, round: int, speaker: Speaker, content: str, status: str, markers: list, provider: str,
                 tokens: int, data: dict | None) -> bool:
     """One participant turn, its events and relays (the room locked); True when it concludes the last phase."""
-    # The lease makes this the only writer of this round: no get_or_create needed.
-    turn = rows.create(Turn, room=room, number=round, ended_at=timezone.now())
+    # A discussion's turn is its observation (its round says which): the Turn rows are a workspace's rounds.
     seq = next_seq(room, persist=False)
     obs = Observation(
-        room=room, seq=seq, turn=turn, round=round, seat_id=speaker.seat_id, author_name=speaker.name,
+        room=room, seq=seq, round=round, seat_id=speaker.seat_id, author_name=speaker.name,
         author_kind=Observation.AuthorKind.AGENT if speaker.is_agent else Observation.AuthorKind.HUMAN,
         kind=Observation.Kind.CONTRIBUTION, content=content, markers=markers, status=status,
         provider=provider, tokens=tokens, data=data or {},
