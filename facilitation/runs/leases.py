@@ -93,7 +93,7 @@ def claim_step(room_id: int, step_seq: int, lease_seconds: float, slot: int = 0,
     (``ready_at`` reached) and nobody holds an unexpired lease on it. The room's status is read
     with the room (a join in the UPDATE costs more than the rare give-back of a paused room's slot).
     """
-    claim = _handed.claims.pop((room_id, step_seq, slot), None)
+    claim = _handed.claims.get((room_id, step_seq, slot))
     if claim is None:
         with transaction.atomic():  # one short write transaction (on SQLite the threads queue for it in turn)
             taken = _take(room_id, step_seq, lease_seconds, slot)
@@ -103,6 +103,8 @@ def claim_step(room_id: int, step_seq: int, lease_seconds: float, slot: int = 0,
                       lease=lease_seconds)
     # The room is read after the claim's commit: the writers' queue is not held up by a read.
     room = next(iter(_ROOM(room_id)), None)
+    # A claim handed on is used from here on (a read that failed leaves it in hand: ``in_hand``).
+    _handed.claims.pop((room_id, step_seq, slot), None)
     if room is None:
         return None
     allowed = may_run(room) if may_run is not None else room.status == Room.Status.ACTIVE
@@ -222,6 +224,11 @@ _handed = _Handed()
 
 def _hand(claim: Claim) -> None:
     _handed.claims[(claim.room_id, claim.step_seq, claim.slot)] = claim
+
+
+def in_hand(room_id: int, step_seq: int, slot: int = 0) -> bool:
+    """Does this thread hold a claim on that step, handed on and not used yet?"""
+    return (room_id, step_seq, slot) in _handed.claims
 
 
 def let_go(room_id: int, step_seq: int, slot: int = 0) -> None:

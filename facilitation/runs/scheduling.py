@@ -61,7 +61,10 @@ def driving():
     finally:
         _local.driving = previous
         if not previous:
-            leases.let_go_all()
+            try:
+                leases.let_go_all()
+            except Exception:  # the leases lapse on their own and the sweeper sends the steps
+                log.warning("could not give back the steps this driver did not run", exc_info=True)
 
 
 def runs_next_here(room_id: int) -> bool:
@@ -89,6 +92,11 @@ def take_carried() -> tuple[int, int, int] | None:
     """``(room_id, step_seq, slot)`` kept by ``carrying`` since the last call, or None."""
     carried, _local.carried = getattr(_local, "carried", None), None
     return carried
+
+
+def keep_again(room_id: int, step_seq: int, slot: int) -> bool:
+    """Keep a step taken with ``take_carried`` once more, to run it later in this task (a retry)."""
+    return _keep(room_id, step_seq, slot)
 
 
 def _keep(room_id: int, step_seq: int, slot: int) -> bool:

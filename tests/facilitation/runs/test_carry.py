@@ -5,7 +5,8 @@ import weakref
 
 import pytest
 from celery.worker import state as worker_state
-from django.db import OperationalError
+from django.db import OperationalError, connection
+from django.test.utils import CaptureQueriesContext
 
 from facilitation.actions import lifecycle
 from facilitation.runs import carry, leases, scheduling
@@ -43,7 +44,10 @@ def _started(sent) -> Room:
 def test_one_task_runs_a_whole_discussion_without_sending_a_message(sent, scripted, monkeypatch):
     room = _started(sent)
     monkeypatch.setattr(step_tasks, "has_free_thread", lambda: True)
-    assert step_tasks.run_step_task(room.pk, leases.current(room.pk).step_seq) == "committed"
+    with CaptureQueriesContext(connection) as queries:
+        assert step_tasks.run_step_task(room.pk, leases.current(room.pk).step_seq) == "committed"
+    # Only the task's own step is claimed: each commit hands the next step's claim on (leases.finish).
+    assert len([q for q in queries.captured_queries if '"attempt" = "attempt" + 1' in q["sql"]]) == 1
     room.refresh_from_db()
     assert room.status == Room.Status.CONCLUDED
     kinds = list(Observation.objects.filter(room=room).order_by("seq").values_list("kind", flat=True))
@@ -88,6 +92,29 @@ def test_a_kept_step_is_sent_when_the_task_ends_without_running_it(sent, scripte
     assert sent == [(room.pk, first + 1, 0, 0.0)]
     assert scheduling.take_carried() is None
     assert not leases.held(room.pk)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_claim_in_hand_that_meets_a_database_error_is_retried_in_the_task(sent, scripted, monkeypatch):
+    room = _started(sent)
+    first = leases.current(room.pk).step_seq
+    real, failures, naps = leases._ROOM, [OperationalError("server closed the connection"), OperationalError("again")], []
+
+    def flaky(room_id):
+        if failures:
+            raise failures.pop(0)
+        return real(room_id)
+
+    with scheduling.carrying(room.pk):
+        assert run_step(room.pk, first).outcome == "committed"
+        assert leases.held(room.pk)  # the next step, handed on
+        monkeypatch.setattr(leases, "_ROOM", flaky)
+        ran = carry.carry_on(lambda: True, sleep=naps.append)
+    assert naps == [carry.RETRY_SECONDS] * 2 and failures == []
+    assert ran and {r.outcome for r in ran} == {"committed"}  # the rest of the discussion, here
+    assert sent == []
+    room.refresh_from_db()
+    assert room.status == Room.Status.CONCLUDED
 
 
 @pytest.mark.django_db
