@@ -16,11 +16,16 @@ Two optional attributes of a planned step:
 Registration happens at app start (``FacilitationConfig.ready``); the runner never
 changes when a room kind or step kind is added.
 """
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
+from django.db import InterfaceError, OperationalError, connection
+
 from facilitation.runs.leases import ACTIVE, RUNNING, Claim, extend, still_ours
+
+log = logging.getLogger("convene.engine")
 
 
 @dataclass
@@ -62,10 +67,19 @@ class StepRun:
         lease instead of only checking it (a heartbeat), so a lease can be short and a dead
         worker's slot is taken over soon, however long the model may take.
         """
-        if time.monotonic() >= self._next_beat:
-            self._next_beat = time.monotonic() + self.lease / 3
-            return not extend(self.claim, self.lease, self.holds_in)
-        return not still_ours(self.claim, self.holds_in)
+        try:
+            if time.monotonic() >= self._next_beat:
+                self._next_beat = time.monotonic() + self.lease / 3
+                return not extend(self.claim, self.lease, self.holds_in)
+            return not still_ours(self.claim, self.holds_in)
+        except (OperationalError, InterfaceError):
+            # The database is away (a restart): nobody can take the lease meanwhile, so the call goes
+            # on; its commit checks the lease as always. The broken connection is opened anew at the next check.
+            log.warning("room %s step %s: the lease check met a database error; the call goes on",
+                        self.claim.room_id, self.claim.step_seq, exc_info=True)
+            if not connection.in_atomic_block:
+                connection.close()
+            return False
 
 
 class Planner(Protocol):

@@ -101,6 +101,32 @@ def test_a_heartbeat_extends_the_lease_and_a_pause_keeps_it():
     assert StepLease.objects.get(room=room).lease_until > before + timedelta(seconds=100)
 
 
+@pytest.mark.parametrize("beat", [True, False])
+def test_a_lease_check_that_meets_a_database_error_lets_the_call_go_on(monkeypatch, beat):
+    from django.db import OperationalError
+
+    from facilitation.runs import registry
+
+    room = started_room()
+    claim, claimed = leases.claim_step(room.pk, 1, 6, 0)
+    run = registry.StepRun(claim=claim, room=claimed, step=None, lease=6)
+    if beat:
+        run._next_beat = 0  # a heartbeat is due
+    checked = []
+
+    def away(*args):
+        checked.append(args[0])
+        raise OperationalError("the database system is shutting down")
+
+    monkeypatch.setattr(registry, "extend", away)
+    monkeypatch.setattr(registry, "still_ours", away)
+    assert run.abandoned() is False  # nobody can take the lease while the database is away: the call goes on
+    assert checked == [claim]
+    monkeypatch.undo()
+    lifecycle.do_stop_discussion(room)
+    assert run.abandoned() is True  # once it answers, a stop is seen as before
+
+
 def test_a_step_ready_later_is_not_claimable_before_its_time():
     room = started_room()
     with transaction.atomic():
