@@ -15,6 +15,7 @@ from facilitation.engine import (
     Decision, EngineState, after_decision, after_parallel, after_synthesis, after_turn, force_synthesis,
 )
 from facilitation.runs.leases import RUNNING, Claim, finish, locked_if_ours, locked_room
+from facilitation.runs.outages import rides_out
 from facilitation.runs.scheduling import runs_next_here, schedule_step
 from rooms import rows
 from rooms.actions.deliveries import queue_relay
@@ -68,6 +69,7 @@ def _record_call(room: Room | None, room_id: int, call: CallRecord, correlation:
         add_usage(Agent, call.agent_id, call.tokens, call.cost_usd)
 
 
+@rides_out
 def record_discarded_call(claim: Claim, call: CallRecord, reason: str) -> None:
     """A call whose result cannot be committed still cost something: keep its invocation."""
     call.success = False
@@ -108,6 +110,7 @@ def _finish_step(room: Room, state: EngineState, claim: Claim, call: CallRecord 
         schedule_step(room.pk, claim.step_seq + 1, slots)
 
 
+@rides_out
 def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, facilitator_seat_id: int | None,
                     facilitator_name: str, provider: str, together: tuple = ()) -> bool:
     """Write a facilitator decision. ``together``: seats asked at once (the speaker first, at most the room's
@@ -180,6 +183,7 @@ def _charge_seat(seat_id: int, call: CallRecord | None) -> None:
         add_usage(Seat, seat_id, call.tokens, call.cost_usd)
 
 
+@rides_out
 def commit_turn(claim: Claim, speaker: Speaker, content: str, status: str, markers: list, call: CallRecord | None,
                 provider: str, data: dict | None = None) -> bool:
     """Write a participant's turn. ``data`` is kept on it (``{"pass": true}`` for a pass)."""
@@ -199,6 +203,7 @@ def commit_turn(claim: Claim, speaker: Speaker, content: str, status: str, marke
     return True
 
 
+@rides_out
 def commit_parallel_turn(claim: Claim, speaker: Speaker, content: str, status: str, markers: list,
                          call: CallRecord | None, provider: str, data: dict | None = None) -> bool:
     """One slot of a parallel step answered: its turn is kept on the room's engine state until every slot has
@@ -241,6 +246,7 @@ def commit_parallel_turn(claim: Claim, speaker: Speaker, content: str, status: s
     return True
 
 
+@rides_out
 def commit_synthesis(claim: Claim, text: str, reason: str, call: CallRecord | None, facilitator_seat_id: int | None,
                      facilitator_name: str, provider: str, data: dict | None = None) -> bool:
     with transaction.atomic():

@@ -1,0 +1,58 @@
+"""facilitation.runs.outages: a step's commit that meets a database outage is tried again until the
+database is back (within ``OUTAGE_SECONDS``), and written once."""
+import pytest
+from django.db import OperationalError
+
+from facilitation.actions import lifecycle
+from facilitation.actions import steps as commits
+from facilitation.runs import leases, outages, scheduling
+from facilitation.runs.runner import run_step
+from rooms.models import Observation
+from tests.factories import make_discussion, make_user
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def naps(monkeypatch):
+    box = []
+    monkeypatch.setattr(outages, "_sleep", box.append)
+    return box
+
+
+def _started():
+    room = make_discussion(make_user(), max_rounds=2)
+    with scheduling.inline():
+        lifecycle.do_start_discussion(room.pk)
+    return room
+
+
+def test_a_commit_that_meets_an_outage_is_written_once_the_database_is_back(monkeypatch, naps):
+    room = _started()
+    real, errors = commits.locked_room, [OperationalError("server closed the connection unexpectedly")] * 2
+
+    def away_then_back(room_id):
+        if errors:
+            raise errors.pop()
+        return real(room_id)
+
+    monkeypatch.setattr(commits, "locked_room", away_then_back)  # the opening decision's commit reads it first
+    with scheduling.inline():
+        assert run_step(room.pk, leases.current(room.pk).step_seq).outcome == "committed"
+    assert naps == [outages.PAUSE_SECONDS] * 2
+    assert Observation.objects.filter(room=room).count() == 1
+
+
+def test_a_database_that_stays_away_fails_the_step(monkeypatch, naps):
+    room = _started()
+    clock = iter(range(0, 1000, 3))  # every look: 3 s later
+    monkeypatch.setattr(outages, "_clock", lambda: next(clock))
+
+    def away(room_id):
+        raise OperationalError("could not connect to server")
+
+    monkeypatch.setattr(commits, "locked_room", away)
+    with scheduling.inline(), pytest.raises(OperationalError):
+        run_step(room.pk, leases.current(room.pk).step_seq)
+    assert len(naps) == int(outages.OUTAGE_SECONDS // 3)
+    assert Observation.objects.filter(room=room).count() == 0
