@@ -8,37 +8,31 @@ broker, no fetch, no acknowledgement, about half of a worker's time per step oth
 The task stops carrying on and sends the step as usual when ``may_go_on`` says another task may be
 waiting for its thread, after ``CARRY_SECONDS``, or when a step asks to be retried later. Nothing is
 lost if the worker dies while carrying on: the step it was running holds a short lease like any
-other, and the sweeper sends it again once that lease lapses.
-
-A carried step whose claim was handed on to this task (``leases.finish``) and that met a database
-error before using it is retried here, every ``RETRY_SECONDS`` up to ``DB_RETRIES`` times: the claim
-could not be given back while the database is away, and a step sent elsewhere would wait for it to
-lapse. Any other database error sends the step again after ``RETRY_SECONDS``.
+other, and the sweeper sends it again once that lease lapses. A step that meets a database error
+(one longer than a step rides out, ``facilitation.runs.outages``) is sent again after ``RETRY_SECONDS``.
 """
 import logging
 import time
 from collections.abc import Callable
 
-from django.db import InterfaceError, OperationalError, close_old_connections
+from django.db import InterfaceError, OperationalError
 
-from facilitation.runs import leases, scheduling
+from facilitation.runs import scheduling
 from facilitation.runs.registry import StepResult
 from facilitation.runs.runner import run_step
 
 log = logging.getLogger("convene.engine")
 
 CARRY_SECONDS = 120.0  # well inside the broker's visibility timeout for the task's own message
-RETRY_SECONDS = 1.0  # a carried step that met a database hiccup is tried again after this
-DB_RETRIES = 15  # times a claim in hand is retried here before the step is sent
+RETRY_SECONDS = 1.0  # a carried step that met a database hiccup is sent again after this
 
 
 def carry_on(may_go_on: Callable[[], bool], seconds: float = CARRY_SECONDS,
-             clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> list[StepResult]:
+             clock: Callable[[], float] = time.monotonic) -> list[StepResult]:
     """Run the steps that ``scheduling.carrying`` keeps, while ``may_go_on()`` and for at most
     ``seconds``; whatever is kept when it stops is sent to the workers. The results of the steps run."""
     until = clock() + seconds
     results = []
-    retries = 0
     while (kept := scheduling.take_carried()) is not None:
         room_id, step_seq, slot = kept
         if clock() >= until or not may_go_on():
@@ -47,18 +41,9 @@ def carry_on(may_go_on: Callable[[], bool], seconds: float = CARRY_SECONDS,
         try:
             result = run_step(room_id, step_seq, slot=slot)
         except (OperationalError, InterfaceError):
-            if leases.in_hand(room_id, step_seq, slot) and retries < DB_RETRIES:
-                retries += 1
-                log.warning("carried step %s of room %s met a database error; tried again in %s s",
-                            step_seq, room_id, RETRY_SECONDS, exc_info=True)
-                sleep(RETRY_SECONDS)
-                close_old_connections()  # a connection the error broke is opened again
-                scheduling.keep_again(room_id, step_seq, slot)
-                continue
             log.warning("carried step %s of room %s met a database error; sent again", step_seq, room_id, exc_info=True)
             scheduling.send_kept(room_id, step_seq, slot, RETRY_SECONDS)
             break
-        retries = 0
         results.append(result)
         if result.outcome == "retry":
             scheduling.send_or_leave(room_id, step_seq, slot, result.retry_in)

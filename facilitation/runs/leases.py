@@ -27,6 +27,7 @@ from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
 from facilitation.runs.models import StepLease
+from facilitation.runs.outages import rides_out
 from rooms.models import Room
 from rooms.prepared import Prepared
 
@@ -102,8 +103,8 @@ def claim_step(room_id: int, step_seq: int, lease_seconds: float, slot: int = 0,
         claim = Claim(room_id=room_id, step_seq=step_seq, token=taken[0], attempt=taken[1], slot=slot, slots=taken[2],
                       lease=lease_seconds)
     # The room is read after the claim's commit: the writers' queue is not held up by a read.
-    room = next(iter(_ROOM(room_id)), None)
-    # A claim handed on is used from here on (a read that failed leaves it in hand: ``in_hand``).
+    room = _claimed_room(room_id)
+    # A claim handed on is used from here on (a read that failed for good leaves it in hand, to ``let_go``).
     _handed.claims.pop((room_id, step_seq, slot), None)
     if room is None:
         return None
@@ -112,6 +113,13 @@ def claim_step(room_id: int, step_seq: int, lease_seconds: float, slot: int = 0,
         give_back(claim)
         return None
     return claim, room
+
+
+@rides_out
+def _claimed_room(room_id: int) -> Room | None:
+    """The room as its step reads it once claimed; a short database outage is waited out, since the claim
+    (taken, or handed on and not given back while the database is away) holds the step meanwhile."""
+    return next(iter(_ROOM(room_id)), None)
 
 
 def _take(room_id: int, step_seq: int, lease_seconds: float, slot: int) -> tuple[str, int, int] | None:
@@ -224,11 +232,6 @@ _handed = _Handed()
 
 def _hand(claim: Claim) -> None:
     _handed.claims[(claim.room_id, claim.step_seq, claim.slot)] = claim
-
-
-def in_hand(room_id: int, step_seq: int, slot: int = 0) -> bool:
-    """Does this thread hold a claim on that step, handed on and not used yet?"""
-    return (room_id, step_seq, slot) in _handed.claims
 
 
 def let_go(room_id: int, step_seq: int, slot: int = 0) -> None:

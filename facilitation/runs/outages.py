@@ -1,11 +1,12 @@
-"""A step's commit across a short database outage (a restart, a failover, a locked SQLite file).
+"""A step's database work across a short outage (a restart, a failover, a locked SQLite file).
 
 A model call outlives a database restart: its lease checks let it go on while the database is away
 (``registry.StepRun.abandoned``). Its commit, once the call is back, may then meet the outage
 itself; ``rides_out`` tries the commit again every ``PAUSE_SECONDS`` for up to ``OUTAGE_SECONDS``
 instead of failing the step, whose claim would then block the room until its lease lapsed. A commit
 is guarded by its lease, so trying it again never writes twice: if the first try did commit after
-all, the next one finds the lease moved on and writes nothing.
+all, the next one finds the lease moved on and writes nothing. The read of the room right after a
+claim (``leases.claim_step``) rides out an outage the same way: the claim holds the step meanwhile.
 """
 import functools
 import logging
@@ -22,7 +23,8 @@ _clock = time.monotonic
 
 
 def rides_out(commit):
-    """Decorate a step's commit (a function that opens its own transaction) to outlast a short outage."""
+    """Decorate a step's commit (a function that opens its own transaction), or a read outside any
+    transaction, to outlast a short outage."""
     @functools.wraps(commit)
     def riding(*args, **kwargs):
         deadline = _clock() + OUTAGE_SECONDS

@@ -94,11 +94,6 @@ def take_carried() -> tuple[int, int, int] | None:
     return carried
 
 
-def keep_again(room_id: int, step_seq: int, slot: int) -> bool:
-    """Keep a step taken with ``take_carried`` once more, to run it later in this task (a retry)."""
-    return _keep(room_id, step_seq, slot)
-
-
 def _keep(room_id: int, step_seq: int, slot: int) -> bool:
     if getattr(_local, "carry_room", None) != room_id or getattr(_local, "carried", None) is not None:
         return False

@@ -9,7 +9,7 @@ from django.db import OperationalError, connection
 from django.test.utils import CaptureQueriesContext
 
 from facilitation.actions import lifecycle
-from facilitation.runs import carry, leases, scheduling
+from facilitation.runs import carry, leases, outages, scheduling
 from facilitation.runs.registry import StepResult
 from facilitation.runs.runner import run_step
 from facilitation.tasks import capacity
@@ -95,10 +95,11 @@ def test_a_kept_step_is_sent_when_the_task_ends_without_running_it(sent, scripte
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_claim_in_hand_that_meets_a_database_error_is_retried_in_the_task(sent, scripted, monkeypatch):
+def test_a_claim_in_hand_that_meets_a_database_error_waits_it_out_in_the_task(sent, scripted, monkeypatch):
     room = _started(sent)
     first = leases.current(room.pk).step_seq
     real, failures, naps = leases._ROOM, [OperationalError("server closed the connection"), OperationalError("again")], []
+    monkeypatch.setattr(outages, "_sleep", naps.append)
 
     def flaky(room_id):
         if failures:
@@ -109,8 +110,8 @@ def test_a_claim_in_hand_that_meets_a_database_error_is_retried_in_the_task(sent
         assert run_step(room.pk, first).outcome == "committed"
         assert leases.held(room.pk)  # the next step, handed on
         monkeypatch.setattr(leases, "_ROOM", flaky)
-        ran = carry.carry_on(lambda: True, sleep=naps.append)
-    assert naps == [carry.RETRY_SECONDS] * 2 and failures == []
+        ran = carry.carry_on(lambda: True)
+    assert naps == [outages.PAUSE_SECONDS] * 2 and failures == []
     assert ran and {r.outcome for r in ran} == {"committed"}  # the rest of the discussion, here
     assert sent == []
     room.refresh_from_db()
