@@ -38,6 +38,14 @@ def _claim(room, step_seq, slot):
     return StepRun(claim=claim, room=claimed_room, step=step, lease=lease_seconds())
 
 
+def _worked_round(manager, agents: int = 2) -> Room:
+    """A started workspace whose agents have done round 1's work (inline)."""
+    room = make_workspace(manager, agents=agents)
+    do_start_workspace(room, manager)
+    run_round_work(room)
+    return room
+
+
 def _expire(room, slot):
     StepLease.objects.filter(room=room, slot=slot).update(lease_until=timezone.now() - timedelta(seconds=1))
 
@@ -137,9 +145,7 @@ def test_a_claimed_slot_of_a_dead_worker_is_taken_over_by_the_sweeper(manager, m
 
 def test_the_narrative_is_written_once_however_often_the_close_runs(manager):
     with inline():
-        room = make_workspace(manager, agents=2)
-        do_start_workspace(room, manager)
-        run_round_work(room)
+        room = _worked_round(manager)
         do_end_round(room, manager)
         close_seq = leases.current(room.pk).step_seq
         assert leases.current(room.pk).slots == 1
@@ -173,9 +179,7 @@ def test_ending_the_round_takes_the_slots_of_agents_still_at_work(manager, monke
 def test_a_narrative_is_written_while_paused_and_the_next_round_waits_for_the_resume(
         manager, monkeypatch, django_capture_on_commit_callbacks):
     with inline():
-        room = make_workspace(manager, agents=2)
-        do_start_workspace(room, manager)
-        run_round_work(room)
+        room = _worked_round(manager)
         do_pause_workspace(room, manager)
         do_end_round(room, manager)
         ran = run_round_work(room)
@@ -194,9 +198,7 @@ def test_a_narrative_is_written_while_paused_and_the_next_round_waits_for_the_re
 
 def test_the_last_ended_round_gets_its_narrative_after_the_scope_closed(manager):
     with inline():
-        room = make_workspace(manager, agents=2)
-        do_start_workspace(room, manager)
-        run_round_work(room)
+        room = _worked_round(manager)
         do_end_round(room, manager)
         do_complete_workspace(room, manager)
         ran = run_round_work(room)
@@ -286,9 +288,7 @@ def test_an_agent_still_rate_limited_after_its_attempts_commits_the_failure(mana
 
 def test_a_rate_limited_narrative_is_written_on_the_next_attempt(manager, monkeypatch):
     with inline():
-        room = make_workspace(manager, agents=1)
-        do_start_workspace(room, manager)
-        run_round_work(room)
+        room = _worked_round(manager, agents=1)
         do_end_round(room, manager)
         close_seq = leases.current(room.pk).step_seq
         work = rounds.prepare_close(Room.objects.get(pk=room.pk), 1, 5)
@@ -307,9 +307,7 @@ def test_the_sweeper_hands_out_a_paused_rooms_narrative_but_not_its_next_round(m
     narrative again though the room is paused; the next round's agents wait for the resume."""
     sent = []
     with inline():
-        room = make_workspace(manager, agents=2)
-        do_start_workspace(room, manager)
-        run_round_work(room)
+        room = _worked_round(manager)
         do_pause_workspace(room, manager)
         do_end_round(room, manager)
         close_seq = leases.current(room.pk).step_seq

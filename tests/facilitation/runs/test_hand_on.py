@@ -1,6 +1,7 @@
 """A commit hands the room's next step on to the thread that runs it next (``leases.finish(hand_on=...)``):
 the step opens claimed by that thread, which runs it without claiming again; anyone else finds it
 taken, and a thread that does not run it gives it back."""
+import contextlib
 import threading
 
 import pytest
@@ -27,6 +28,16 @@ def _started() -> Room:
     with scheduling.inline():
         lifecycle.do_start_discussion(room.pk)
     return room
+
+
+@contextlib.contextmanager
+def _driving_past_the_opening():
+    """Inside a driver, once the room's first step committed: ``(room, the step handed on)``."""
+    room = _started()
+    first = leases.current(room.pk).step_seq
+    with scheduling.driving():
+        assert run_step(room.pk, first).outcome == "committed"
+        yield room, first + 1
 
 
 def _lease(room) -> StepLease:
@@ -64,22 +75,16 @@ def test_a_driver_runs_the_next_step_on_the_claim_its_commit_handed_on(scripted)
 
 
 def test_a_step_handed_on_cannot_be_claimed_by_another_worker_until_given_back(scripted):
-    room = _started()
-    first = leases.current(room.pk).step_seq
-    with scheduling.driving():
-        assert run_step(room.pk, first).outcome == "committed"
-        assert _elsewhere(lambda: run_step(room.pk, first + 1).outcome) == "not_claimable"
+    with _driving_past_the_opening() as (room, handed):
+        assert _elsewhere(lambda: run_step(room.pk, handed).outcome) == "not_claimable"
     assert _lease(room).attempt == 0  # given back: no attempt used
-    assert _elsewhere(lambda: run_step(room.pk, first + 1).outcome) == "committed"
+    assert _elsewhere(lambda: run_step(room.pk, handed).outcome) == "committed"
 
 
 def test_a_paused_room_gives_the_handed_on_claim_back(scripted):
-    room = _started()
-    first = leases.current(room.pk).step_seq
-    with scheduling.driving():
-        assert run_step(room.pk, first).outcome == "committed"
+    with _driving_past_the_opening() as (room, handed):
         lifecycle.do_pause_discussion(room.pk)
-        assert run_step(room.pk, first + 1).outcome == "not_claimable"
+        assert run_step(room.pk, handed).outcome == "not_claimable"
         lease = _lease(room)
         assert (lease.token, lease.attempt) == ("", 0)
     lifecycle.do_resume_discussion(room.pk)
@@ -87,12 +92,9 @@ def test_a_paused_room_gives_the_handed_on_claim_back(scripted):
 
 
 def test_a_stop_takes_the_handed_on_step_away(scripted):
-    room = _started()
-    first = leases.current(room.pk).step_seq
-    with scheduling.driving():
-        assert run_step(room.pk, first).outcome == "committed"
+    with _driving_past_the_opening() as (room, handed):
         lifecycle.do_stop_discussion(room.pk)
-        assert run_step(room.pk, first + 1).outcome == "not_claimable"
+        assert run_step(room.pk, handed).outcome == "not_claimable"
     assert Observation.objects.filter(room=room, kind="contribution").count() == 0
 
 
