@@ -25,6 +25,7 @@ from facilitation.llm import LLMRequest, LLMResponse, TerminalLLMError, Transien
 from facilitation.runs import leases, scheduling
 from facilitation.runs.calls import Abandoned, StepTimeout, call_model
 from facilitation.runs.leases import Claim
+from facilitation.runs.outages import rides_out
 from facilitation.workspace import prompts
 from facilitation.workspace.actions.adaptation import learn_round
 from facilitation.workspace.actions.observations import write_observation
@@ -125,14 +126,16 @@ def committed(room_id: int, number: int, seat_id: int, correlation: str) -> bool
             .exclude(error__startswith="discarded").exists())
 
 
+@rides_out
 def skip_agent(claim: Claim) -> bool:
     """End a seat's slot with nothing to write (the seat has no work in this round, or it is written)."""
     with transaction.atomic():
-        if not Room.objects.select_for_update().filter(pk=claim.room_id).exists():
+        if leases.locked_room(claim.room_id) is None:
             return False
         return leases.finish(claim) is not None
 
 
+@rides_out
 def commit_agent(work: AgentWork, called: Called, claim: Claim) -> bool:
     """Write the seat's round in one transaction, ending its slot, if the slot's lease still holds.
 
@@ -146,7 +149,7 @@ def commit_agent(work: AgentWork, called: Called, claim: Claim) -> bool:
         problems.append(f"{called.status}: {called.error}")
     ctx = work.context
     with transaction.atomic():
-        room = Room.objects.select_for_update().filter(pk=work.room_id).first()
+        room = leases.locked_room(work.room_id)
         if room is None:
             return False
         turn = _round_open(room, work.round)
@@ -215,12 +218,13 @@ def call_provider(provider, request: LLMRequest, timeout: float, should_abandon)
         return Called(None, "error", "abandoned: the round is no longer open")
 
 
+@rides_out
 def record_retried_call(room_id: int, component: str, *, correlation: str, agent_id: int | None, provider: str,
                         input: dict, called: Called) -> None:
     """The invocation of a call that met a transient error and is made again: kept, marked discarded
     (it is not the slot's work, so ``committed`` does not count it)."""
     with transaction.atomic():
-        room = Room.objects.select_for_update().filter(pk=room_id).first()
+        room = leases.locked_room(room_id)
         if room is None:
             return
         log_invocation(room, component, correlation=correlation, agent_id=agent_id, input=input, output="",
@@ -284,15 +288,17 @@ def _next_round(room: Room, claim: Claim, number: int) -> bool:
     return True
 
 
+@rides_out
 def skip_close(claim: Claim, number: int) -> bool:
     """End a close slot that has nothing to write (the narrative exists): the next round's agents start."""
     with transaction.atomic():
-        room = Room.objects.select_for_update().filter(pk=claim.room_id).first()
+        room = leases.locked_room(claim.room_id)
         if room is None:
             return False
         return _next_round(room, claim, number)
 
 
+@rides_out
 def commit_narrative(work: CloseWork, called: Called, claim: Claim) -> Narrative | None:
     """Write round N's narrative once, ending the close's slot (if its lease still holds), then set
     round N+1's agents to work (when the room still runs)."""
@@ -304,7 +310,7 @@ def commit_narrative(work: CloseWork, called: Called, claim: Claim) -> Narrative
         parsed = _offline_narrative(work)
         usage.provider = "rehearsal"
     with transaction.atomic():
-        room = Room.objects.select_for_update().filter(pk=work.room_id).first()
+        room = leases.locked_room(work.room_id)
         if room is None:
             return None
         if not _next_round(room, claim, work.round):

@@ -56,3 +56,25 @@ def test_a_database_that_stays_away_fails_the_step(monkeypatch, naps):
         run_step(room.pk, leases.current(room.pk).step_seq)
     assert len(naps) == int(outages.OUTAGE_SECONDS // 3)
     assert Observation.objects.filter(room=room).count() == 0
+
+
+def test_a_workspace_agents_commit_rides_out_an_outage_too(monkeypatch, naps):
+    from facilitation.workspace.actions.lifecycle import do_start_workspace
+    from tests.workspace.helpers import agent_seats, make_workspace
+
+    manager = make_user("manager")
+    room = make_workspace(manager, agents=1)
+    with scheduling.inline():
+        do_start_workspace(room, manager)
+    real, errors = leases.locked_room, [OperationalError("terminating connection due to administrator command")]
+
+    def away_then_back(room_id):
+        if errors:
+            raise errors.pop()
+        return real(room_id)
+
+    monkeypatch.setattr(leases, "locked_room", away_then_back)
+    with scheduling.inline():
+        assert run_step(room.pk, leases.current(room.pk).step_seq, slot=0).outcome == "committed"
+    assert naps == [outages.PAUSE_SECONDS]
+    assert Observation.objects.filter(room=room, seat=agent_seats(room)[0]).exists()
