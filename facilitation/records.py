@@ -19,6 +19,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db import transaction
+
 from rooms.events import EventType
 from rooms.models import Observation, Room, RoomEvent
 from rooms.prepared import Prepared
@@ -67,6 +69,8 @@ def rows_of(room: Room) -> list[dict]:
         carry = _carried.get(key)
     if carry is None or carry.created_at != room.created_at or carry.upto > room.seq:
         rows = _latest(room.pk)
+    elif carry.upto == room.seq:  # nothing was written since: no query
+        rows = list(carry.rows)
     else:
         new = _TURNS_AFTER(room.pk, carry.upto)
         rows = _latest(room.pk) if len(new) >= CARRY_ROWS else [*carry.rows, *new]
@@ -80,6 +84,29 @@ def rows_of(room: Room) -> list[dict]:
         else:
             _carried.pop(key, None)
     return rows
+
+
+def row_of(obs: Observation) -> dict:
+    """The record row of an observation a step writes, as ``rows_of`` reads it back."""
+    return {name: getattr(obs, name) for name in _FIELDS}
+
+
+def wrote(room: Room, before: int, written: list[dict]) -> None:
+    """A step's commit, holding ``room`` locked at seq ``before``, wrote ``written`` (its record rows; the
+    room's ``seq`` is now past every seq it took). Once that commits, a carry that reached ``before``
+    reaches the room's seq: no row of another writer can sit in between, because every seq is taken
+    under the room's row lock. So the room's next step finds nothing to read."""
+    key, created, upto = (room._state.db, room.pk), room.created_at, room.seq
+    kept = tuple(row for row in written if row["kind"] in _KINDS)
+
+    def extend() -> None:
+        with _guard:
+            carry = _carried.get(key)
+            if (carry is not None and carry.created_at == created and carry.upto == before
+                    and len(carry.rows) + len(kept) <= CARRY_ROWS):
+                _carried[key] = _Carry(created, upto, carry.rows + kept)
+
+    transaction.on_commit(extend, using=room._state.db)
 
 
 def forget_all() -> None:

@@ -10,6 +10,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
+from facilitation import records
 from facilitation.actions import phases
 from facilitation.engine import (
     Decision, EngineState, after_decision, after_parallel, after_synthesis, after_turn, force_synthesis,
@@ -131,6 +132,7 @@ def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, f
             together = []
         if finish(claim, next_slots=len(together) or 1, hand_on=_hand_on(room)) is None:
             return False
+        before = room.seq
         payload = decision.as_payload()
         if together:
             payload["together"] = together
@@ -147,6 +149,7 @@ def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, f
         record_event(room, EventType.MODERATOR, build.moderator(obs, payload, state.round), seq=seq)
         _relay(room, obs)
         _finish_step(room, state, claim, call, slots=len(together) or 1)
+        records.wrote(room, before, [records.row_of(obs)])
     return True
 
 
@@ -161,8 +164,9 @@ class Speaker:
 
 
 def _write_turn(room: Room, round: int, speaker: Speaker, content: str, status: str, markers: list, provider: str,
-                tokens: int, data: dict | None) -> bool:
-    """One participant turn, its events and relays (the room locked); True when it concludes the last phase."""
+                tokens: int, data: dict | None, written: list) -> bool:
+    """One participant turn, its events and relays (the room locked; its record row added to ``written``);
+    True when it concludes the last phase."""
     # A discussion's turn is its observation (its round says which): the Turn rows are a workspace's rounds.
     seq = next_seq(room, persist=False)
     obs = Observation(
@@ -172,6 +176,7 @@ def _write_turn(room: Room, round: int, speaker: Speaker, content: str, status: 
         provider=provider, tokens=tokens, data=data or {},
     )
     rows.insert(obs)
+    written.append(records.row_of(obs))
     record_event(room, EventType.TURN, build.turn(obs, role=speaker.role), seq=seq)
     concludes = phases.after_turn(room) == "conclude"  # consensus in the last phase ends the discussion
     _relay(room, obs)
@@ -191,15 +196,18 @@ def commit_turn(claim: Claim, speaker: Speaker, content: str, status: str, marke
         room = locked_if_ours(claim, hand_on=_hand_on)
         if room is None:
             return False
+        before, written = room.seq, []
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)
         state = after_turn(state, speaker.seat_id)
         _charge_seat(speaker.seat_id, call)
         with written_together():  # the turn's events (and a phase change's) in one INSERT
-            if _write_turn(room, state.round, speaker, content, status, markers, provider, call.tokens if call else 0, data):
+            if _write_turn(room, state.round, speaker, content, status, markers, provider, call.tokens if call else 0, data,
+                           written):
                 state = force_synthesis(state, "consensus")
             room.round = state.round
             record_event(room, EventType.STATUS, build.status(room), persist_seq=False)
         _finish_step(room, state, claim, call)
+        records.wrote(room, before, written)
     return True
 
 
@@ -231,18 +239,19 @@ def commit_parallel_turn(claim: Claim, speaker: Speaker, content: str, status: s
             rows.update(room, ("engine_state", "tokens_used", "cost_usd", "updated_at"))
             return True
         staged = [state.staged[key] for key in sorted(state.staged, key=int)]
-        concluded = False
+        concluded, before, written = False, room.seq, []
         with written_together():
             for number, entry in enumerate(staged, start=1):
                 who = Speaker(entry["seatId"], entry["name"], entry["role"], entry["isAgent"])
                 concluded = _write_turn(room, state.round + number, who, entry["content"], entry["status"], entry["markers"],
-                                        entry["provider"], entry["tokens"], entry["data"]) or concluded
+                                        entry["provider"], entry["tokens"], entry["data"], written) or concluded
             state = after_parallel(state, [entry["seatId"] for entry in staged])
             if concluded:
                 state = force_synthesis(state, "consensus")
             room.round = state.round
             record_event(room, EventType.STATUS, build.status(room), persist_seq=False)
         _finish_step(room, state, claim, None)
+        records.wrote(room, before, written)
     return True
 
 
@@ -253,6 +262,7 @@ def commit_synthesis(claim: Claim, text: str, reason: str, call: CallRecord | No
         room = locked_if_ours(claim)
         if room is None:
             return False
+        before = room.seq
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)
         seq = next_seq(room, persist=False)
         obs = rows.create(
@@ -268,4 +278,5 @@ def commit_synthesis(claim: Claim, text: str, reason: str, call: CallRecord | No
             record_event(room, EventType.STATUS, build.status(room), persist_seq=False)
         _relay(room, obs)
         _finish_step(room, state, claim, call)
+        records.wrote(room, before, [records.row_of(obs)])
     return True

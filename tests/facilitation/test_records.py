@@ -138,3 +138,76 @@ def test_a_whole_discussion_replays_the_same_with_and_without_the_carry():
             assert (carried.turns, carried.summaries, carried.room.items) == (fresh.turns, fresh.summaries, fresh.room.items)
             assert run_step(room.pk, step.step_seq).outcome == "committed"
     assert _reread(room).status == Room.Status.CONCLUDED
+
+
+def _whole_discussion(room: Room, each_step) -> None:
+    from facilitation.actions.lifecycle import do_start_discussion
+    from facilitation.runs.leases import current
+    from facilitation.runs.runner import run_step
+    from facilitation.runs.scheduling import inline
+
+    with inline():
+        do_start_discussion(room.pk)
+        for _ in range(40):
+            step = current(room.pk)
+            if _reread(room).status != Room.Status.ACTIVE:
+                break
+            assert run_step(room.pk, step.step_seq).outcome == "committed"
+            each_step()
+
+
+@pytest.mark.django_db(transaction=True)  # the carry moves on when the step's commit really commits
+def test_a_step_commit_carries_its_own_rows_so_the_next_step_reads_nothing():
+    room = make_discussion(make_user(), max_rounds=3)
+    reads = []
+
+    def check():
+        claimed = _reread(room)
+        with CaptureQueriesContext(connection) as seen:
+            got = records.rows_of(claimed)
+        assert got == _fresh(room.pk)
+        reads.extend(_observation_reads(seen.captured_queries))
+
+    _whole_discussion(room, check)
+    assert _reread(room).status == Room.Status.CONCLUDED
+    assert [r["kind"] for r in _fresh(room.pk)].count("contribution") == 3
+    assert reads == []  # the opening's read carried the room; every commit after it carried its own rows
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_row_another_writer_added_before_the_commit_is_read_not_assumed():
+    from django.db import transaction
+
+    room = make_discussion(make_user())
+    _add(room, "one")
+    records.rows_of(_reread(room))  # the step's read: carried up to "one"
+    _add(room, "a person's turn")  # commits while the step's model call runs
+    with transaction.atomic():
+        locked = _reread(room)
+        before = locked.seq
+        mine = _add(locked, "the step's turn")
+        records.wrote(locked, before, [records.row_of(mine)])
+    room = _reread(room)
+    with CaptureQueriesContext(connection) as seen:
+        got = records.rows_of(room)
+    assert [r["content"] for r in got] == ["one", "a person's turn", "the step's turn"]
+    assert got == _fresh(room.pk)
+    assert len(_observation_reads(seen.captured_queries)) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rows_of_a_commit_that_rolled_back_are_not_carried():
+    from django.db import transaction
+
+    room = make_discussion(make_user())
+    _add(room, "one")
+    records.rows_of(_reread(room))
+    with pytest.raises(RuntimeError), transaction.atomic():
+        locked = _reread(room)
+        before = locked.seq
+        mine = _add(locked, "never committed")
+        records.wrote(locked, before, [records.row_of(mine)])
+        raise RuntimeError("the commit failed")
+    key = (room._state.db, room.pk)
+    assert [r["content"] for r in records._carried[key].rows] == ["one"]
+    assert records.rows_of(_reread(room)) == _fresh(room.pk)
