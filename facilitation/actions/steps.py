@@ -138,7 +138,7 @@ def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, f
             payload["together"] = together
         seq = next_seq(room, persist=False)
         obs = rows.create(
-            Observation, room=room, seq=seq, round=state.round, seat_id=facilitator_seat_id, author_name=facilitator_name,
+            Observation, room_id=room.pk, seq=seq, round=state.round, seat_id=facilitator_seat_id, author_name=facilitator_name,
             author_kind=Observation.AuthorKind.FACILITATOR, kind=Observation.Kind.DECISION,
             content=decision.question or decision.reasoning, data=payload, provider=provider,
             tokens=call.tokens if call else 0,
@@ -170,7 +170,7 @@ def _write_turn(room: Room, round: int, speaker: Speaker, content: str, status: 
     # A discussion's turn is its observation (its round says which): the Turn rows are a workspace's rounds.
     seq = next_seq(room, persist=False)
     obs = Observation(
-        room=room, seq=seq, round=round, seat_id=speaker.seat_id, author_name=speaker.name,
+        room_id=room.pk, seq=seq, round=round, seat_id=speaker.seat_id, author_name=speaker.name,
         author_kind=Observation.AuthorKind.AGENT if speaker.is_agent else Observation.AuthorKind.HUMAN,
         kind=Observation.Kind.CONTRIBUTION, content=content, markers=markers, status=status,
         provider=provider, tokens=tokens, data=data or {},
@@ -266,7 +266,7 @@ def commit_synthesis(claim: Claim, text: str, reason: str, call: CallRecord | No
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)
         seq = next_seq(room, persist=False)
         obs = rows.create(
-            Observation, room=room, seq=seq, round=state.round, seat_id=facilitator_seat_id, author_name=facilitator_name,
+            Observation, room_id=room.pk, seq=seq, round=state.round, seat_id=facilitator_seat_id, author_name=facilitator_name,
             author_kind=Observation.AuthorKind.FACILITATOR, kind=Observation.Kind.SYNTHESIS, content=text,
             data={"reason": reason, **(data or {})}, provider=provider, tokens=call.tokens if call else 0,
         )
