@@ -70,14 +70,25 @@ def _record_call(room: Room | None, room_id: int, call: CallRecord, correlation:
         add_usage(Agent, call.agent_id, call.tokens, call.cost_usd)
 
 
+#: The reason a step gives when its commit found the lease gone.
+LEASE_LOST = "lease lost"
+
+
 @rides_out
 def record_discarded_call(claim: Claim, call: CallRecord, reason: str) -> None:
-    """A call whose result cannot be committed still cost something: keep its invocation."""
+    """A call whose result cannot be committed still cost something: keep its invocation.
+
+    Unless the lease was lost to this very attempt's commit: a commit whose connection failed while it
+    committed is tried again (``rides_out``) and finds the lease moved on, though the first try did
+    commit, with this call's invocation. Only a commit writes a successful invocation of an attempt."""
     call.success = False
     call.error = f"discarded: {reason}"
     with transaction.atomic():
         # Locked so a concurrent delete cannot slip in between; a deleted room has nothing to account to.
         if locked_room(claim.room_id) is None:
+            return
+        if reason == LEASE_LOST and Invocation.objects.filter(
+                room_id=claim.room_id, correlation_id=claim.correlation, success=True).exists():
             return
         _record_call(None, claim.room_id, call, claim.correlation)
 

@@ -128,7 +128,7 @@ def _take_turn(run: StepRun, step: ParticipantTurn, commit_turn, parallel: bool 
     ok = commit_turn(run.claim, _speaker(ctx, step.seat_id), PASS if passed else content, status, markers, call,
                      _provider_name(response, provider), data={"pass": True} if passed else None)
     if not ok and response is not None:
-        commit.record_discarded_call(run.claim, call, "lease lost")
+        commit.record_discarded_call(run.claim, call, commit.LEASE_LOST)
     return _committed(ok, run)
 
 
@@ -169,7 +169,7 @@ def run_decision(run: StepRun) -> StepResult:
     ok = commit.commit_decision(run.claim, decision, call, fac.seat_id or None, fac.name, _provider_name(outcome.response, provider),
                                 together=together_for(ctx, decision, opening))
     if not ok and outcome.response is not None:
-        commit.record_discarded_call(run.claim, call, "lease lost")
+        commit.record_discarded_call(run.claim, call, commit.LEASE_LOST)
     return _committed(ok, run)
 
 

@@ -5,9 +5,10 @@ A model call outlives a database restart: its lease checks let it go on while th
 itself; ``rides_out`` tries the commit again every ``PAUSE_SECONDS`` for up to ``OUTAGE_SECONDS``
 instead of failing the step, whose claim would then block the room until its lease lapsed. A commit
 is guarded by its lease, so trying it again never writes twice: if the first try did commit after
-all, the next one finds the lease moved on and writes nothing (but for the discarded call's invocation
-a handler then keeps, whose usage is counted a second time). The read of the room right after a
-claim (``leases.claim_step``) rides out an outage the same way: the claim holds the step meanwhile.
+all, the next one finds the lease moved on and writes nothing; nor does the handler keep the call as
+discarded, since the attempt's own invocation is in (``record_discarded_call``, ``rounds.commit_agent``).
+The read of the room right after a claim (``leases.claim_step``) rides out an outage the same way:
+the claim holds the step meanwhile.
 """
 import functools
 import logging

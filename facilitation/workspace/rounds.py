@@ -119,11 +119,14 @@ def _round_open(room: Room, number: int) -> Turn | None:
     return turn if turn is not None and turn.ended_at is None else None
 
 
-def committed(room_id: int, number: int, seat_id: int, correlation: str) -> bool:
-    """The seat's round is already written (a discarded call's invocation does not count)."""
-    return (Invocation.objects.filter(room_id=room_id, component="agent.round_work", correlation_id=correlation,
-                                      input__seatId=seat_id, input__round=number)
-            .exclude(error__startswith="discarded").exists())
+def committed(room_id: int, number: int, seat_id: int, correlation: str, attempt: int | None = None) -> bool:
+    """The seat's round is already written (a discarded call's invocation does not count); with ``attempt``,
+    written by that attempt at the seat's slot."""
+    written = Invocation.objects.filter(room_id=room_id, component="agent.round_work", correlation_id=correlation,
+                                        input__seatId=seat_id, input__round=number)
+    if attempt is not None:
+        written = written.filter(input__attempt=attempt)
+    return written.exclude(error__startswith="discarded").exists()
 
 
 @rides_out
@@ -153,8 +156,10 @@ def commit_agent(work: AgentWork, called: Called, claim: Claim) -> bool:
         if room is None:
             return False
         turn = _round_open(room, work.round)
-        fresh = turn is not None and not committed(room.pk, work.round, work.seat_id, work.correlation)
-        if turn is None or leases.finish(claim) is None or not fresh:
+        written = turn is not None and committed(room.pk, work.round, work.seat_id, work.correlation)
+        if turn is None or leases.finish(claim) is None or written:
+            if written and committed(room.pk, work.round, work.seat_id, work.correlation, attempt=claim.attempt):
+                return False  # by this very attempt, whose connection failed as it committed: its usage is in, once
             log_invocation(room, "agent.round_work", correlation=work.correlation, agent_id=ctx.agent_id,
                            input={"round": work.round, "seatId": work.seat_id}, output=called.text[:4000], success=False,
                            error="discarded: the round closed or the lease was lost", provider=usage.provider,
@@ -167,7 +172,8 @@ def commit_agent(work: AgentWork, called: Called, claim: Claim) -> bool:
                        input={"query": ctx.search_query, "round": work.round},
                        output=", ".join(f"#{i.id}" for i in ctx.found), )
         log_invocation(room, "agent.round_work", correlation=work.correlation, agent_id=ctx.agent_id,
-                       input={"round": work.round, "seatId": work.seat_id, "purpose": work.request.purpose,
+                       input={"round": work.round, "seatId": work.seat_id, "attempt": claim.attempt,
+                              "purpose": work.request.purpose,
                               "narrative": ({"round": ctx.narrative["round"], "version": ctx.narrative["version"]}
                                             if ctx.narrative else None),
                               "personaId": ctx.persona_id,
