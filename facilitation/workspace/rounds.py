@@ -119,14 +119,17 @@ def _round_open(room: Room, number: int) -> Turn | None:
     return turn if turn is not None and turn.ended_at is None else None
 
 
-def committed(room_id: int, number: int, seat_id: int, correlation: str, attempt: int | None = None) -> bool:
-    """The seat's round is already written (a discarded call's invocation does not count); with ``attempt``,
-    written by that attempt at the seat's slot."""
-    written = Invocation.objects.filter(room_id=room_id, component="agent.round_work", correlation_id=correlation,
-                                        input__seatId=seat_id, input__round=number)
-    if attempt is not None:
-        written = written.filter(input__attempt=attempt)
-    return written.exclude(error__startswith="discarded").exists()
+def writers(room_id: int, number: int, seat_id: int, correlation: str) -> set:
+    """The attempts at the seat's slot that wrote its round (a discarded call's invocation does not count;
+    an invocation written before attempts were kept gives None): empty while the round is not written."""
+    return set(Invocation.objects.filter(room_id=room_id, component="agent.round_work", correlation_id=correlation,
+                                         input__seatId=seat_id, input__round=number)
+               .exclude(error__startswith="discarded").values_list("input__attempt", flat=True))
+
+
+def committed(room_id: int, number: int, seat_id: int, correlation: str) -> bool:
+    """The seat's round is already written."""
+    return bool(writers(room_id, number, seat_id, correlation))
 
 
 @rides_out
@@ -156,9 +159,9 @@ def commit_agent(work: AgentWork, called: Called, claim: Claim) -> bool:
         if room is None:
             return False
         turn = _round_open(room, work.round)
-        written = turn is not None and committed(room.pk, work.round, work.seat_id, work.correlation)
-        if turn is None or leases.finish(claim) is None or written:
-            if written and committed(room.pk, work.round, work.seat_id, work.correlation, attempt=claim.attempt):
+        written_by = writers(room.pk, work.round, work.seat_id, work.correlation) if turn is not None else set()
+        if turn is None or leases.finish(claim) is None or written_by:
+            if claim.attempt in written_by:
                 return False  # by this very attempt, whose connection failed as it committed: its usage is in, once
             log_invocation(room, "agent.round_work", correlation=work.correlation, agent_id=ctx.agent_id,
                            input={"round": work.round, "seatId": work.seat_id}, output=called.text[:4000], success=False,
