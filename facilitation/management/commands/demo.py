@@ -7,7 +7,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from config.bootstrap import ensure_schema
+from config.bootstrap import ensure_browser_bundles, ensure_schema
 
 from facilitation.actions.inputs import DiscussionCreateIn
 from facilitation.actions.lifecycle import do_start_discussion
@@ -48,6 +48,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         ensure_schema(self.stderr)
+        ensure_browser_bundles(self.stderr)
         seed_presets()
         username, password, created = demo_credentials()
         with Runtime(port=opts["port"], out=self.stdout, extra_env={"LLM_PROVIDER": "rehearsal", "CONVENE_REHEARSAL_PACE": str(opts["pace"]),

@@ -4,7 +4,7 @@ Ctrl-C or SIGTERM stops every process it started.
 """
 from django.core.management.base import BaseCommand
 
-from config.bootstrap import ensure_schema
+from config.bootstrap import ensure_browser_bundles, ensure_schema
 from facilitation.presets.seed import ensure_presets
 from config.runtime import Runtime
 
@@ -18,6 +18,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         ensure_schema(self.stderr)
+        ensure_browser_bundles(self.stderr)
         ensure_presets()
         with Runtime(host=opts["host"], port=opts["port"], out=self.stdout) as runtime:
             runtime.wait()
