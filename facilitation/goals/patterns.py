@@ -15,6 +15,8 @@ explicitly, and any change to the artifact withdraws earlier confirmations.
 """
 from dataclasses import dataclass, field
 
+from facilitation.wording import counted
+
 PATTERNS = ("role_assignment", "decision", "list")
 MAX_ROLES = 30
 MAX_OPTIONS = 30
@@ -122,7 +124,7 @@ def check(pattern: str, slots: dict, artifact: dict) -> Check:
     else:
         have = len(artifact.get("items", []))
         if have < slots["min"]:
-            missing.append(f"{slots['min'] - have} more item(s) needed ({have} of {slots['min']})")
+            missing.append(f"{counted(slots['min'] - have, 'more item')} needed ({have} of {slots['min']})")
     return Check(done=not missing, missing=missing)
 
 

@@ -5,6 +5,8 @@ result, how to stop it) and closes with an announcement: there is no silent mode
 """
 from dataclasses import dataclass, field
 
+from facilitation.wording import counted
+
 MODES = {
     "facilitate": "I will moderate until the goal is met and confirmed.",
     "record": "I am here only to take minutes; I will not steer the conversation.",
@@ -33,7 +35,7 @@ def definition_of_done(pattern: str, slots: dict) -> str:
         options = slots.get("options") or []
         among = f" among {', '.join(options)}" if options else ""
         return f"one option is chosen{among}, and you confirm it"
-    return f"the list has at least {slots['min']} item(s), and you confirm it"
+    return f"the list has at least {counted(slots['min'], 'item')}, and you confirm it"
 
 
 def _targets(info: RunInfo) -> str:
@@ -120,7 +122,7 @@ def closing_without_steering(info: RunInfo, reason: str) -> str:
 
 def minutes_report(info: RunInfo, messages: int, speakers: list) -> str:
     who = ", ".join(speakers) if speakers else "nobody"
-    return (f"Minutes of \"{info.goal}\": {messages} message(s) from {who}. "
+    return (f"Minutes of \"{info.goal}\": {counted(messages, 'message')} from {who}. "
             "The minutes (.docx) come with this message, and can be downloaded from the room.")
 
 

@@ -4,6 +4,7 @@ import re
 from facilitation.deliberation.state import takes_up
 from facilitation.llm.rehearsal.room import Room
 from facilitation.llm.rehearsal.text import LABEL, gist_of, ideas_in, lower_first, quote, seeded_pick, short, slug, tidy
+from facilitation.wording import counted
 
 _VOICES = {
     "architect": {
@@ -356,7 +357,7 @@ def _observer_lines(room: Room) -> list[str]:
     concerns = room.of_type("concern")
     return [
         f"An observation on the discussion of \"{room.subject}\", without taking a side: so far {busiest} has had the most airtime, "
-        f"and {len(concerns)} concern(s) and {len(room.of_type('question'))} question(s) have been raised.",
+        f"and {counted(len(concerns), 'concern')} and {counted(len(room.of_type('question')), 'question')} have been raised.",
         "",
         "The arguments cluster around feasibility and risk; the user's perspective has had less attention." if concerns
         else "The discussion has stayed on possibilities; risks have barely been named yet.",

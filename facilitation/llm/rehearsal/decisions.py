@@ -2,6 +2,7 @@
 from facilitation.deliberation.state import significant_words
 from facilitation.llm.rehearsal.room import Room
 from facilitation.llm.rehearsal.text import quote, seeded_pick, tidy
+from facilitation.wording import counted
 
 FACILITATOR_STYLES = ("socratic", "contrarian", "bridge-builder", "spark", "examiner", "impartial-chair", "closer", "equalizer")
 _STYLE_HINTS = {"bridge": "bridge-builder", "impartial": "impartial-chair", "chair": "impartial-chair", "equaliz": "equalizer", "equalis": "equalizer"}
@@ -59,7 +60,7 @@ def _choose(style: str, room: Room, opening: bool) -> tuple[dict, str, dict | No
 
     if style == "equalizer":
         seat = _least_words(room, cands)
-        return seat, f"{seat['name']} has had the least airtime ({room.words(seat)} words in {room.airtime(seat)} turn(s))", \
+        return seat, f"{seat['name']} has had the least airtime ({counted(room.words(seat), 'word')} in {counted(room.airtime(seat), 'turn')})", \
             room.preferred_point(seat["name"], ("decision", "concern"), ("question", "todo"))
 
     if style == "impartial-chair":

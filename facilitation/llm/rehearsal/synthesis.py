@@ -4,6 +4,7 @@ import re
 from facilitation.llm.rehearsal.decisions import facilitator_style
 from facilitation.llm.rehearsal.room import Room
 from facilitation.llm.rehearsal.text import LABEL, VOTES, gist_of, ideas_in, short, tidy
+from facilitation.wording import counted
 
 _HIGH = re.compile(r"secur|sensitive|authori[sz]ation|another user|breach|leak|data loss|attack|privacy|outage|unauthori|crash|corrupt", re.IGNORECASE)
 _LOW = re.compile(r"naming|style|polish|cosmetic|wording|docs?\b|document", re.IGNORECASE)
@@ -69,7 +70,7 @@ def synthesis(room: Room) -> str:
     reason = f"It ends because {room.reading.reason}." if room.reading.reason else ""
 
     out = [LABEL, "", f"# Synthesis: {room.subject}", ""]
-    intro = f"{room.persona.get('name') or 'The facilitator'} closes this {room.format} after {room.round} turn(s)."
+    intro = f"{room.persona.get('name') or 'The facilitator'} closes this {room.format} after {counted(room.round, 'turn')}."
     out += [" ".join(x for x in (intro, reason) if x), ""]
 
     # persona-shaped lead
@@ -108,7 +109,7 @@ def synthesis(room: Room) -> str:
     out += ["## Agreements", ""]
     agreed = [f"- {', '.join(names)} voted {v}." for v, names in tally.items() if len(names) >= 2]
     if decisions:
-        agreed.append(f"- {len(_dedupe(decisions, 100))} proposed decision(s) met no rejection." if not tally["REJECT"] else
+        agreed.append(f"- {counted(len(_dedupe(decisions, 100)), 'proposed decision')} met no rejection." if not tally["REJECT"] else
                       "- Decisions were proposed, but at least one participant rejects the current direction.")
     out += agreed or ["- No explicit agreement was recorded."]
     out.append("")
@@ -150,7 +151,7 @@ def synthesis(room: Room) -> str:
             name = seat.get("name")
             gist = dict(views).get(name)
             turns = room.airtime(seat)
-            out.append(f"- **{name}** ({turns} turn(s)): " + (f"contributed \"{short(gist, 100)}\"." if gist else "had little airtime; hear them first next time."))
+            out.append(f"- **{name}** ({counted(turns, 'turn')}): " + (f"contributed \"{short(gist, 100)}\"." if gist else "had little airtime; hear them first next time."))
         out.append("")
     return tidy("\n".join(out).rstrip() + "\n")
 

@@ -386,7 +386,7 @@ def test_modes_that_do_not_steer(telegram, post_telegram, run_tasks, mode):
     assert run.state == "completed" and Room.objects.get(pk=room.pk).status == "concluded"
     assert "sending the minutes" in place.group_texts()[-1]
     (report,) = [m["text"] for m in telegram.sent_to(manager.external_id)]
-    assert "Minutes of" in report and "1 message(s) from Ana" in report
+    assert "Minutes of" in report and "1 message from Ana" in report
     assert len(place.documents(manager)) == 1
 
 
