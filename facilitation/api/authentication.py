@@ -1,5 +1,7 @@
 """``Authorization: Token <key>``: the key is looked up by its digest (``rooms.tokens``).
 
+``Bearer <key>`` is taken the same way, as the HTTP clients that only know bearer tokens send it.
+
 Unknown, expired or revoked keys are counted per client address; past the limit
 (``CONVENE_RATE_LIMITS["bad_token_ip"]``) that address gets 429 before any lookup.
 """
@@ -10,12 +12,14 @@ from rooms import ratelimit
 from rooms.tokens import token_for_key
 
 KEYWORD = "Token"
+#: The schemes a key may come under (compared without case).
+SCHEMES = (b"token", b"bearer")
 
 
 class TokenAuthentication(BaseAuthentication):
     def authenticate(self, request):
         parts = get_authorization_header(request).split()
-        if not parts or parts[0].lower() != KEYWORD.lower().encode():
+        if not parts or parts[0].lower() not in SCHEMES:
             return None
         ip = ratelimit.client_ip(request.META)
         limit, window = ratelimit.rate("bad_token_ip")

@@ -62,6 +62,16 @@ def test_the_token_authenticates_api_calls(room):
     assert response.status_code == 200 and response.json()["data"]["access"] == "owner"
 
 
+def test_the_token_is_taken_as_a_bearer_token_too(room):
+    key = run("owner")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    assert client.get(f"/api/discussions/{room.pk}").json()["data"]["access"] == "owner"
+    client.credentials(HTTP_AUTHORIZATION=f"bearer {key[:-1]}")
+    response = client.get(f"/api/discussions/{room.pk}")
+    assert response.status_code == 401 and response.json()["error"]["message"] == "Invalid, expired or revoked token."
+
+
 def test_an_expired_token_authenticates_nobody(people):
     key = make_token(people["owner"])
     ApiToken.objects.filter(user=people["owner"]).update(expires_at=timezone.now() - timedelta(seconds=1))
