@@ -54,6 +54,11 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     # Only the agents are people the manager assigns work to; the narrator is not among them.
     assert page.locator("#task-assignee option").all_inner_texts() == ["nobody", "Planner", "Builder", "Tester"]
     assert page.locator("#seats li").count() == 3
+    # Before anything happened, each part of the desk says what will fill it.
+    page.wait_for_selector("#observations-empty:not([hidden])")
+    assert page.locator("#observations-empty").text_content().startswith("No observations yet")
+    assert page.locator("#narrative-empty").is_visible() and page.locator("#narrative-body").is_hidden()
+    assert page.locator("#tasks-empty").is_visible()
     page.evaluate("window.__sameDocument = true")  # everything below arrives without a reload
 
     # Start: the agents' observations arrive live, threaded, filterable.
@@ -61,6 +66,7 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     wait_for(lambda: typed(room_id, 1).count() >= 6 or None, timeout=60)
     page.wait_for_function("() => document.querySelectorAll('#observations [data-observation-id]').length >= 6")
     assert sorted(dom_observations(page)) == sorted(typed(room_id, 1).values_list("pk", flat=True))
+    assert page.locator("#observations-empty").is_hidden()
     assert page.locator("#round-indicator").text_content() == "Round 1"
     assert page.locator("#status-badge").text_content().strip().lower() == "active"
     replies = typed(room_id, 1).filter(responding_to__isnull=False)
@@ -70,6 +76,11 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     page.locator("#filter-type").select_option("question")
     shown = page.eval_on_selector_all("#observations [data-observation-id]", "ns => ns.map(n => n.dataset.type)")
     assert shown and set(shown) == {"question"}
+    absent = next(t for t in ("clarification", "disagreement", "agreement", "decision", "analysis", "observation")
+                  if not typed(room_id).filter(event_type=t).exists())
+    page.locator("#filter-type").select_option(absent)
+    assert dom_observations(page) == []
+    assert page.locator("#observations-empty").text_content() == "No observation matches these filters."
     page.locator("#filter-type").select_option("")
     page.locator("#filter-seat").select_option(str(seats[0].pk))
     assert set(dom_observations(page)) == set(typed(room_id, 1).filter(seat=seats[0]).values_list("pk", flat=True))
@@ -82,6 +93,7 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     page.wait_for_function("(text) => document.querySelector('#narrative-generated').textContent === text",
                            arg=narrative.generated_content)
     assert page.locator("#narrative-content").input_value() == narrative.content
+    assert page.locator("#narrative-empty").is_hidden()
     page.wait_for_function("() => document.querySelector('#round-indicator').textContent === 'Round 2'")
 
     # The manager edits it; the edit is logged with before and after.
@@ -122,6 +134,7 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     task = wait_for(lambda: TaskAssignment.objects.filter(room_id=room_id).first(), timeout=20)
     page.wait_for_selector(f"#board [data-task-id='{task.pk}']")
     assert task_column(page, task.pk) == "pending"
+    assert page.locator("#tasks-empty").is_hidden()
     card = page.locator(f"#board [data-task-id='{task.pk}']")
     assert "P5" in card.inner_text() and "assigned to Builder" in card.inner_text()
     wait_for(lambda: typed(room_id, 2).count() >= 3 or None, timeout=60)  # round 2's agents finished their work

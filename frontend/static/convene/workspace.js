@@ -67,7 +67,7 @@
           } catch (err) { toast(err.message, "error"); }
           await loadRoom();
         });
-        li.append(sel);
+        li.append(el("span", { class: "muted small" }, " works as "), sel);
       } else {
         const p = state.personas.find((x) => x.id === s.personaId);
         li.append(el("span", { class: "muted" }, p ? ` · ${p.name}` : ""));
@@ -106,6 +106,10 @@
       el("p", {}, o.content),
       byParent.has(o.id) ? el("ol", { class: "replies" }, ...byParent.get(o.id).map(item)) : null);
     $("#observations").replaceChildren(...(byParent.get(null) || []).map(item));
+    const empty = $("#observations-empty");
+    empty.hidden = shown.length > 0;
+    empty.textContent = state.observations.length ? "No observation matches these filters."
+      : "No observations yet: once the room runs, the agents publish theirs every round.";
   }
 
   async function loadNarratives() {
@@ -115,6 +119,8 @@
     sel.replaceChildren(...state.narratives.map((n) => el("option", { value: n.id }, `Round ${n.round}`)));
     if (keep && state.narratives.some((n) => String(n.id) === keep)) sel.value = keep;
     else if (state.narratives.length) sel.value = state.narratives[state.narratives.length - 1].id;
+    $("#narrative-empty").hidden = state.narratives.length > 0;
+    $("#narrative-body").hidden = state.narratives.length === 0;
     renderNarrative(false);
   }
 
@@ -154,6 +160,7 @@
 
   async function loadTasks() {
     state.tasks = (await request("GET", `${base}/tasks`)).data;
+    $("#tasks-empty").hidden = state.tasks.length > 0;
     for (const column of document.querySelectorAll("#board .column")) {
       column.querySelector("ul").replaceChildren(...state.tasks.filter((t) => t.status === column.dataset.status).map((t) =>
         el("li", { class: "task", "data-task-id": t.id, "data-status": t.status },
