@@ -44,6 +44,7 @@ def test_create_a_run_and_read_its_artifact(runner, clients):
     assert data["kind"] == "facilitation" and data["joinCode"] and data["run"]["pattern"] == "role_assignment"
     assert data["run"]["origin"] == "ephemeral" and data["run"]["reportTo"] == ["role:management", "user:owner"]
     assert data["moderator"]["name"] == "Convener"
+    assert data["run"]["definitionOfDone"] == "every role (Lead, Scribe, Timekeeper) has exactly one person, nobody holding two, and you confirm it"
     art = runner.get(f"/api/discussions/{data['id']}/artifact").json()["data"]
     assert art["roles"] == {"Lead": None, "Scribe": None, "Timekeeper": None}
     assert art["done"] is False and len(art["missing"]) == 3 and art["confirmedBy"] == []

@@ -31,6 +31,14 @@ def test_a_run_lives_in_the_browser_room_and_staff_see_it(make_page):
     page.wait_for_function("() => document.querySelector('#run-state').textContent === 'Waiting for the group'")
     assert page.locator("#artifact dd").all_inner_texts() == ["open", "open"]
     page.wait_for_function("() => document.querySelector('#room-format').textContent === 'Facilitation run'")
+    # The run as it was set up, and for its owner the command that brings the facilitator into a group.
+    page.wait_for_function("() => document.querySelectorAll('#run-facts dt').length === 3")
+    facts = dict(zip(page.locator("#run-facts dt").all_inner_texts(), page.locator("#run-facts dd").all_inner_texts()))
+    assert facts["Done when"].startswith("every role (Lead, Scribe) has exactly one person")
+    assert facts["Result to"] == "role management" and facts["Deadline"]
+    join_code = FacilitationRun.objects.get(room_id=room_id).join_code
+    assert page.locator("#run-join").is_visible()
+    assert page.locator("#run-join-command").text_content() == f"/facilitator start {join_code}"
     assert not page.get_by_role("button", name="Pause").is_visible() and not page.locator(".round").is_visible()
     page.get_by_role("button", name="Start").click()
     # The handshake arrives live, before anything else is said.
@@ -38,6 +46,7 @@ def test_a_run_lives_in_the_browser_room_and_staff_see_it(make_page):
     handshake.wait_for()
     assert "role:management" in handshake.inner_text()
     page.wait_for_function("() => document.querySelector('#run-state').textContent === 'In progress'")
+    assert page.locator("#run-join").is_hidden()  # started: the command has done its work
 
     # Ana, a participant in another browser, takes a role: the outcome panel changes live in the owner's page.
     ana_page, ana = make_page("ana")
@@ -45,6 +54,9 @@ def test_a_run_lives_in_the_browser_room_and_staff_see_it(make_page):
     status, body = api(ana_page, "POST", f"discussions/{room_id}/comments", {"content": "I'll take Lead"})
     assert status == 201, body
     page.wait_for_function("() => document.querySelector('#artifact dd').textContent === 'ana'")
+    ana_page.goto(f"/discussions/{room_id}")  # a participant sees the run, never its join code
+    ana_page.wait_for_function("() => document.querySelectorAll('#run-facts dt').length === 3")
+    assert ana_page.locator("#run-join").is_hidden() and join_code not in ana_page.content()
     assert "Scribe" in page.locator("#run-missing").inner_text()
     shot(page, "facilitation-run-room.png")
 

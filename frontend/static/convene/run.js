@@ -24,6 +24,7 @@
       list.append(el("dt", { text: key }), el("dd", { class: value === "open" ? "muted" : "", text: value }));
     }
     document.getElementById("run-state").textContent = STATES[artifact.state] || artifact.state || "";
+    if (artifact.state && artifact.state !== "waiting") document.getElementById("run-join").hidden = true;
     const missing = artifact.missing || [];
     document.getElementById("run-missing").textContent = missing.length ? `Still missing: ${missing.join("; ")}` : "";
     const confirmed = artifact.confirmedBy || [];
@@ -32,6 +33,27 @@
       ? `Confirmed by: ${confirmed.join(", ") || "nobody yet"}${waiting.length && artifact.done ? ` · waiting for ${waiting.join(", ")}` : ""}`
       : "";
   }
+
+  // What the run was set up with: the goal's definition of done, the deadline, who gets the result and,
+  // for its owner, the command that brings the facilitator into a group.
+  function brief(room) {
+    const run = room.run;
+    if (!run) return;
+    const facts = [["Done when", run.definitionOfDone],
+                   ["Deadline", new Date(run.deadline).toLocaleString([], { dateStyle: "medium", timeStyle: "short" })],
+                   ["Result to", (run.reportTo || []).map((t) => t.replace(/^user:/, "").replace(/^role:/, "role ")).join(", ") || "nobody"]];
+    document.getElementById("run-facts").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
+    const join = document.getElementById("run-join");
+    const open = Boolean(run.joinCode) && run.state === "waiting";
+    join.hidden = !open;
+    if (!open) return;
+    const command = `/facilitator start ${run.joinCode}`;
+    document.getElementById("run-join-command").textContent = command;
+    document.getElementById("run-join-copy").onclick = () => navigator.clipboard.writeText(command)
+      .then(() => window.Convene.toast("Copied"), () => window.Convene.toast("Select the command and copy it", "error"));
+  }
+
+  request("GET", `discussions/${id}`).then(({ data }) => brief(data)).catch(() => {});
 
   document.addEventListener("convene:event", (e) => {
     const event = e.detail.event;
