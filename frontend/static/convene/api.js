@@ -122,5 +122,11 @@
     return Object.entries(details).map(([field, msgs]) => `${field}: ${Array.isArray(msgs) ? msgs.join(" ") : msgs}`);
   }
 
-  window.Convene = { request, listAll, ApiError, el, escapeHtml, toast, pageData, statusBadge, roleBadge, fieldErrors, STATUS_LABELS, ROLE_LABELS };
+  // "1 question", "3 questions": a count with its noun in the matching form.
+  function counted(n, noun, plural) {
+    return `${n} ${n === 1 ? noun : (plural || `${noun}s`)}`;
+  }
+
+  window.Convene = { request, listAll, ApiError, el, escapeHtml, toast, pageData, statusBadge, roleBadge, fieldErrors, counted,
+                     STATUS_LABELS, ROLE_LABELS };
 })();

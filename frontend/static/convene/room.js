@@ -2,7 +2,7 @@
 // discussion's details and Start; Socket.IO for everything that happens (see live.js).
 (function () {
   "use strict";
-  const { request, el, toast, pageData, roleBadge, STATUS_LABELS } = window.Convene;
+  const { request, el, toast, pageData, roleBadge, counted, STATUS_LABELS } = window.Convene;
   const R = window.ConveneRender;
   const { EVENTS } = window.ConveneLive;
 
@@ -374,8 +374,8 @@
       $("#usage").after(node);
     }
     const count = (o) => Object.values(o || {}).reduce((x, y) => x + y, 0);
-    node.textContent = `Airtime balance (Gini) ${Number(a.gini || 0).toFixed(2)} · open: ${(a.openQuestions || []).length} question(s), ` +
-      `${(a.openConcerns || []).length} concern(s) · devil's advocate objections ${(a.devilsAdvocateObjections || []).length} · ` +
+    node.textContent = `Airtime balance (Gini) ${Number(a.gini || 0).toFixed(2)} · open: ${counted((a.openQuestions || []).length, "question")}, ` +
+      `${counted((a.openConcerns || []).length, "concern")} · devil's advocate objections ${(a.devilsAdvocateObjections || []).length} · ` +
       `corrections ${count(a.corrections)}, fallbacks ${count(a.fallbacks)}`;
   }
 
