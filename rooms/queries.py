@@ -1,5 +1,8 @@
 """Read helpers shared by actions and views (the API imports these, never an actions module)."""
+from django.conf import settings
 from django.db.models import Q, QuerySet
+
+from rooms.models import ChatIdentity
 
 
 def usable_by(model, user) -> QuerySet:
@@ -30,3 +33,14 @@ def measured_latency(limit: int = 2000) -> dict:
         samples.setdefault(provider, {}).setdefault(kind, []).append(ms)
     return {provider: {kind: {"seconds": round(median(values) / 1000, 2), "calls": len(values)} for kind, values in kinds.items()}
             for provider, kinds in samples.items()}
+
+
+def telegram_link(parameter: str, code: str) -> str | None:
+    """The t.me link that hands ``code`` to the Telegram bot (``parameter`` is ``startgroup`` for a group,
+    ``start`` for a direct chat), once the bridge has met the bot (its own account is a chat identity)."""
+    token = settings.BRIDGES["TELEGRAM_BOT_TOKEN"]
+    if ":" not in token or not code:
+        return None
+    own = ChatIdentity.objects.filter(platform="telegram", external_id=token.split(":", 1)[0], is_bot=True)
+    username = own.values_list("username", flat=True).first()
+    return f"https://t.me/{username}?{parameter}={code}" if username else None

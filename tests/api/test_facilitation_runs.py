@@ -37,6 +37,20 @@ def create(api, **over):
     return api.post("/api/discussions", body(**over))
 
 
+def test_the_owner_gets_the_telegram_link_that_carries_the_join_code(runner, clients, people, settings):
+    from rooms.models import ChatIdentity, RoomMember
+
+    settings.BRIDGES = {**settings.BRIDGES, "TELEGRAM_BOT_TOKEN": "777:TEST"}
+    data = create(runner).json()["data"]
+    assert data["run"]["telegramLink"] is None  # the bridge has not met the bot yet
+    ChatIdentity.objects.create(platform="telegram", external_id="777", name="Convene", username="ConveneBot", is_bot=True)
+    run = runner.get(f"/api/discussions/{data['id']}").json()["data"]["run"]
+    assert run["telegramLink"] == f"https://t.me/ConveneBot?startgroup={data['joinCode']}"
+    RoomMember.objects.create(room_id=data["id"], user=people["participant"], access="participant")
+    seen = clients["participant"].get(f"/api/discussions/{data['id']}").json()["data"]
+    assert seen["joinCode"] is None and seen["run"]["joinCode"] is None and seen["run"]["telegramLink"] is None
+
+
 def test_create_a_run_and_read_its_artifact(runner, clients):
     answer = create(runner)
     assert answer.status_code == 201, answer.json()

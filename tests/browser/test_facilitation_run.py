@@ -39,6 +39,7 @@ def test_a_run_lives_in_the_browser_room_and_staff_see_it(make_page):
     join_code = FacilitationRun.objects.get(room_id=room_id).join_code
     assert page.locator("#run-join").is_visible()
     assert page.locator("#run-join-command").text_content() == f"/facilitator start {join_code}"
+    assert page.locator("#run-join-telegram").is_hidden()  # no Telegram bot met yet: no t.me link
     page.wait_for_selector("#analytics")
     assert "open: 0 questions, 0 concerns" in page.locator("#analytics").text_content()
     assert not page.get_by_role("button", name="Pause").is_visible() and not page.locator(".round").is_visible()

@@ -77,6 +77,16 @@ def test_links_codes_and_unlinking(room, people):
     assert api(people["viewer"]).get(url).json()["data"] == []
 
 
+def test_link_codes_carry_the_telegram_link_once_the_bot_is_known(room, people):
+    url = f"/api/discussions/{room.pk}/links"
+    assert api(people["owner"]).post(url).json()["data"]["telegramLink"] is None  # the bridge has not met the bot yet
+    ChatIdentity.objects.create(platform="telegram", external_id="123456", name="Convene", username="ConveneTestBot", is_bot=True)
+    data = api(people["owner"]).post(url).json()["data"]
+    assert data["telegramLink"] == f"https://t.me/ConveneTestBot?startgroup={data['code']}"
+    created = api(people["participant"]).post("/api/me/chat-identities").json()["data"]
+    assert created["telegramLink"] == f"https://t.me/ConveneTestBot?start={created['code']}"
+
+
 def test_deliveries_are_for_the_owner_and_staff(room, people):
     chat = Chat.objects.create(platform="telegram", external_id="-1", title="Team")
     Delivery.objects.create(room=room, kind="post", chat=chat, platform="telegram", recipient="Team", text="hi",

@@ -7,7 +7,6 @@
 - ``POST/GET /api/me/chat-identities`` (+ ``DELETE /{id}``) — a code to send the bot in a
   direct chat (``/start CODE``), your linked chat accounts, unlinking one.
 """
-from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.views import APIView
@@ -23,6 +22,7 @@ from rooms.chat_shapes import delivery_shape, identity_shape, link_shape
 from rooms.errors import NotFound, ValidationFailed
 from rooms.models import ChatIdentity, ChatLink, Delivery
 from rooms.payloads import turn_payload
+from rooms.queries import telegram_link
 from rooms.serializers import DeliveryOut, IdentityOut, LinkOut, Out
 
 TAG_COMMENTS = ["comments"]
@@ -56,19 +56,8 @@ class LinkDeleteIn(serializers.Serializer):
 LinkRemovedEnvelope = schemas.envelope("LinkRemovedEnvelope", LinkOut())
 
 
-def _bot_username() -> str:
-    """The Telegram bot's @name, once the bridge has met it (the bot's own account is a chat identity too)."""
-    token = settings.BRIDGES["TELEGRAM_BOT_TOKEN"]
-    if ":" not in token:
-        return ""
-    own = ChatIdentity.objects.filter(platform="telegram", external_id=token.split(":", 1)[0], is_bot=True)
-    return own.values_list("username", flat=True).first() or ""
-
-
 def _code_shape(code, command: str, deep_link: str) -> dict:
-    username = _bot_username()
-    return CodeOut.render(code, command=command,
-                          telegram_link=f"https://t.me/{username}?{deep_link}={code.code}" if username else None)
+    return CodeOut.render(code, command=command, telegram_link=telegram_link(deep_link, code.code))
 
 
 class CommentsView(APIView):

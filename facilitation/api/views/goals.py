@@ -11,18 +11,21 @@ from facilitation.goals.shapes import artifact_shape, run_shape
 from rooms.access import can_control
 from rooms.errors import Forbidden, NotFound
 from rooms.models import FacilitationRun
+from rooms.queries import telegram_link
 
 TAG = ["facilitation"]
 
 
 def run_fields(user, room) -> dict:
-    """What a facilitation room's detail adds: its run; the join code only for its owner and staff."""
+    """What a facilitation room's detail adds: its run; the join code (and the Telegram link that carries
+    it, once the bot's name is known) only for its owner and staff."""
     run = FacilitationRun.objects.filter(room=room).first()
     if run is None:
         return {"run": None}
     shape = run_shape(run)
     if not can_control(user, room):
         shape["joinCode"] = None
+    shape["telegramLink"] = telegram_link("startgroup", shape["joinCode"])
     return {"run": shape, "joinCode": shape["joinCode"]}
 
 
