@@ -130,7 +130,7 @@ def test_the_slots_run_at_the_same_time_on_separate_workers(model):  # noqa: F81
     for thread in threads:
         thread.join(10)
     assert results == {0: "committed", 1: "committed", 2: "committed"}
-    assert peak[0] == 3 and time.monotonic() - started < 1.1  # three calls of 0.4 s overlapped
+    assert peak[0] == 3  # the three calls of 0.4 s were in flight together
     a, b, c, d = speakers(room)
     assert [t.seat_id for t in _contributions(room)[-3:]] == [b.pk, c.pk, d.pk]
 
