@@ -1,6 +1,6 @@
 """The JSON shapes of a facilitation run and its artifact (REST and events)."""
 from facilitation.goals import patterns
-from facilitation.goals.texts import definition_of_done
+from facilitation.goals.texts import definition_of_done, readable_targets
 from rooms.models import FacilitationRun
 
 
@@ -14,7 +14,8 @@ def artifact_shape(run: FacilitationRun) -> dict:
 
 def run_shape(run: FacilitationRun) -> dict:
     return {"pattern": run.pattern, "slots": run.slots, "definitionOfDone": definition_of_done(run.pattern, run.slots),
-            "reportTo": run.report_to, "deadline": run.deadline.isoformat(),
+            "reportTo": run.report_to, "reportToText": readable_targets(run.report_to) if run.report_to else "",
+            "deadline": run.deadline.isoformat(),
             "reminderMinutes": run.reminder_minutes, "ttlHours": run.ttl_hours, "expiresAt": run.expires_at.isoformat(),
             "origin": run.origin, "state": run.state, "mode": run.mode, "joinCode": run.join_code,
             "interimReports": run.interim_reports,

@@ -41,7 +41,16 @@ def definition_of_done(pattern: str, slots: dict) -> str:
 def _targets(info: RunInfo) -> str:
     if not info.report_to:
         return "nobody (no report target was set)"
-    return ", ".join(info.report_to) if info.disclose_report_to else "the person who asked for it"
+    return readable_targets(info.report_to) if info.disclose_report_to else "the person who asked for it"
+
+
+def readable_targets(report_to: list) -> str:
+    """Report targets as people read them: ``user:olga`` is "olga", ``role:management`` "everyone in management"."""
+    names = []
+    for target in report_to:
+        kind, _, name = str(target).partition(":")
+        names.append(f"everyone in {name}" if kind == "role" else name if kind == "user" and name else str(target))
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def handshake(info: RunInfo) -> str:

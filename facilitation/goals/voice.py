@@ -88,7 +88,7 @@ def close_and_report(room: Room, run: FacilitationRun, *, completed: bool, reaso
     for principal in run.report_to:
         for delivery in queue_direct(principal, report, room=room, attachment=attachment):
             if delivery.status == Delivery.Status.UNDELIVERABLE:
-                problems.append(f"{principal}: {delivery.diagnostic}")
+                problems.append(f"{texts.readable_targets([principal])}: {delivery.diagnostic}")
     if problems:
         who = f"{run.initiator_name}, " if run.initiator_name else ""
         say(room, f"{who}I could not deliver the report to everyone: " + " ".join(problems), "report-diagnostic")

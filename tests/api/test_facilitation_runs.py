@@ -58,6 +58,7 @@ def test_create_a_run_and_read_its_artifact(runner, clients):
     assert data["kind"] == "facilitation" and data["joinCode"] and data["run"]["pattern"] == "role_assignment"
     assert data["run"]["origin"] == "ephemeral" and data["run"]["reportTo"] == ["role:management", "user:owner"]
     assert data["moderator"]["name"] == "Convener"
+    assert data["run"]["reportToText"] == "everyone in management and owner"
     assert data["run"]["definitionOfDone"] == "every role (Lead, Scribe, Timekeeper) has exactly one person, nobody holding two, and you confirm it"
     art = runner.get(f"/api/discussions/{data['id']}/artifact").json()["data"]
     assert art["roles"] == {"Lead": None, "Scribe": None, "Timekeeper": None}
@@ -181,7 +182,7 @@ def test_start_opens_with_the_handshake_status_and_stop_close_it(runner, people)
     run = FacilitationRun.objects.get(room=room)
     assert room.status == "active" and run.state == "active" and run.initiator_user == people["owner"]
     [hello] = Observation.objects.filter(room=room, author_kind="facilitator")
-    assert hello.data["purpose"] == "handshake" and "Convener" in hello.content and "role:management" in hello.content
+    assert hello.data["purpose"] == "handshake" and "Convener" in hello.content and "everyone in management and owner" in hello.content
     assert "/facilitator stop" in hello.content
     turns = runner.get(f"/api/discussions/{room_id}/turns").json()["data"]
     assert turns[-1]["speaker"]["kind"] == "facilitator"
@@ -223,7 +224,7 @@ def test_minutes_of_a_run_as_docx(runner):
     assert answer.status_code == 200
     text = "\n".join(p.text for p in Document(io.BytesIO(answer.content)).paragraphs)
     for needed in ("Goal: Every role carries exactly one name", "Definition of done: every role (Lead, Scribe, Timekeeper)",
-                   "Result to: role:management, user:owner", "Participants", "Ana, Bo", "How the result was reached",
+                   "Result to: everyone in management and owner", "Participants", "Ana, Bo", "How the result was reached",
                    "- Lead: Ana", "- Timekeeper: (open)", "Still open", "Timekeeper: nobody yet"):
         assert needed in text, needed
     assert text.count("(v") == 3  # created, then two changes

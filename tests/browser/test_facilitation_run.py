@@ -35,7 +35,7 @@ def test_a_run_lives_in_the_browser_room_and_staff_see_it(make_page):
     page.wait_for_function("() => document.querySelectorAll('#run-facts dt').length === 3")
     facts = dict(zip(page.locator("#run-facts dt").all_inner_texts(), page.locator("#run-facts dd").all_inner_texts()))
     assert facts["Done when"].startswith("every role (Lead, Scribe) has exactly one person")
-    assert facts["Result to"] == "role management" and facts["Deadline"]
+    assert facts["Result to"] == "everyone in management" and facts["Deadline"]
     join_code = FacilitationRun.objects.get(room_id=room_id).join_code
     assert page.locator("#run-join").is_visible()
     assert page.locator("#run-join-command").text_content() == f"/facilitator start {join_code}"
@@ -47,7 +47,7 @@ def test_a_run_lives_in_the_browser_room_and_staff_see_it(make_page):
     # The handshake arrives live, before anything else is said.
     handshake = page.locator("#timeline .tcard").filter(has_text="your facilitator for this run")
     handshake.wait_for()
-    assert "role:management" in handshake.inner_text()
+    assert "everyone in management" in handshake.inner_text()
     page.wait_for_function("() => document.querySelector('#run-state').textContent === 'In progress'")
     assert page.locator("#run-join").is_hidden()  # started: the command has done its work
 

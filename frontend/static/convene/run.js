@@ -41,7 +41,7 @@
     if (!run) return;
     const facts = [["Done when", run.definitionOfDone],
                    ["Deadline", new Date(run.deadline).toLocaleString([], { dateStyle: "medium", timeStyle: "short" })],
-                   ["Result to", (run.reportTo || []).map((t) => t.replace(/^user:/, "").replace(/^role:/, "role ")).join(", ") || "nobody"]];
+                   ["Result to", run.reportToText || "nobody"]];
     document.getElementById("run-facts").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
     const join = document.getElementById("run-join");
     const open = Boolean(run.joinCode) && run.state === "waiting";

@@ -102,10 +102,12 @@ def test_texts_say_what_the_run_is():
                          deadline="Friday 17:00 UTC", report_to=["role:management"], initiator="Olga")
     hello = texts.handshake(info)
     for needed in ("Convener", "Olga invited me", "Roles for the Q3 launch", "exactly one person", "Friday 17:00 UTC",
-                   "role:management", "/facilitator stop"):
+                   "The result goes to: everyone in management.", "/facilitator stop"):
         assert needed in hello
     hidden = texts.handshake(texts.RunInfo(**{**info.__dict__, "disclose_report_to": False}))
-    assert "role:management" not in hidden
+    assert "management" not in hidden
+    assert texts.readable_targets(["user:olga", "role:management", "role:board"]) == \
+        "olga, everyone in management and everyone in board"
     assert "only to take minutes" in texts.handshake(texts.RunInfo(**{**info.__dict__, "mode": "record"}))
     art = {"roles": {"Lead": "Ana", "Scribe": None, "Timekeeper": None}}
     status = texts.status(info, art, ["Scribe: nobody yet"], "active")

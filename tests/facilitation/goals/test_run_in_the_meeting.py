@@ -199,7 +199,7 @@ def test_roles_from_invitation_to_confirmed_result_and_two_reports(place, manage
     run = FacilitationRun.objects.get(room=room)
     assert run.state == "active"
     (handshake,) = [t for t in place.group_texts() if "your facilitator for this run" in t]
-    assert "Every role carries exactly one name" in handshake and "role:management" in handshake
+    assert "Every role carries exactly one name" in handshake and "The result goes to: everyone in management." in handshake
     assert "/facilitator stop" in handshake and "Deadline" in handshake
     if place.platform != "web":  # whoever added the bot is the initiator
         assert run.initiator_name == "Ana" and run.initiator_key.startswith(place.platform + ":")
@@ -269,7 +269,7 @@ def test_status_is_truthful_and_only_the_initiator_stops(place, managers):
     place.say("cy", "/facilitator status")
     status = place.group_texts()[-1]
     assert "Convener moderates this run" in status and "Lead: Cy" in status and "Scribe" in status
-    assert "role:management" in status
+    assert "everyone in management" in status
     place.say("cy", "/facilitator stop")
     assert "Only the person who invited me" in place.group_texts()[-1]
     assert FacilitationRun.objects.get(room=room).state == "active"
@@ -315,7 +315,7 @@ def test_the_report_goes_to_whoever_holds_the_role_when_it_is_sent(place, manage
     assert noor.status == "undeliverable" and "no linked" in noor.diagnostic
     # The diagnostic is visible in the room (and so in the group), addressed to the initiator.
     diagnostic = Observation.objects.filter(room=room, data__purpose="report-diagnostic").get()
-    assert "noor" in diagnostic.content and "role:management" in diagnostic.content
+    assert "noor" in diagnostic.content and "everyone in management" in diagnostic.content
 
 
 def test_a_stalled_group_is_reminded_and_a_passed_deadline_reports_failure(place, managers):
