@@ -76,19 +76,35 @@ def artifact_text(pattern: str, artifact: dict) -> str:
     return "\n".join(f"- {i['text']} ({i['by']})" for i in items) or "(no items yet)"
 
 
+#: A run's state as the group reads it.
+STATE_WORDS = {"waiting": "waiting for the group", "active": "in progress", "confirming": "waiting for confirmation",
+               "completed": "done and confirmed", "stopped": "stopped", "failed": "ended without a result"}
+
+
+def _state(state: str) -> str:
+    return STATE_WORDS.get(state, state)
+
+
+def _still(missing: list, state: str) -> str:
+    """What the outcome lacks, as the last line of a status says it."""
+    if missing:
+        return f"Still missing: {'; '.join(missing)}."
+    if state == "confirming":
+        return "Still missing: your confirmation."
+    return "Nothing is missing." if state == "completed" else "Still missing: nothing."
+
+
 def status(info: RunInfo, artifact: dict, missing: list, state: str) -> str:
-    still = "; ".join(missing) if missing else "nothing: waiting for your confirmation" if state == "confirming" else "nothing"
-    return (f"{info.facilitator} moderates this run ({state}).\nGoal: {info.goal}\n"
+    return (f"I am {info.facilitator}, moderating this run ({_state(state)}).\nGoal: {info.goal}\n"
             f"Done when: {definition_of_done(info.pattern, info.slots)}.\nDeadline: {info.deadline}.\n"
             f"The result goes to: {_targets(info)}.\nSo far:\n{artifact_text(info.pattern, artifact)}\n"
-            f"Still missing: {still}.")
+            f"{_still(missing, state)}")
 
 
 def board(info: RunInfo, artifact: dict, missing: list, state: str) -> str:
     """The status kept in place in each group (one message edited, one card updated)."""
-    still = "; ".join(missing) if missing else "confirmation" if state == "confirming" else "nothing"
-    return (f"{info.goal} ({state})\n{artifact_text(info.pattern, artifact)}\n"
-            f"Still missing: {still}. Deadline: {info.deadline}.")
+    return (f"{info.goal} ({_state(state)})\n{artifact_text(info.pattern, artifact)}\n"
+            f"{_still(missing, state)} Deadline: {info.deadline}.")
 
 
 def ask_confirmation(pattern: str, artifact: dict, people: list) -> str:

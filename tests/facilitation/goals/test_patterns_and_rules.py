@@ -112,6 +112,10 @@ def test_texts_say_what_the_run_is():
     art = {"roles": {"Lead": "Ana", "Scribe": None, "Timekeeper": None}}
     status = texts.status(info, art, ["Scribe: nobody yet"], "active")
     assert "Lead: Ana" in status and "Scribe: (open)" in status and "Still missing: Scribe: nobody yet" in status
+    assert "I am Convener, moderating this run (in progress)." in status
+    done = texts.board(info, {"roles": {"Lead": "Ana"}}, [], "completed")
+    assert done.startswith("Roles for the Q3 launch (done and confirmed)\n") and "Nothing is missing. Deadline" in done
+    assert "Still missing: your confirmation." in texts.board(info, art, [], "confirming")
     assert "Cy, we have not heard" in texts.nudge(["Scribe: nobody yet"], ["Cy"])
     assert texts.report(info, art, False, [], "deadline passed").startswith("Partial result (not completed: deadline passed)")
 

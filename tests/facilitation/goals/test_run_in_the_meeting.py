@@ -268,7 +268,7 @@ def test_status_is_truthful_and_only_the_initiator_stops(place, managers):
     place.say("cy", "I'll take Lead")
     place.say("cy", "/facilitator status")
     status = place.group_texts()[-1]
-    assert "Convener moderates this run" in status and "Lead: Cy" in status and "Scribe" in status
+    assert "I am Convener, moderating this run" in status and "Lead: Cy" in status and "Scribe" in status
     assert "everyone in management" in status
     place.say("cy", "/facilitator stop")
     assert "Only the person who invited me" in place.group_texts()[-1]
