@@ -194,6 +194,16 @@ def test_synthesis_accounts_for_every_decision_and_open_item_and_follows_the_per
     assert len(set(texts.values())) == 4
 
 
+def test_a_facilitator_of_its_own_is_named_as_its_persona_says_or_not_at_all():
+    records = [turn(1, 1, ARCH, "A short cache keeps Postgres calm.\nVOTE: READY")]
+    room = situation("a-facilitator-of-our-own", records, rounds=1)
+    ctx = room.ctx()
+    text = PROVIDER.complete(for_step(ctx, Synthesis("max_rounds"), 30)).text
+    assert "The facilitator closes this deliberation after 1 turn." in text  # "You are a fair facilitator." names nobody
+    named = replace(ctx, facilitator=replace(ctx.facilitator, persona_prompt="You are Morgan, a fair facilitator."))
+    assert "Morgan closes this deliberation" in PROVIDER.complete(for_step(named, Synthesis("max_rounds"), 30)).text
+
+
 def test_other_prompts_get_a_labelled_summary():
     text = PROVIDER.complete(LLMRequest(system="Summarise.", messages=[{"role": "user", "content": "DECISION: Encrypt the cache."}],
                                         purpose="narrative")).text

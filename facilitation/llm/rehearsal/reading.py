@@ -95,14 +95,18 @@ def _section_after(text: str, heading: str) -> str:
 
 
 def _style(system: str) -> tuple[str, str]:
+    """The facilitator's style and name: a preset's policy names both; else the persona's "You are ..."
+    (a facilitator written from a preset still introduces itself by the preset's name); else no name."""
     match = re.search(r"^## Your selection policy \((.+?)\)$", system, re.MULTILINE)
-    name = match.group(1).strip() if match else ""
-    style = _STYLE_NAMES.get(name.lower())
-    if style is None:  # a facilitator written from a preset still introduces itself by the preset's name
-        intro = re.search(r"\bYou are (The [A-Z][\w-]*(?: [A-Z][\w-]*)?)", system)
-        style = _STYLE_NAMES.get(intro.group(1).lower(), "generic") if intro else "generic"
-        name = intro.group(1) if intro else name
-    return style, name
+    policy = match.group(1).strip() if match else ""
+    style = _STYLE_NAMES.get(policy.lower())
+    if style is not None:
+        return style, policy
+    intro = re.search(r"\bYou are (The [A-Z][\w-]*(?: [A-Z][\w-]*)?)", system)
+    if intro:
+        return _STYLE_NAMES.get(intro.group(1).lower(), "generic"), intro.group(1)
+    named = re.search(r"\bYou are ([A-Z][\w-]*(?: [A-Z][\w-]*)?)[,.]", system)
+    return "generic", named.group(1) if named else ""
 
 
 def _kind(task: str) -> str:
