@@ -1,9 +1,9 @@
-"""Sending a delivery to Telegram: pacing, splitting, mentions, errors.
+"""Sending a delivery to Telegram: pacing, splitting, mentions, Markdown, errors.
 
 A message longer than 4,096 characters goes out in parts split on paragraph boundaries;
 parts already sent are recorded, so a retry resumes after them. Mentions become
 ``text_mention`` entities and the relayed speaker's name a ``bold`` one, with offsets in
-UTF-16 code units. Pacing: a token bucket per chat (about one message a second), per group
+UTF-16 code units. A relayed turn's Markdown goes out as text with entities (``markdown.rendered``). Pacing: a token bucket per chat (about one message a second), per group
 (20 a minute) and overall; a 429's ``retry_after`` blocks the chat's bucket that long.
 A 403 (the person never started the bot, or the bot was removed) is undeliverable with a
 diagnostic; a ``migrate_to_chat_id`` answer moves the chat to its supergroup id and retries.
@@ -14,6 +14,7 @@ from datetime import timedelta
 
 from channels_bridge import attachments, outcome, ratelimit
 from channels_bridge.telegram import client as tg
+from channels_bridge.telegram.markdown import rendered
 from channels_bridge.text import Span, split_message, utf16_len, utf16_offset
 from rooms.actions.chat import do_migrate_chat, do_set_status_message
 from rooms.actions.deliveries import record_part_sent
@@ -37,6 +38,18 @@ def _target(d: Delivery) -> tuple[str, bool]:
     if d.chat_id:
         return d.chat.external_id, d.chat.kind != "direct"
     return d.identity.external_id, False  # a private chat's id is the user's id
+
+
+def _text_and_spans(d: Delivery) -> tuple[str, list[Span]]:
+    """The message's text and its spans: the speaker's name in bold, mentions, and the formatting of the
+    Markdown that follows ``card.markdownFrom`` (a relayed turn's text)."""
+    text, spans = d.text or "", _spans(d)
+    start = (d.card or {}).get("markdownFrom")
+    if isinstance(start, int) and 0 <= start <= len(text):
+        body, formatting = rendered(text[start:])
+        spans = [s for s in spans if s.end <= start] + [Span(start + f.offset, f.length, f.data) for f in formatting]
+        text = text[:start] + body
+    return text, spans
 
 
 def _spans(d: Delivery) -> list[Span]:
@@ -65,7 +78,8 @@ def _entities(text: str, spans: list[Span]) -> list:
             user = User(id=int(identity.external_id), first_name=identity.name or identity.username or "someone", is_bot=False)
             entities.append(MessageEntity(MessageEntity.TEXT_MENTION, offset, length, user=user))
         else:
-            entities.append(MessageEntity(span.data["type"], offset, length))
+            extra = {k: span.data[k] for k in ("url", "language") if span.data.get(k)}
+            entities.append(MessageEntity(span.data["type"], offset, length, **extra))
     return entities
 
 
@@ -87,7 +101,8 @@ def deliver(d: Delivery) -> outcome.Outcome:
         return outcome.undeliverable("Telegram is not configured (TELEGRAM_BOT_TOKEN is empty).")
     chat_id, group = _target(d)
     bot = tg.client()
-    parts = split_message(d.text or "", LIMIT, _spans(d))
+    full_text, spans = _text_and_spans(d)
+    parts = split_message(full_text, LIMIT, spans)
     sent_ids = list(d.message_ids)
     try:
         if d.kind == Delivery.Kind.STATUS and d.chat_id and d.chat.status_message_id:

@@ -64,8 +64,9 @@ def _chat_label(chat: Chat) -> str:
 # --- what the relay sends --------------------------------------------------------------
 
 
-def relay_text(obs: Observation) -> str | None:
-    """A room turn as a chat message, or None for what is not relayed."""
+def relay_text(obs: Observation) -> tuple[str, str] | None:
+    """A room turn as a chat message: the speaker's prefix and the turn's text (Markdown), or None for
+    what is not relayed."""
     if obs.kind not in RELAYED_KINDS or obs.status != Observation.Status.OK:
         return None
     content = (obs.content or "").strip()
@@ -74,8 +75,8 @@ def relay_text(obs: Observation) -> str | None:
     if not content:
         return None
     if obs.kind == Observation.Kind.SYNTHESIS:
-        return f"{obs.author_name} (conclusion): {content}"
-    return f"{obs.author_name}: {content}"
+        return f"{obs.author_name} (conclusion): ", content
+    return f"{obs.author_name}: ", content
 
 
 def queue_relay(room: Room, obs: Observation, *, origin_chat_id: int | None = None,
@@ -85,9 +86,11 @@ def queue_relay(room: Room, obs: Observation, *, origin_chat_id: int | None = No
     Call inside the transaction that commits the turn (the room row is locked by the caller).
     The unique (source, chat) constraint makes a repeated call a no-op.
     """
-    text = relay_text(obs)
-    if text is None:
+    relayed = relay_text(obs)
+    if relayed is None:
         return []
+    prefix, content = relayed
+    text = prefix + content
     links = list(ChatLink.objects.filter(room_id=room.pk, active=True).select_related("chat"))
     targets = [link.chat for link in links if link.chat_id != origin_chat_id and link.chat.bot_present]
     if not targets:
@@ -101,7 +104,7 @@ def queue_relay(room: Room, obs: Observation, *, origin_chat_id: int | None = No
         created.append(_create(
             correlation_id=correlation, room=room, kind=Delivery.Kind.RELAY, principal=f"chat:{chat.pk}",
             platform=chat.platform, chat=chat, recipient=_chat_label(chat), text=text, source=obs,
-            card={"boldPrefix": len(obs.author_name)},
+            card={"boldPrefix": len(obs.author_name), "markdownFrom": len(prefix)},
         ))
     if created:
         record("bridge.queue_relay", room=room, correlation_id=correlation,

@@ -124,6 +124,44 @@ def test_a_browser_comment_reaches_the_chat_once(telegram, post_telegram, run_ta
                                     payload__delivery__status="sent").exists()
 
 
+def test_a_relayed_turn_s_markdown_arrives_as_formatting(telegram, post_telegram, run_tasks, room, owner):
+    from facilitation.actions.lifecycle import do_start_discussion
+
+    linked(post_telegram, run_tasks, room, owner)
+    do_start_discussion(room)
+    before = len(telegram.sent_to(-4001))
+    committed(do_post_comment, room.pk, owner, "## Plan 🎉\n\n- **Cache** the catalogue, *not* prices\n- see [the notes](https://example.com/n)\n\n`ttl=60`")
+    run_tasks()
+    (message,) = telegram.sent_to(-4001)[before:]
+    assert message["text"] == "olga: Plan 🎉\n\n• Cache the catalogue, not prices\n• see the notes\n\nttl=60"
+
+    def marked(kind):  # the text under each entity of this kind (offsets in UTF-16 code units)
+        units = message["text"].encode("utf-16-le")
+        return [(units[2 * e["offset"]:2 * (e["offset"] + e["length"])].decode("utf-16-le"), e.get("url"))
+                for e in message["entities"] if e["type"] == kind]
+
+    assert marked("bold") == [("olga", None), ("Plan 🎉", None), ("Cache", None)]
+    assert marked("italic") == [("not", None)]
+    assert marked("text_link") == [("the notes", "https://example.com/n")]
+    assert marked("code") == [("ttl=60", None)]
+
+
+def test_a_long_relayed_turn_keeps_its_formatting_in_every_part(telegram, post_telegram, run_tasks, room, owner):
+    from facilitation.actions.lifecycle import do_start_discussion
+
+    linked(post_telegram, run_tasks, room, owner)
+    do_start_discussion(room)
+    before = len(telegram.sent_to(-4001))
+    paragraphs = [f"**Point {i}** " + ("word " * 300).strip() for i in range(6)]
+    committed(do_post_comment, room.pk, owner, "\n\n".join(paragraphs))
+    run_tasks()
+    parts = telegram.sent_to(-4001)[before:]
+    assert len(parts) == 3 and "**" not in "".join(p["text"] for p in parts)  # the fake refuses entities beyond a part's end
+    bold = [p["text"].encode("utf-16-le")[2 * e["offset"]:2 * (e["offset"] + e["length"])].decode("utf-16-le")
+            for p in parts for e in p["entities"] if e["type"] == "bold"]
+    assert bold == ["olga", *[f"Point {i}" for i in range(6)]]
+
+
 def test_own_and_other_bots_messages_are_not_input(telegram, post_telegram, run_tasks, room, owner):
     linked(post_telegram, run_tasks, room, owner)
     post_telegram(tu.message(GROUP, tu.BOT, "an echo of myself"))
