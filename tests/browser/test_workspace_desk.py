@@ -59,6 +59,7 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     assert page.locator("#observations-empty").text_content().startswith("No observations yet")
     assert page.locator("#narrative-empty").is_visible() and page.locator("#narrative-body").is_hidden()
     assert page.locator("#tasks-empty").is_visible()
+    assert page.get_by_role("button", name="Publish").is_disabled() and page.locator("#observation-hint").is_visible()
     page.evaluate("window.__sameDocument = true")  # everything below arrives without a reload
 
     # Start: the agents' observations arrive live, threaded, filterable.
@@ -67,6 +68,7 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     page.wait_for_function("() => document.querySelectorAll('#observations [data-observation-id]').length >= 6")
     assert sorted(dom_observations(page)) == sorted(typed(room_id, 1).values_list("pk", flat=True))
     assert page.locator("#observations-empty").is_hidden()
+    assert page.get_by_role("button", name="Publish").is_enabled() and page.locator("#observation-hint").is_hidden()
     assert page.locator("#round-indicator").text_content() == "Round 1"
     assert page.locator("#status-badge").text_content().strip().lower() == "active"
     replies = typed(room_id, 1).filter(responding_to__isnull=False)

@@ -34,6 +34,13 @@
     $("#read-only").hidden = !closed;
     // Closed: every writing control goes; a completed scope can still be archived.
     document.querySelectorAll(".manager-only, #observation-form").forEach((n) => { n.hidden = closed && n.id !== "workspace-controls"; });
+    // Observations are published while the room runs (active or paused): before that the form says so.
+    const form = $("#observation-form");
+    if (form) {
+      const running = ["active", "paused"].includes(r.status);
+      for (const control of form.elements) control.disabled = !running;
+      $("#observation-hint").hidden = running || closed;
+    }
     const verbs = { start: r.status === "draft", pause: r.status === "active", resume: r.status === "paused",
       complete: !closed, archive: r.status !== "archived" };
     for (const [verb, on] of Object.entries(verbs)) {
