@@ -24,6 +24,7 @@ the next in seat order after the last speaker.
 from dataclasses import dataclass, field
 
 from facilitation.engine.decision import Decision
+from facilitation.wording import counted
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def _why_not(seat_id, facts: Facts) -> tuple[str, str]:
         waiting = ", ".join(facts.name(i) for i in facts.speaking_ids if facts.turns_of(i) == 0)
         return "fair_share", f"has had {facts.turns_of(seat_id)} turns while {waiting} has not been heard yet"
     fewest = min(facts.turns_of(i) for i in facts.speaking_ids)
-    return "strict_share", f"has had {facts.turns_of(seat_id)} turn(s) while others have had {fewest}: nobody gets ahead"
+    return "strict_share", f"has had {counted(facts.turns_of(seat_id), 'turn')} while others have had {fewest}: nobody gets ahead"
 
 
 def _order_after(ids: list[int], facts: Facts) -> list[int]:

@@ -41,6 +41,7 @@ def test_strict_fairness_lets_nobody_get_ahead():
     strict = apply_guardrails(go(1), facts(last_id=2, turns={1: 1, 2: 1, 3: 0}, strict=True))
     assert loose.next_participant_id == 1 and strict.next_participant_id == 3
     assert strict.corrections[-1]["rule"] == "strict_share"
+    assert "has had 1 turn while others have had 0" in strict.corrections[-1]["reason"]
 
 
 def test_observers_and_unknown_seats_never_speak():
