@@ -220,3 +220,26 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     assert viewer_page.locator("button:visible").filter(has_text="End round").count() == 0
     assert viewer_page.locator("#task-form, #invocations, #btn-save-narrative").count() == 0
     assert viewer_page.errors == []
+
+
+def test_a_manager_creates_a_workspace_in_the_wizard(make_page):
+    page, manager = make_page("wanda")
+    page.goto("/discussions/new/")
+    page.get_by_label("Topic").fill(TOPIC)
+    page.locator("input[name=kind][value=workspace]").check()
+    page.get_by_role("button", name="Next").click()
+    page.wait_for_selector("#moderator optgroup[label='Built-in presets'] option", state="attached")
+    page.get_by_label("Facilitator", exact=True).select_option(label="The Impartial Chair")
+    for name in ("Architect", "Designer"):
+        page.locator(".prow").filter(has=page.locator(".name", has_text=name)).first.locator(".p-check").check()
+    page.get_by_role("button", name="Next").click()
+    # A workspace has no turn limit or estimate: the page says how its rounds end instead.
+    assert page.locator("#workspace-rounds").is_visible() and "End round" in page.locator("#workspace-rounds").inner_text()
+    assert page.locator("#discussion-rounds").is_hidden() and page.locator("#estimate-section").is_hidden()
+    assert page.get_by_role("button", name="Start workspace").is_visible()
+    page.get_by_role("button", name="Save as draft").click()
+    page.wait_for_url("**/workspaces/*/")
+    room = Room.objects.get(owner=manager)
+    assert room.kind == "workspace" and room.status == "draft" and room.topic == TOPIC
+    assert sorted(Seat.objects.filter(room=room, role="participant").values_list("agent__name", flat=True)) == ["Architect", "Designer"]
+    assert page.url.endswith(f"/workspaces/{room.pk}/")

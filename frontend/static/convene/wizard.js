@@ -52,9 +52,22 @@
     $("#wizard-start").hidden = n !== 3;
     $("#wizard-draft").hidden = n !== 3;
     $("#wizard-error").hidden = true;
-    if (n === 3) { renderEstimate(); renderReview(); }
+    if (n === 3) { showKind(); renderEstimate(); renderReview(); }
     const legend = form.querySelector(`fieldset.step[data-step="${n}"] legend`);
     if (legend) { legend.tabIndex = -1; legend.focus(); }
+  }
+
+  function kind() {
+    return form.querySelector('input[name="kind"]:checked').value;
+  }
+
+  // A workspace has no turn limit or estimate: its rounds end by the clock, the count or the manager.
+  function showKind() {
+    const workspace = kind() === "workspace";
+    $("#workspace-rounds").hidden = !workspace;
+    $("#discussion-rounds").hidden = workspace;
+    $("#estimate-section").hidden = workspace;
+    $("#wizard-start").textContent = workspace ? "Start workspace" : "Start discussion";
   }
 
   function fieldError(id, message) {
@@ -81,7 +94,7 @@
       ok = fieldError("participants-error", msg) && ok;
       return ok;
     }
-    if (n === 3) return validRounds() !== false;
+    if (n === 3) return kind() === "workspace" || validRounds() !== false;
     return true;
   }
 
@@ -304,6 +317,7 @@
       return `${a ? a.name : p.agentId} (${ROLE_OPTIONS.find(([v]) => v === p.role)[1]})`;
     });
     $("#review").replaceChildren(
+      el("dt", {}, "Kind"), el("dd", {}, kind()),
       el("dt", {}, "Topic"), el("dd", {}, $("#topic").value.trim()),
       el("dt", {}, "Format"), el("dd", {}, form.querySelector('input[name="format"]:checked').value),
       el("dt", {}, "Facilitator"), el("dd", {}, moderator ? moderator.name : "—"),
@@ -333,6 +347,7 @@
       moderatorId: Number($("#moderator").value),
       participants: participants(),
     };
+    if (kind() === "workspace") return { ...body, kind: "workspace" };
     const fixed = validRounds();
     if (typeof fixed === "number") body.maxRounds = fixed; // Auto omits it: the server default applies
     return body;
