@@ -11,6 +11,7 @@ urlpatterns = [
     path("login/", views.SignInView.as_view(authentication_form=SignInForm), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("discussions/new/", views.discussion_new, name="discussion-new"),
+    path("facilitation/new/", views.run_new, name="run-new"),
     path("discussions/<int:discussion_id>/", views.discussion_room, name="discussion"),
     path("workspaces/<int:discussion_id>/", views.workspace_desk, name="workspace"),
     path("facilitators/", views.facilitators, name="facilitators"),

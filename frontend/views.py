@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.templatetags.static import static
 
 from facilitation.actions.lifecycle import verbs_by_status
+from facilitation.goals.creation import PERMISSION as RUN_PERMISSION
 from rooms.access import can_control, can_participate, can_view
 from rooms.events.types import client_names
 from rooms.models import Room
@@ -35,7 +36,7 @@ class SignInView(auth_views.LoginView):
 
 @login_required
 def discussion_list(request):
-    return _page(request, "frontend/discussion_list.html")
+    return _page(request, "frontend/discussion_list.html", {"canStartRuns": request.user.has_perm(RUN_PERMISSION)})
 
 
 @login_required
@@ -81,6 +82,17 @@ def workspace_desk(request, discussion_id: int):
         "kind": room.kind,
         "canControl": can_control(request.user, room),
         "canParticipate": can_participate(request.user, room),
+    })
+
+
+@login_required
+def run_new(request):
+    """The form that sets up a facilitation run (for people with the permission to start one)."""
+    convene = settings.CONVENE
+    return _page(request, "frontend/run_new.html", {
+        "canStartRuns": request.user.has_perm(RUN_PERMISSION),
+        "defaultTtlHours": convene["FACILITATION_DEFAULT_TTL_HOURS"],
+        "maxTtlHours": convene["FACILITATION_MAX_TTL_HOURS"],
     })
 
 

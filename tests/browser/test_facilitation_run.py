@@ -74,3 +74,30 @@ def test_a_run_lives_in_the_browser_room_and_staff_see_it(make_page):
     row.get_by_role("link", name="open the room").click()
     page.wait_for_url(f"**/discussions/{room_id}/")
     assert FacilitationRun.objects.get(room_id=room_id).artifact["roles"]["Lead"] == "ana"
+
+
+def test_a_run_is_set_up_in_the_browser_form(make_page):
+    make_facilitator("Convener", key="convener-form")
+    page, owner = make_page("rita")
+    page.goto("/facilitation/new/")
+    assert "needs the permission" in page.locator("main").inner_text()  # not granted yet: no form
+    page.goto("/")
+    assert page.get_by_role("link", name="New facilitation run").count() == 0
+    owner.user_permissions.add(Permission.objects.get(codename="start_facilitation_run"))
+    page.reload()
+    page.get_by_role("link", name="New facilitation run").click()
+    page.wait_for_url("**/facilitation/new/")
+    page.get_by_label("Goal").fill("Every on-call role for December has one name")
+    page.get_by_label("Send the result to").fill("rita, role:management")
+    page.get_by_role("button", name="Create the run").click()  # no roles yet: the server says so, nothing is made
+    page.locator("#run-slots-error").wait_for()
+    assert not FacilitationRun.objects.exists()
+    page.get_by_label("Roles", exact=True).fill("Primary, Secondary")
+    page.get_by_role("button", name="Create the run").click()
+    page.wait_for_url("**/discussions/*/")
+    run = FacilitationRun.objects.get()
+    assert run.pattern == "role_assignment" and run.slots["roles"] == ["Primary", "Secondary"]
+    assert run.report_to == ["user:rita", "role:management"] and run.room.owner == owner
+    assert timedelta(hours=23) < run.deadline - timezone.now() < timedelta(hours=25)
+    page.locator("#run-join").wait_for()  # the room shows the command that brings the facilitator into a group
+    assert page.locator("#run-join-command").text_content() == f"/facilitator start {run.join_code}"
