@@ -30,6 +30,7 @@ urlpatterns = [
     path("me/chat-identities/<int:id>", chat.ChatIdentityView.as_view(), name="api-chat-identity"),
     path("discussions/<int:id>/artifact", goal_views.ArtifactView.as_view(), name="api-discussion-artifact"),
     path("ephemeral-runs", goal_views.EphemeralRunsView.as_view(), name="api-ephemeral-runs"),
+    path("me/facilitation-runs", goal_views.MyRunsView.as_view(), name="api-my-runs"),
     # workspace rooms
     path("discussions/<int:id>/observations", workspace.ObservationsView.as_view(), name="api-ws-observations"),
     path("discussions/<int:id>/rounds", workspace.RoundsView.as_view(), name="api-ws-rounds"),

@@ -70,6 +70,14 @@ def test_create_a_run_and_read_its_artifact(runner, clients):
     assert [r["discussionId"] for r in staff] == [data["id"]] and staff[0]["owner"] == "owner"
     assert 0 < staff[0]["ttlSecondsLeft"] <= 24 * 3600
     assert runner.get("/api/ephemeral-runs").status_code == 403
+    # its owner finds it among their own runs; nobody else does
+    (mine,) = runner.get("/api/me/facilitation-runs").json()["data"]
+    assert mine["discussionId"] == data["id"] and mine["state"] == "waiting" and mine["link"] == f"/discussions/{data['id']}/"
+    assert clients["other"].get("/api/me/facilitation-runs").json()["data"] == []
+    assert clients["staff"].get("/api/me/facilitation-runs").json()["data"] == []
+    assert clients["anonymous"].get("/api/me/facilitation-runs").status_code in (401, 403)
+    FacilitationRun.objects.filter(room_id=data["id"]).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert runner.get("/api/me/facilitation-runs").json()["data"] == []  # expired: gone from the list
     assert Invocation.objects.filter(component="goals.create_run", room_id=data["id"]).exists()
 
 

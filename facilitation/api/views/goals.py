@@ -44,16 +44,28 @@ class ArtifactView(APIView):
         return ok(artifact_shape(run))
 
 
+def _run_rows(rows) -> list[dict]:
+    now = timezone.now()
+    return [{"discussionId": r.room_id, "name": r.room.name, "owner": r.room.owner.get_username(),
+             "origin": r.origin, "state": r.state, "pattern": r.pattern, "expiresAt": r.expires_at.isoformat(),
+             "ttlSecondsLeft": max(0, int((r.expires_at - now).total_seconds())),
+             "deadline": r.deadline.isoformat(), "link": f"/discussions/{r.room_id}/"}
+            for r in rows.select_related("room", "room__owner").order_by("expires_at")]
+
+
 class EphemeralRunsView(APIView):
     @extend_schema(tags=TAG, operation_id="ephemeral_runs", summary="Live ephemeral facilitation runs (staff)",
                    responses=schemas.responses({200: OpenApiTypes.OBJECT}, 403))
     def get(self, request):
         if not request.user.is_staff:
             raise Forbidden("Only staff see ephemeral runs.")
-        now = timezone.now()
-        rows = FacilitationRun.objects.filter(origin=FacilitationRun.Origin.EPHEMERAL).select_related("room", "room__owner")
-        return ok([{"discussionId": r.room_id, "name": r.room.name, "owner": r.room.owner.get_username(),
-                    "origin": r.origin, "state": r.state, "pattern": r.pattern, "expiresAt": r.expires_at.isoformat(),
-                    "ttlSecondsLeft": max(0, int((r.expires_at - now).total_seconds())),
-                    "deadline": r.deadline.isoformat(), "link": f"/discussions/{r.room_id}/"}
-                   for r in rows.order_by("expires_at")])
+        return ok(_run_rows(FacilitationRun.objects.filter(origin=FacilitationRun.Origin.EPHEMERAL)))
+
+
+class MyRunsView(APIView):
+    @extend_schema(tags=TAG, operation_id="my_facilitation_runs", summary="Your own facilitation runs",
+                   description="The runs you set up that have not expired (ephemeral runs stay out of the discussion list).",
+                   responses=schemas.responses({200: OpenApiTypes.OBJECT}))
+    def get(self, request):
+        mine = FacilitationRun.objects.filter(room__owner=request.user, expires_at__gt=timezone.now())
+        return ok(_run_rows(mine))

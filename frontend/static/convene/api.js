@@ -106,6 +106,9 @@
   }
 
   const STATUS_LABELS = { draft: "Draft", active: "Active", paused: "Paused", concluded: "Concluded", stopped: "Stopped", failed: "Failed" };
+  // A facilitation run's state as people read it (the room page and the list).
+  const RUN_STATES = { waiting: "Waiting for the group", active: "In progress", confirming: "Waiting for confirmation",
+                       completed: "Completed and confirmed", stopped: "Stopped", failed: "Ended without a result" };
   const ROLE_LABELS = { participant: "Participant", observer: "Observer", devil_advocate: "Devil's advocate", facilitator: "Facilitator", system: "System" };
 
   function statusBadge(status) {
@@ -128,5 +131,5 @@
   }
 
   window.Convene = { request, listAll, ApiError, el, escapeHtml, toast, pageData, statusBadge, roleBadge, fieldErrors, counted,
-                     STATUS_LABELS, ROLE_LABELS };
+                     STATUS_LABELS, ROLE_LABELS, RUN_STATES };
 })();

@@ -3,11 +3,9 @@
 (function () {
   "use strict";
 
-  const { request, el, pageData } = window.Convene;
+  const { request, el, pageData, RUN_STATES: STATES } = window.Convene;
   const { EVENTS } = window.ConveneLive;
   const id = pageData().discussionId;
-  const STATES = { waiting: "Waiting for the group", active: "In progress", confirming: "Waiting for confirmation",
-                   completed: "Completed and confirmed", stopped: "Stopped", failed: "Ended without a result" };
 
   function rows(artifact) {
     if (artifact.roles) return Object.entries(artifact.roles).map(([role, person]) => [role, person || "open"]);
