@@ -32,8 +32,8 @@ log = logging.getLogger("convene.bridge")
 HELP_GROUP = ("I relay this chat to a Convene discussion and back. In the group: "
               "/facilitator start CODE links it to the discussion whose code it is, "
               "/facilitator status says who moderates and toward what, /facilitator stop ends it.")
-HELP_DIRECT = ("Hello! To link this account to your Convene user, ask Convene for a code "
-               "(POST /api/me/chat-identities) and send /start CODE here.")
+HELP_DIRECT = ("Hello! To link this account to your Convene user, open Convene in your browser, choose "
+               "Chat accounts, get a code there and send /start CODE here.")
 GREETING = ("Hello, I am the Convene facilitator. Nothing here is relayed until someone links this chat "
             "to a discussion with /facilitator start CODE (the code comes from the discussion's owner).")
 

@@ -1,4 +1,5 @@
-"""The account page: your API tokens, created (the key shown once) and revoked from the browser."""
+"""The account pages: your API tokens, created (the key shown once) and revoked from the browser, and
+your linked chat accounts (the page talks to ``/api/me/chat-identities``)."""
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
@@ -35,3 +36,8 @@ def tokens(request):
     except (ValueError, ValidationFailed):
         return _render(request, error=f"Give a name of at most 100 characters and 1 to {max_days()} days.", status=400)
     return _render(request, new_key=key, new_token=token)
+
+
+@login_required
+def chats(request):
+    return render(request, "frontend/chats.html", {"page_data": {"user": request.user.get_username()}})

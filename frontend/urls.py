@@ -16,5 +16,6 @@ urlpatterns = [
     path("workspaces/<int:discussion_id>/", views.workspace_desk, name="workspace"),
     path("facilitators/", views.facilitators, name="facilitators"),
     path("account/tokens/", account.tokens, name="tokens"),
+    path("account/chats/", account.chats, name="chats"),
     path("favicon.ico", views.favicon),
 ]

@@ -66,3 +66,26 @@ def test_a_link_made_before_the_socket_joins_still_shows(make_page):
     assert "Ops" in item.inner_text() and "Teams" in item.inner_text()
     page.wait_for_selector("#link-code", state="hidden")  # the code shown was used
     assert page.errors == []
+
+
+def test_a_person_links_and_unlinks_their_chat_account_on_the_page(make_page):
+    from rooms.models import ChatCode, ChatIdentity
+
+    page, user = make_page("petra")
+    page.goto("/")
+    page.get_by_role("link", name="Chat accounts").click()
+    page.wait_for_url("**/account/chats/")
+    page.locator("#chats-empty").wait_for()
+    page.get_by_role("button", name="Get a code").click()
+    page.locator("#chats-code-box").wait_for()
+    code = ChatCode.objects.get(purpose="identity", user=user)
+    assert page.locator("#chats-command").text_content() == f"/start {code.code}"
+    identity = ChatIdentity.objects.create(platform="telegram", external_id="9001", name="Petra", username="petra_k", user=user)
+    page.reload()
+    row = page.locator(f"#chats-list [data-identity-id='{identity.pk}']")
+    row.wait_for()
+    assert "Telegram" in row.inner_text() and "@petra_k" in row.inner_text() and page.locator("#chats-empty").is_hidden()
+    row.get_by_role("button", name="Unlink").click()
+    page.locator("#chats-empty").wait_for()
+    identity.refresh_from_db()
+    assert identity.user is None
