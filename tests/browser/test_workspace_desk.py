@@ -243,3 +243,11 @@ def test_a_manager_creates_a_workspace_in_the_wizard(make_page):
     assert room.kind == "workspace" and room.status == "draft" and room.topic == TOPIC
     assert sorted(Seat.objects.filter(room=room, role="participant").values_list("agent__name", flat=True)) == ["Architect", "Designer"]
     assert page.url.endswith(f"/workspaces/{room.pk}/")
+    # In the list: a workspace has no turn limit ("0", not "0 of 5") and its closed states have labels.
+    status, body = api(page, "POST", f"discussions/{room.pk}/complete")
+    assert status == 200, body
+    page.goto("/")
+    row = page.locator(f"#discussion-rows tr[data-id='{room.pk}']")
+    row.wait_for()
+    cells = row.locator("td").all_inner_texts()
+    assert [c.strip() for c in cells[1:4]] == ["workspace", "Completed", "0"]

@@ -105,7 +105,8 @@
     return node ? JSON.parse(node.textContent) : {};
   }
 
-  const STATUS_LABELS = { draft: "Draft", active: "Active", paused: "Paused", concluded: "Concluded", stopped: "Stopped", failed: "Failed" };
+  const STATUS_LABELS = { draft: "Draft", active: "Active", paused: "Paused", concluded: "Concluded", stopped: "Stopped", failed: "Failed",
+                          completed: "Completed", archived: "Archived" };
   // A facilitation run's state as people read it (the room page and the list).
   const RUN_STATES = { waiting: "Waiting for the group", active: "In progress", confirming: "Waiting for confirmation",
                        completed: "Completed and confirmed", stopped: "Stopped", failed: "Ended without a result" };

@@ -32,9 +32,10 @@
     const mine = d.access === "owner" || d.access === "staff";
     return el("tr", { "data-id": d.id, "data-status": d.status, "data-access": d.access },
       el("td", {}, el("a", { href: d.kind === "workspace" ? `/workspaces/${d.id}/` : `/discussions/${d.id}/`, class: "row-name" }, d.name || `Discussion #${d.id}`), " ", sharedTag(d), topicLine(d)),
-      el("td", {}, d.kind && d.kind !== "discussion" ? `${d.format || ""} · ${d.kind}` : d.format || ""),
+      el("td", {}, d.kind === "workspace" ? "workspace" : d.kind && d.kind !== "discussion" ? `${d.format || ""} · ${d.kind}` : d.format || ""),
       el("td", {}, statusBadge(d.status)),
-      el("td", { class: "nowrap" }, `${d.round ?? 0} of ${d.maxRounds ?? "?"}`),
+      // A workspace's rounds go on until its manager completes it: no "of N".
+      el("td", { class: "nowrap" }, d.kind === "workspace" ? `${d.round ?? 0}` : `${d.round ?? 0} of ${d.maxRounds ?? "?"}`),
       el("td", { class: "muted small nowrap" }, relative(d.updatedAt || d.createdAt)),
       el("td", {}, mine ? el("div", { class: "row-actions" },
         el("button", { type: "button", class: "btn btn-small btn-ghost", "data-rename": d.id, "aria-label": `Rename ${d.name}` }, "Rename"),
