@@ -272,6 +272,9 @@ def serious_violations(page) -> list[str]:
 def test_main_pages_are_accessible_and_shot_at_two_widths(make_page, browser_stack):
     assert AXE.exists(), "axe-core is missing: run `npm --prefix frontend ci`"
     _, owner = make_page("ally", sign_in=False)
+    from django.contrib.auth.models import Permission
+
+    owner.user_permissions.add(Permission.objects.get(codename="start_facilitation_run"))  # the run form is checked too
     long_name = "Extraordinarily Thorough Infrastructure Reviewer"
     room = new_room(owner, name="Accessibility check", topic="Is every page usable with a keyboard and a screen reader?",
                     rounds=2, people=(long_name, "Bob"), start=True)
@@ -282,6 +285,8 @@ def test_main_pages_are_accessible_and_shot_at_two_widths(make_page, browser_sta
         "room": f"/discussions/{room.pk}/",
         "facilitators": "/facilitators/",
         "tokens": "/account/tokens/",
+        "chat-accounts": "/account/chats/",
+        "facilitation-run-form": "/facilitation/new/",
     }
     problems = {}
     for width, viewport in WIDTHS.items():
