@@ -10,7 +10,12 @@ A file (the minutes of a run) can only reach someone in a personal chat, and onl
 consent: after the text the bot offers it with a file consent card; when the person accepts,
 Teams names an upload session (``rooms.actions.deliveries.answer_file_offer`` queues a delivery
 holding it), the file is put there and shown in the chat with a file info card.
+
+A relayed turn is Markdown (``textFormat``); Teams shows no headings in text messages, so they go out
+as bold lines.
 """
+import re
+
 from django.conf import settings
 from microsoft_agents.activity.teams import FileConsentCard, FileInfoCard
 
@@ -41,6 +46,29 @@ def _mentioned(d: Delivery) -> list[Span]:
     people = {i.pk: i for i in ChatIdentity.objects.filter(pk__in=ids, platform="teams")}
     return [Span(m["offset"], m["length"], {"identity": people[m["identityId"]]})
             for m in d.mentions or [] if m.get("identityId") in people]
+
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
+
+
+def without_headings(markdown: str) -> str:
+    """Markdown as Teams shows it in a text message: headings are not rendered there (on no platform), so
+    each becomes a bold line; fenced code is left as it is."""
+    lines, fenced = [], False
+    for line in markdown.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        heading = None if fenced else _HEADING.match(line)
+        lines.append(f"**{heading.group(2)}**" if heading and heading.group(2) else line)
+    return "\n".join(lines)
+
+
+def _text(d: Delivery) -> str:
+    """The delivery's text; a relayed turn's Markdown (after ``card.markdownFrom``) without headings."""
+    text, start = d.text or "", (d.card or {}).get("markdownFrom")
+    if isinstance(start, int) and 0 <= start <= len(text) and not d.mentions:
+        return text[:start] + without_headings(text[start:])
+    return text
 
 
 def message_activity(text: str, spans: list[Span], bold_prefix: int = 0) -> dict:
@@ -118,7 +146,7 @@ def deliver(d: Delivery) -> outcome.Outcome:
             return _upload(d, service_url, conversation, bucket)
         sent_ids = list(d.message_ids)
         bold = (d.card or {}).get("boldPrefix") or 0
-        parts = list(split_message(d.text or "", LIMIT, _mentioned(d), measure=len))
+        parts = list(split_message(_text(d), LIMIT, _mentioned(d), measure=len))
         for index, (text, spans) in enumerate(parts):
             if index < d.parts_sent:
                 continue

@@ -116,6 +116,12 @@ def test_link_relay_and_no_echo(teams, post_teams, run_tasks, people, chat_conv)
     run_tasks()
     last = teams.sent_to(chat_conv["id"])[-1]["activity"]
     assert last["text"] == "**olga**: Thanks Ben." and last["type"] == "message"
+    # Teams shows no headings in text messages: a relayed turn's headings arrive as bold lines (code untouched).
+    committed(do_post_comment, room.pk, owner, "## Plan\n\n- cache the catalogue\n\n```\n# a comment, not a heading\n```")
+    run_tasks()
+    last = teams.sent_to(chat_conv["id"])[-1]["activity"]
+    assert last["text"] == "**olga**: **Plan**\n\n- cache the catalogue\n\n```\n# a comment, not a heading\n```"
+    assert last["textFormat"] == "markdown"
 
 
 def test_a_direct_message_creates_a_conversation_with_the_tenant(teams, run_tasks, people):
