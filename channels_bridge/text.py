@@ -12,6 +12,13 @@ def utf16_offset(text: str, index: int) -> int:
     return utf16_len(text[:index])
 
 
+def markdown_from(text: str, card: dict | None) -> int | None:
+    """Where a relayed turn's Markdown starts in ``text`` (the delivery's ``card.markdownFrom``; what comes
+    before is the speaker's prefix), or None when the text is plain."""
+    start = (card or {}).get("markdownFrom")
+    return start if isinstance(start, int) and 0 <= start <= len(text) else None
+
+
 @dataclass(frozen=True)
 class Span:
     """A range of characters (Python indices) with what it means (a mention, bold...)."""

@@ -40,4 +40,4 @@ def tokens(request):
 
 @login_required
 def chats(request):
-    return render(request, "frontend/chats.html", {"page_data": {"user": request.user.get_username()}})
+    return render(request, "frontend/chats.html")

@@ -21,7 +21,7 @@ from microsoft_agents.activity.teams import FileConsentCard, FileInfoCard
 
 from channels_bridge import attachments, bots, outcome, ratelimit
 from channels_bridge.teams import client as connector
-from channels_bridge.text import Span, split_message
+from channels_bridge.text import Span, markdown_from, split_message
 from rooms.actions.chat import do_note_direct_chat, do_set_status_message
 from rooms.actions.deliveries import record_part_sent
 from rooms.models import ChatIdentity, Delivery
@@ -65,8 +65,9 @@ def without_headings(markdown: str) -> str:
 
 def _text(d: Delivery) -> str:
     """The delivery's text; a relayed turn's Markdown (after ``card.markdownFrom``) without headings."""
-    text, start = d.text or "", (d.card or {}).get("markdownFrom")
-    if isinstance(start, int) and 0 <= start <= len(text) and not d.mentions:
+    text = d.text or ""
+    start = markdown_from(text, d.card)
+    if start is not None and not d.mentions:
         return text[:start] + without_headings(text[start:])
     return text
 

@@ -15,7 +15,7 @@ from datetime import timedelta
 from channels_bridge import attachments, outcome, ratelimit
 from channels_bridge.telegram import client as tg
 from channels_bridge.telegram.markdown import rendered
-from channels_bridge.text import Span, split_message, utf16_len, utf16_offset
+from channels_bridge.text import Span, markdown_from, split_message, utf16_len, utf16_offset
 from rooms.actions.chat import do_migrate_chat, do_set_status_message
 from rooms.actions.deliveries import record_part_sent
 from rooms.models import ChatIdentity, Delivery
@@ -44,8 +44,8 @@ def _text_and_spans(d: Delivery) -> tuple[str, list[Span]]:
     """The message's text and its spans: the speaker's name in bold, mentions, and the formatting of the
     Markdown that follows ``card.markdownFrom`` (a relayed turn's text)."""
     text, spans = d.text or "", _spans(d)
-    start = (d.card or {}).get("markdownFrom")
-    if isinstance(start, int) and 0 <= start <= len(text):
+    start = markdown_from(text, d.card)
+    if start is not None:
         body, formatting = rendered(text[start:])
         spans = [s for s in spans if s.end <= start] + [Span(start + f.offset, f.length, f.data) for f in formatting]
         text = text[:start] + body

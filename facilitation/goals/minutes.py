@@ -36,7 +36,7 @@ def render_run_minutes(room: Room) -> bytes:
     doc.add_paragraph(_clean(f"Goal: {room.topic}"))
     if facts:
         doc.add_paragraph(_clean(f"Definition of done: {texts.definition_of_done(pattern, slots)}."))
-        doc.add_paragraph(_clean(f"Deadline: {facts.get('deadline')}. Result to: {texts.readable_targets(facts.get('reportTo')) if facts.get('reportTo') else 'nobody'}."))
+        doc.add_paragraph(_clean(f"Deadline: {facts.get('deadline')}. Result to: {texts.readable_targets(facts.get('reportTo') or []) or 'nobody'}."))
         doc.add_paragraph(_clean(f"Outcome: {facts.get('state')}" + (f" ({facts['endReason']})" if facts.get("endReason") else "")))
     human = list(Observation.objects.filter(room=room, author_kind=Observation.AuthorKind.HUMAN).order_by("seq"))
     people = []

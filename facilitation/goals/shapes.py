@@ -14,7 +14,7 @@ def artifact_shape(run: FacilitationRun) -> dict:
 
 def run_shape(run: FacilitationRun) -> dict:
     return {"pattern": run.pattern, "slots": run.slots, "definitionOfDone": definition_of_done(run.pattern, run.slots),
-            "reportTo": run.report_to, "reportToText": readable_targets(run.report_to) if run.report_to else "",
+            "reportTo": run.report_to, "reportToText": readable_targets(run.report_to),
             "deadline": run.deadline.isoformat(),
             "reminderMinutes": run.reminder_minutes, "ttlHours": run.ttl_hours, "expiresAt": run.expires_at.isoformat(),
             "origin": run.origin, "state": run.state, "mode": run.mode, "joinCode": run.join_code,

@@ -45,12 +45,15 @@ def _targets(info: RunInfo) -> str:
 
 
 def readable_targets(report_to: list) -> str:
-    """Report targets as people read them: ``user:olga`` is "olga", ``role:management`` "everyone in management"."""
+    """Report targets as people read them: ``user:olga`` is "olga", ``role:management`` "everyone in management"
+    ("" for none)."""
     names = []
     for target in report_to:
         kind, _, name = str(target).partition(":")
         names.append(f"everyone in {name}" if kind == "role" else name if kind == "user" and name else str(target))
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    if len(names) < 2:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def handshake(info: RunInfo) -> str:

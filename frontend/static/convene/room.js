@@ -438,6 +438,7 @@
       showAnalytics(data.analytics);
       if (data.template) $("#deliberation").hidden = false;
       refreshVotesSoon(0);
+      document.dispatchEvent(new CustomEvent("convene:details", { detail: data }));  // run.js shows a run's brief
     } catch (err) {
       if (err.status === 403 || err.status === 404) refuse("Discussion not found, or you may not view it.");
       else showError(`Could not load the discussion: ${err.message}`);

@@ -1,9 +1,10 @@
-// A facilitation run's outcome panel: the artifact, what is missing and who confirmed, kept
-// current from discussion:artifact events (room.js re-dispatches every applied event).
+// A facilitation run's cards: its brief (from the room's details, which room.js hands on) and its
+// outcome (the artifact, what is missing and who confirmed), kept current from discussion:artifact
+// events (room.js re-dispatches every applied event).
 (function () {
   "use strict";
 
-  const { request, el, pageData, RUN_STATES: STATES } = window.Convene;
+  const { request, el, toast, pageData, RUN_STATES: STATES } = window.Convene;
   const { EVENTS } = window.ConveneLive;
   const id = pageData().discussionId;
 
@@ -50,10 +51,10 @@
     document.getElementById("run-join-telegram").hidden = !run.telegramLink;
     if (run.telegramLink) document.getElementById("run-join-link").href = run.telegramLink;
     document.getElementById("run-join-copy").onclick = () => navigator.clipboard.writeText(command)
-      .then(() => window.Convene.toast("Copied"), () => window.Convene.toast("Select the command and copy it", "error"));
+      .then(() => toast("Copied"), () => toast("Select the command and copy it", "error"));
   }
 
-  request("GET", `discussions/${id}`).then(({ data }) => brief(data)).catch(() => {});
+  document.addEventListener("convene:details", (e) => brief(e.detail));  // room.js loaded the room
 
   document.addEventListener("convene:event", (e) => {
     const event = e.detail.event;

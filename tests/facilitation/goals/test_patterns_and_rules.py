@@ -108,6 +108,7 @@ def test_texts_say_what_the_run_is():
     assert "management" not in hidden
     assert texts.readable_targets(["user:olga", "role:management", "role:board"]) == \
         "olga, everyone in management and everyone in board"
+    assert texts.readable_targets([]) == ""
     assert "only to take minutes" in texts.handshake(texts.RunInfo(**{**info.__dict__, "mode": "record"}))
     art = {"roles": {"Lead": "Ana", "Scribe": None, "Timekeeper": None}}
     status = texts.status(info, art, ["Scribe: nobody yet"], "active")
