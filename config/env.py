@@ -73,6 +73,9 @@ WORKER_PROCESSES = env.int("CONVENE_WORKER_PROCESSES", default=1)
 # PostgreSQL only: a connection pool of at most this many connections per process (0: no pool).
 DB_POOL_MAX = env.int("CONVENE_DB_POOL_MAX", default=0)
 REHEARSAL_PACE = env.float("CONVENE_REHEARSAL_PACE", default=0.0)
+# A workspace pauses itself at the end of a round once nobody has acted in it for this many seconds
+# (its agents would otherwise go on spending, round after round); 0: never.
+WORKSPACE_IDLE_PAUSE = env.int("CONVENE_WORKSPACE_IDLE_PAUSE", default=3600)
 # Set by `make demo`: the sign-in page says the demo account's password was printed in its terminal.
 DEMO_ACCOUNT = env.str("CONVENE_DEMO_ACCOUNT", default="")
 LEASE_MARGIN = env.float("CONVENE_LEASE_MARGIN", default=30.0)

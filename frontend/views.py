@@ -12,6 +12,7 @@ from django.templatetags.static import static
 
 from facilitation.actions.lifecycle import verbs_by_status
 from facilitation.goals.creation import PERMISSION as RUN_PERMISSION
+from facilitation.goals.texts import STATE_WORDS as RUN_STATES
 from rooms.access import can_control, can_participate, can_view
 from rooms.events.types import client_names
 from rooms.models import Room
@@ -36,7 +37,8 @@ class SignInView(auth_views.LoginView):
 
 @login_required
 def discussion_list(request):
-    return _page(request, "frontend/discussion_list.html", {"canStartRuns": request.user.has_perm(RUN_PERMISSION)})
+    return _page(request, "frontend/discussion_list.html", {"canStartRuns": request.user.has_perm(RUN_PERMISSION),
+                                                             "runStates": RUN_STATES})
 
 
 @login_required
@@ -68,6 +70,7 @@ def discussion_room(request, discussion_id: int):
         "canParticipate": can_participate(request.user, room),
         "controls": verbs_by_status(),  # the lifecycle table: verbs allowed from each status
         "owner": room.owner.get_username() if room.owner_id else "",
+        "runStates": RUN_STATES if room.kind == Room.Kind.FACILITATION else {},
     })
 
 
@@ -82,6 +85,7 @@ def workspace_desk(request, discussion_id: int):
         "kind": room.kind,
         "canControl": can_control(request.user, room),
         "canParticipate": can_participate(request.user, room),
+        "idlePauseSeconds": settings.CONVENE["WORKSPACE_IDLE_PAUSE"],
     })
 
 

@@ -122,6 +122,9 @@ class DiscussionOut(DiscussionSummaryOut):
     consensus = ConsensusOut()
     max_parallel = serializers.IntegerField(min_value=1, max_value=3)
     turn_policy = serializers.DictField(allow_null=True, help_text="Workspace rooms: {maxEvents, maxSeconds}.")
+    pause_reason = serializers.CharField(allow_null=True, help_text=(
+        "Why a paused room is paused when no person paused it: \"idle\" (a workspace nobody acted in for "
+        "CONVENE_WORKSPACE_IDLE_PAUSE seconds paused itself at the end of a round); null otherwise."))
 
     @staticmethod
     def get_participants(room: Room, context) -> list[Seat]:
@@ -151,6 +154,10 @@ class DiscussionOut(DiscussionSummaryOut):
     @staticmethod
     def get_consensus(room: Room, context) -> ConsensusRules:
         return ConsensusRules.load(room.consensus)
+
+    @staticmethod
+    def get_pause_reason(room: Room, context) -> str | None:
+        return (room.pause_reason or None) if room.status == Room.Status.PAUSED else None
 
     @staticmethod
     def get_turn_policy(room: Room, context) -> dict | None:

@@ -79,7 +79,7 @@ def artifact_text(pattern: str, artifact: dict) -> str:
     return "\n".join(f"- {i['text']} ({i['by']})" for i in items) or "(no items yet)"
 
 
-#: A run's state as the group reads it.
+#: A run's state as people read it: in the chats and, with a capital, on the pages (frontend.views hands it on).
 STATE_WORDS = {"waiting": "waiting for the group", "active": "in progress", "confirming": "waiting for confirmation",
                "completed": "done and confirmed", "stopped": "stopped", "failed": "ended without a result"}
 

@@ -6,8 +6,14 @@ its narrative arrive, edits it (and meets the "changed meanwhile" message), assi
 agent and watches the agent claim it live, swaps an agent's persona, searches, completes the scope
 and finds the room read-only. A viewer's desk shows the same room without controls.
 """
-import pytest
+from datetime import timedelta
 
+import pytest
+from django.db import transaction
+from django.utils import timezone
+
+from facilitation.workspace.actions.status import pause_if_idle
+from facilitation.workspace.rules import locked
 from rooms.models import Invocation, Narrative, Observation, Persona, PersonaAdaptation, Room, RoomMember, Seat, TaskAssignment
 from tests.browser.conftest import api, shot
 from tests.factories import make_facilitator, make_participant
@@ -163,6 +169,18 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
                            arg=other.pk)
     assert PersonaAdaptation.objects.filter(room_id=room_id, agent_id=tester.agent_id, persona=other).exists()
     assert Invocation.objects.filter(room_id=room_id, component="manager.swap_persona").count() == 1
+
+    # Nobody acts for longer than the idle limit: at a round's end the room pauses itself, and the desk
+    # says why, live; resuming takes the notice away.
+    assert page.locator("#idle-notice").is_hidden()
+    with transaction.atomic():
+        assert pause_if_idle(locked(room_id), "idle-check", now=timezone.now() + timedelta(hours=2))
+    page.locator("#idle-notice").wait_for()
+    assert "nobody had done anything in it for an hour" in " ".join(page.locator("#idle-notice").inner_text().split())
+    assert page.get_by_role("button", name="Resume").is_enabled()
+    page.get_by_role("button", name="Resume").click()
+    page.wait_for_function("() => document.querySelector('#idle-notice').hidden")
+    wait_for(lambda: Room.objects.get(pk=room_id).status == "active" or None, timeout=20)
 
     # Search over observations, tasks and narratives.
     page.get_by_label("Search the workspace").fill("outbox")

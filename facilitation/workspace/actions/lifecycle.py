@@ -7,21 +7,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from facilitation.workspace.actions.rounds import end_round, resume_work, start_round
-from facilitation.workspace.audit import log_invocation
+from facilitation.workspace.actions.status import status_changed
 from facilitation.workspace.rules import correlation_of, current_turn, locked, require_open, require_status, require_workspace
 from rooms.errors import StateConflict
-from rooms.events import EventType, record_event
 from rooms.models import Room, Turn
-from rooms.payloads import status_payload
 
 S = Room.Status
-
-
-def _status_changed(room: Room, user, component: str, before: str, correlation: str) -> None:
-    room.save()
-    record_event(room, EventType.STATUS, status_payload(room))
-    log_invocation(room, component, correlation=correlation, user=user, input={"from": before, "to": room.status},
-                   output=room.status)
 
 
 def do_start_workspace(room: Room, user=None) -> Room:
@@ -30,7 +21,7 @@ def do_start_workspace(room: Room, user=None) -> Room:
         require_status(room, (S.DRAFT,), "start")
         room.status = S.ACTIVE
         room.started_at = timezone.now()
-        _status_changed(room, user, "manager.start_room", S.DRAFT, correlation_of(room))
+        status_changed(room, user, "manager.start_room", S.DRAFT, correlation_of(room))
         start_round(room, 1, user=user, schedule_agents=True)
     return room
 
@@ -40,8 +31,8 @@ def do_pause_workspace(room: Room, user=None) -> Room:
     with transaction.atomic():
         room = locked(room)
         require_status(room, (S.ACTIVE,), "pause")
-        room.status = S.PAUSED
-        _status_changed(room, user, "manager.pause_room", S.ACTIVE, correlation_of(room))
+        room.status, room.pause_reason = S.PAUSED, ""
+        status_changed(room, user, "manager.pause_room", S.ACTIVE, correlation_of(room))
     return room
 
 
@@ -49,8 +40,8 @@ def do_resume_workspace(room: Room, user=None) -> Room:
     with transaction.atomic():
         room = locked(room)
         require_status(room, (S.PAUSED,), "resume")
-        room.status = S.ACTIVE
-        _status_changed(room, user, "manager.resume_room", S.PAUSED, correlation_of(room))
+        room.status, room.pause_reason = S.ACTIVE, ""
+        status_changed(room, user, "manager.resume_room", S.PAUSED, correlation_of(room))
         # Slots refused while paused run now; finished seats' slots are done.
         resume_work(room)
     return room
@@ -72,7 +63,7 @@ def _close(room: Room, user, target: str, component: str) -> Room:
             end_round(room, turn, ended_by=Turn.EndedBy.SCOPE, user=user)
         room.status = target
         room.ended_at = room.ended_at or timezone.now()
-        _status_changed(room, user, component, before, correlation)
+        status_changed(room, user, component, before, correlation)
     return room
 
 

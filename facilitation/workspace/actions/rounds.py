@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from facilitation.runs import leases, scheduling
 from facilitation.runs.leases import Claim
+from facilitation.workspace.actions.status import pause_if_idle
 from facilitation.workspace.audit import log_invocation
 from facilitation.workspace.payloads import round_payload
 from facilitation.workspace.rules import current_turn, locked, new_correlation, require_status
@@ -122,7 +123,10 @@ def end_round(room: Room, turn: Turn, *, ended_by: str, user=None) -> Turn | Non
         return None
     # The round's close becomes the room's step: agents still at work in it lose their lease.
     scheduling.schedule(room.pk, leases.advance(room))
-    return start_round(room, turn.number + 1, user=user, schedule_agents=False)
+    following = start_round(room, turn.number + 1, user=user, schedule_agents=False)
+    if ended_by == Turn.EndedBy.POLICY:  # nobody ended it: if nobody tends the room either, it pauses
+        pause_if_idle(room, following.correlation_id)
+    return following
 
 
 def narrative_pending(room: Room, before_round: int) -> bool:

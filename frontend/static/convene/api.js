@@ -107,9 +107,6 @@
 
   const STATUS_LABELS = { draft: "Draft", active: "Active", paused: "Paused", concluded: "Concluded", stopped: "Stopped", failed: "Failed",
                           completed: "Completed", archived: "Archived" };
-  // A facilitation run's state as people read it (the room page and the list).
-  const RUN_STATES = { waiting: "Waiting for the group", active: "In progress", confirming: "Waiting for confirmation",
-                       completed: "Completed and confirmed", stopped: "Stopped", failed: "Ended without a result" };
   const ROLE_LABELS = { participant: "Participant", observer: "Observer", devil_advocate: "Devil's advocate", facilitator: "Facilitator", system: "System" };
 
   function statusBadge(status) {
@@ -131,6 +128,21 @@
     return `${n} ${n === 1 ? noun : (plural || `${noun}s`)}`;
   }
 
-  window.Convene = { request, listAll, ApiError, el, escapeHtml, toast, pageData, statusBadge, roleBadge, fieldErrors, counted,
-                     STATUS_LABELS, ROLE_LABELS, RUN_STATES };
+  // A facilitation run's state in the words the facilitator uses in the chats (the page hands them on:
+  // facilitation.goals.texts.STATE_WORDS), starting with a capital.
+  function runState(state) {
+    const words = (pageData().runStates || {})[state] || state || "";
+    return words.charAt(0).toUpperCase() + words.slice(1);
+  }
+
+  // A span of time as people say it: "an hour", "90 minutes", "45 seconds".
+  function duration(seconds) {
+    const whole = (unit, one, noun) => (seconds / unit === 1 ? one : counted(seconds / unit, noun));
+    if (seconds >= 3600 && seconds % 3600 === 0) return whole(3600, "an hour", "hour");
+    if (seconds >= 60 && seconds % 60 === 0) return whole(60, "a minute", "minute");
+    return counted(seconds, "second");
+  }
+
+  window.Convene = { request, listAll, ApiError, el, escapeHtml, toast, pageData, statusBadge, roleBadge, fieldErrors, counted, duration,
+                     runState, STATUS_LABELS, ROLE_LABELS };
 })();

@@ -2,7 +2,7 @@
 // Shared discussions are marked with their owner; your own can be renamed and deleted here.
 (function () {
   "use strict";
-  const { request, el, statusBadge, toast, RUN_STATES } = window.Convene;
+  const { request, el, statusBadge, toast, runState } = window.Convene;
   const $ = (sel) => document.querySelector(sel);
   let page = 1;
   let rows = [];
@@ -121,7 +121,7 @@
     if (!data.length) return;
     $("#my-runs-list").replaceChildren(...data.map((r) => el("li", { "data-discussion-id": r.discussionId },
       el("a", { href: r.link }, r.name), " ",
-      el("span", { class: "muted small" }, `· ${(RUN_STATES[r.state] || r.state).toLowerCase()} · deadline ${new Date(r.deadline).toLocaleString()}`))));
+      el("span", { class: "muted small" }, `· ${runState(r.state).toLowerCase()} · deadline ${new Date(r.deadline).toLocaleString()}`))));
     $("#my-runs").hidden = false;
   }).catch(() => {});
 })();

@@ -4,7 +4,7 @@
 (function () {
   "use strict";
 
-  const { request, el, toast, pageData, RUN_STATES: STATES } = window.Convene;
+  const { request, el, toast, pageData, runState } = window.Convene;
   const { EVENTS } = window.ConveneLive;
   const id = pageData().discussionId;
 
@@ -22,7 +22,7 @@
     for (const [key, value] of rows(artifact)) {
       list.append(el("dt", { text: key }), el("dd", { class: value === "open" ? "muted" : "", text: value }));
     }
-    document.getElementById("run-state").textContent = STATES[artifact.state] || artifact.state || "";
+    document.getElementById("run-state").textContent = runState(artifact.state);
     if (artifact.state && artifact.state !== "waiting") document.getElementById("run-join").hidden = true;
     const missing = artifact.missing || [];
     document.getElementById("run-missing").textContent = missing.length ? `Still missing: ${missing.join("; ")}` : "";

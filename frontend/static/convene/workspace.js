@@ -2,7 +2,7 @@
 // the invocation log, kept live by the room's events (each event refreshes what it names).
 (function () {
   "use strict";
-  const { request, el, toast, pageData, statusBadge } = window.Convene;
+  const { request, el, toast, pageData, statusBadge, duration } = window.Convene;
   const page = pageData();
   const id = page.discussionId;
   const base = `discussions/${id}`;
@@ -32,6 +32,8 @@
     $("#desk").dataset.status = r.status;
     const closed = CLOSED.includes(r.status);
     $("#read-only").hidden = !closed;
+    $("#idle-notice").hidden = !(r.status === "paused" && r.pauseReason === "idle");
+    if (page.idlePauseSeconds) $("#idle-limit").textContent = duration(page.idlePauseSeconds);
     // Closed: every writing control goes; a completed scope can still be archived.
     document.querySelectorAll(".manager-only, #observation-form").forEach((n) => { n.hidden = closed && n.id !== "workspace-controls"; });
     // Observations are published while the room runs (active or paused): before that the form says so.

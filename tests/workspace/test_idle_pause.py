@@ -1,0 +1,140 @@
+"""A workspace nobody tends pauses itself at the end of a round (``CONVENE["WORKSPACE_IDLE_PAUSE"]``)."""
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from facilitation.runs.models import StepLease
+from facilitation.runs.runner import run_step
+from facilitation.runs.scheduling import inline
+from facilitation.workspace.actions.lifecycle import do_pause_workspace, do_resume_workspace, do_start_workspace
+from facilitation.workspace.actions.observations import do_post_observation
+from facilitation.workspace.actions.rounds import do_end_round
+from rooms.models import Invocation, Narrative, Observation, Room, RoomEvent, Turn
+from tests.factories import make_user
+from tests.workspace.helpers import clock_slot, make_workspace, run_round_work
+
+
+@pytest.fixture
+def manager(db):
+    return make_user("absentmanager")
+
+
+@pytest.fixture
+def hour_limit(settings):
+    settings.CONVENE = {**settings.CONVENE, "WORKSPACE_IDLE_PAUSE": 3600}
+
+
+def _nobody_acted_for(room, seconds):
+    """Move every person's action in the room, and its start, ``seconds`` into the past."""
+    past = timezone.now() - timedelta(seconds=seconds)
+    Invocation.objects.filter(room=room, user__isnull=False).update(created_at=past)
+    Room.objects.filter(pk=room.pk).update(started_at=past)
+
+
+def _clock_runs_out(room):
+    """The open round's clock ends it (as a worker would once ``maxSeconds`` passed)."""
+    room = Room.objects.get(pk=room.pk)
+    Turn.objects.filter(room=room, number=room.round).update(started_at=timezone.now() - timedelta(hours=1))
+    step_seq, clock = clock_slot(room)
+    StepLease.objects.filter(room=room, step_seq=step_seq, slot=clock).update(ready_at=timezone.now() - timedelta(seconds=1))
+    assert run_step(room.pk, step_seq, slot=clock).outcome == "committed"
+
+
+def _started(manager, **kwargs):
+    room = make_workspace(manager, **kwargs)
+    do_start_workspace(room, manager)
+    run_round_work(room)
+    return room
+
+
+def _agent_observations(room, number):
+    return Observation.objects.filter(room=room, round=number, author_kind="agent").count()
+
+
+def test_a_round_that_ends_by_itself_in_a_workspace_nobody_tends_pauses_it(manager, hour_limit, client):
+    with inline():
+        room = _started(manager, turn_policy={"maxEvents": 50, "maxSeconds": 60})
+        assert _agent_observations(room, 1) > 0
+        _nobody_acted_for(room, 3601)
+        _clock_runs_out(room)
+        run_round_work(room)  # the ended round's close
+    room.refresh_from_db()
+    assert (room.status, room.pause_reason, room.round) == ("paused", "idle", 2)
+    # The ended round still got its narrative; the next round's agents wait for somebody to resume.
+    assert Narrative.objects.filter(room=room, round=1).count() == 1
+    assert _agent_observations(room, 2) == 0
+    pause = Invocation.objects.get(room=room, component="room.idle_pause")
+    assert pause.user_id is None and pause.input == {"from": "active", "to": "paused"}
+    status = RoomEvent.objects.filter(room=room, type="discussion:status").last()
+    assert status.payload["status"] == "paused"
+    client.force_login(manager)
+    assert client.get(f"/api/discussions/{room.pk}").json()["data"]["pauseReason"] == "idle"
+    # Resuming is acting: the reason goes and the agents work round 2.
+    with inline():
+        do_resume_workspace(room, manager)
+        run_round_work(room)
+    room.refresh_from_db()
+    assert (room.status, room.pause_reason) == ("active", "")
+    assert _agent_observations(room, 2) > 0
+    assert client.get(f"/api/discussions/{room.pk}").json()["data"]["pauseReason"] is None
+
+
+def test_a_person_who_acted_within_the_limit_keeps_it_running(manager, hour_limit):
+    with inline():
+        room = _started(manager, turn_policy={"maxEvents": 50, "maxSeconds": 60})
+        _nobody_acted_for(room, 7200)
+        do_post_observation(room, manager, event_type="question", content="Who owns the retry queue?")
+        _clock_runs_out(room)
+        run_round_work(room)
+    room.refresh_from_db()
+    assert (room.status, room.pause_reason, room.round) == ("active", "", 2)
+    assert _agent_observations(room, 2) > 0
+    assert not Invocation.objects.filter(room=room, component="room.idle_pause").exists()
+
+
+def test_a_round_that_ends_on_its_observation_count_pauses_an_idle_workspace_too(manager, hour_limit):
+    with inline():
+        room = make_workspace(manager, turn_policy={"maxEvents": 50, "maxSeconds": 60})
+        do_start_workspace(room, manager)
+        _nobody_acted_for(room, 3601)
+        Room.objects.filter(pk=room.pk).update(turn_policy={"maxEvents": 2, "maxSeconds": 60})
+        run_round_work(room)  # the agents publish; the second observation ends the round
+    room.refresh_from_db()
+    assert Turn.objects.get(room=room, number=1).ended_by == Turn.EndedBy.POLICY
+    assert (room.status, room.pause_reason) == ("paused", "idle")
+
+
+def test_the_manager_ending_a_round_or_pausing_is_not_an_idle_pause(manager, hour_limit, client):
+    with inline():
+        room = _started(manager, turn_policy={"maxEvents": 50, "maxSeconds": 60})
+        _nobody_acted_for(room, 7200)
+        do_end_round(room, manager)
+        run_round_work(room)
+        room.refresh_from_db()
+        assert room.status == "active"
+        do_pause_workspace(room, manager)
+    room.refresh_from_db()
+    assert (room.status, room.pause_reason) == ("paused", "")
+    client.force_login(manager)
+    assert client.get(f"/api/discussions/{room.pk}").json()["data"]["pauseReason"] is None
+
+
+def test_a_limit_of_zero_never_pauses(manager, settings):
+    settings.CONVENE = {**settings.CONVENE, "WORKSPACE_IDLE_PAUSE": 0}
+    with inline():
+        room = _started(manager, turn_policy={"maxEvents": 50, "maxSeconds": 60})
+        _nobody_acted_for(room, 10 * 86400)
+        _clock_runs_out(room)
+        run_round_work(room)
+    room.refresh_from_db()
+    assert (room.status, room.round) == ("active", 2)
+    assert _agent_observations(room, 2) > 0
+
+
+def test_the_desk_says_why_the_workspace_paused(manager, client):
+    room = make_workspace(manager)
+    client.force_login(manager)
+    page = client.get(f"/workspaces/{room.pk}/").content.decode()
+    assert 'id="idle-notice"' in page and "Resume it to set the agents back to work." in page
+    assert '"idlePauseSeconds": 3600' in page
