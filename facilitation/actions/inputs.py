@@ -308,11 +308,13 @@ class DiscussionPatchIn(Parsed):
     max_rounds = WholeNumber(min_value=1, max_value=20, required=False,
                              error_messages=_messages("Must be an integer from 1 to 20.", min_value="Must be from 1 to 20.",
                                                       max_value="Must be from 1 to 20."))
+    turn_policy = TurnPolicyIn(required=False, help_text="Workspace rooms: when a round ends by itself; the settings "
+                                                         "not sent stay. Applies to the open round at once.")
 
     HEADLINES = {
         "status": "Unknown status.", "conclusion": _conclusion_headline,
         "name": "The update is not valid.", "topic": "The update is not valid.",
-        "format": "Unknown format.", "max_rounds": _rounds_headline,
+        "format": "Unknown format.", "max_rounds": _rounds_headline, "turn_policy": _policy_headline,
     }
 
     def to_internal_value(self, data):
@@ -331,6 +333,7 @@ class DiscussionPatchIn(Parsed):
 
     @classmethod
     def parse(cls, body: dict) -> tuple[dict, str | None]:
-        """``(changes, status)``: the keyword arguments of ``do_update_room`` and the status asked for (or None)."""
+        """``(changes, status, turn_policy)``: the keyword arguments of ``do_update_room``, the status asked
+        for and a workspace's new turn policy (each None when not sent)."""
         values = dict(cls.validated(body))
-        return values, values.pop("status", None)
+        return values, values.pop("status", None), values.pop("turn_policy", None)

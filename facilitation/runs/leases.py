@@ -301,6 +301,12 @@ def rearm(room_id: int, slot: int, ready_at: datetime) -> None:
                              ready_at__lte=timezone.now()).update(ready_at=ready_at)
 
 
+def retime(room_id: int, slot: int, ready_at: datetime) -> bool:
+    """A timer slot of the current step nobody holds and not yet done becomes ready at ``ready_at``
+    (its time changed, e.g. a workspace round's length); False when the slot is held or done."""
+    return StepLease.objects.filter(room_id=room_id, slot=slot, done=False, lease_until__isnull=True).update(ready_at=ready_at) > 0
+
+
 def postpone(claim: Claim, ready_at: datetime) -> None:
     """Give a claim back with no attempt used; the slot becomes ready at ``ready_at`` (a timer that came early)."""
     _ours(claim).update(token="", lease_until=None, attempt=F("attempt") - 1, ready_at=ready_at)

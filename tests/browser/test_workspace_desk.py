@@ -68,6 +68,18 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     assert page.get_by_role("button", name="Publish").is_disabled() and page.locator("#observation-hint").is_visible()
     page.evaluate("window.__sameDocument = true")  # everything below arrives without a reload
 
+    # The round pacing reads in words; the manager changes it in a small form.
+    assert "after 10 observations or 5 minutes, whichever comes first" in " ".join(page.locator("#round-pacing").inner_text().split())
+    page.get_by_role("button", name="Change").click()
+    assert page.get_by_label("Observations per round").input_value() == "10"
+    assert page.get_by_label("Minutes per round").input_value() == "5"
+    page.get_by_label("Observations per round").fill("30")
+    page.get_by_label("Minutes per round").fill("20")
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.wait_for_function("() => document.querySelector('#pacing-text').textContent === '30 observations or 20 minutes'")
+    assert page.locator("#pacing-form").is_hidden()
+    assert Room.objects.get(pk=room_id).turn_policy == {"maxEvents": 30, "maxSeconds": 1200}
+
     # Start: the agents' observations arrive live, threaded, filterable.
     page.get_by_role("button", name="Start").click()
     wait_for(lambda: typed(room_id, 1).count() >= 6 or None, timeout=60)

@@ -12,7 +12,7 @@ from facilitation.runs.scheduling import RUN_STEP_TASK, inline
 from facilitation.workspace.actions import adaptation as adaptation_actions
 from facilitation.workspace.actions.adaptation import do_tune_adaptation
 from facilitation.workspace.actions.lifecycle import do_pause_workspace, do_resume_workspace, do_start_workspace
-from facilitation.workspace.actions.rounds import do_end_round
+from facilitation.workspace.actions.rounds import do_end_round, do_set_turn_policy
 from rooms.models import Invocation, Narrative, PersonaAdaptation, Room, Turn
 from tests.factories import make_user
 from tests.workspace.helpers import agent_seats, clock_slot, make_workspace, run_round_work
@@ -117,3 +117,17 @@ def test_learning_retries_on_a_concurrent_tune_and_keeps_the_managers_values(man
     assert row.learned_thresholds["taskFocus"] == pytest.approx(0.9 * (1 - 0.3), abs=1e-4)
     assert Invocation.objects.filter(room=room, component="adaptation.learn").count() == 1
     assert Invocation.objects.filter(room=room, component="manager.tune_adaptation").count() == 1
+
+
+def test_a_new_round_length_sends_the_open_rounds_clock_for_its_new_time(manager, django_capture_on_commit_callbacks):
+    room = make_workspace(manager, turn_policy={"maxEvents": 50, "maxSeconds": 600})
+    with inline():
+        do_start_workspace(room, manager)
+        run_round_work(room)
+    Turn.objects.filter(room=room, number=1).update(started_at=timezone.now() - timedelta(seconds=30))
+    step_seq, clock = clock_slot(room)
+    with mock.patch("celery.current_app.send_task") as send, django_capture_on_commit_callbacks(execute=True):
+        do_set_turn_policy(room, manager, {"maxSeconds": 90})
+    sent = [(c.kwargs["args"], c.kwargs.get("countdown")) for c in send.call_args_list if c.args[0] == RUN_STEP_TASK]
+    assert [(args[1], args[2]) for args, _ in sent] == [(step_seq, clock)]
+    assert sent[0][1] == pytest.approx(60, abs=2)

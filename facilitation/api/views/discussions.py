@@ -14,10 +14,11 @@ from facilitation.api.throttles import CREATE_SCOPE, WriteThrottleMixin
 from facilitation.api.views.goals import run_fields
 from facilitation.goals.creation import do_create_run
 from facilitation.workspace.actions import lifecycle as ws_lifecycle
+from facilitation.workspace.actions import rounds as ws_rounds
 from rooms.access import visible_rooms
 from rooms.audit import correlation
 from rooms.actions.rooms import do_change_moderator, do_copy_room, do_create_room, do_delete_room, do_update_room
-from rooms.errors import StateConflict
+from rooms.errors import StateConflict, ValidationFailed
 from rooms.models import FacilitationRun, Room, RoomMember
 
 S = Room.Status
@@ -111,7 +112,8 @@ class DiscussionDetailView(APIView):
         return detail_response(request.user, viewable_room(request.user, id))
 
     @extend_schema(
-        tags=TAG, operation_id="discussions_update", summary="Update name, topic, format, status, conclusion, maxRounds",
+        tags=TAG, operation_id="discussions_update",
+        summary="Update name, topic, format, status, conclusion, maxRounds (a workspace's turnPolicy too)",
         description="Only the fields sent change. `status` runs the matching lifecycle action (see the field); "
                     "the whole update is applied or nothing is.",
         request=inputs.DiscussionPatchIn,
@@ -119,10 +121,14 @@ class DiscussionDetailView(APIView):
     )
     def patch(self, request, id: int):
         room = controllable_room(request.user, id)
-        fields, target = inputs.DiscussionPatchIn.parse(json_body(request))
+        fields, target, policy = inputs.DiscussionPatchIn.parse(json_body(request))
+        if policy is not None and room.kind != Room.Kind.WORKSPACE:
+            raise ValidationFailed("turnPolicy is for workspace rooms.", {"turnPolicy": ["Only with kind workspace."]})
         with transaction.atomic(), correlation():  # one request, one correlation id on its audit rows
             if fields:
                 room = do_update_room(room, actor=request.user, **fields)
+            if policy:
+                room = ws_rounds.do_set_turn_policy(room, request.user, policy)
             if target is not None and target != room.status and room.kind == Room.Kind.WORKSPACE:
                 room = workspace_status(room, target, request.user)
             elif target is not None and target != room.status:

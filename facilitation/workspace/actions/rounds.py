@@ -1,4 +1,5 @@
-"""Rounds: start, end (by the manager, by the turn policy, or when the scope closes).
+"""Rounds: start, end (by the manager, by the turn policy, or when the scope closes), and the turn
+policy the manager may change.
 
 A round runs as one step of the room (``facilitation.runs``): one slot per agent seat, all at
 once, and a last slot for the round's clock, ready after ``turnPolicy.maxSeconds``. Ending
@@ -18,10 +19,11 @@ from facilitation.runs.leases import Claim
 from facilitation.workspace.actions.status import pause_if_idle
 from facilitation.workspace.audit import log_invocation
 from facilitation.workspace.payloads import round_payload
-from facilitation.workspace.rules import current_turn, locked, new_correlation, require_status
+from facilitation.workspace.rules import correlation_of, current_turn, locked, new_correlation, require_open, require_status
 from rooms.errors import StateConflict
 from rooms.events import EventType, record_event
 from rooms.models import Narrative, Observation, Room, Seat, TaskAssignment, Turn
+from rooms.payloads import status_payload
 
 EVENT = EventType.ROUND
 DEFAULT_POLICY = {"maxEvents": 10, "maxSeconds": 300}
@@ -144,6 +146,33 @@ def end_round_if_due(room: Room, turn: Turn) -> bool:
         return False
     end_round(room, turn, ended_by=Turn.EndedBy.POLICY)
     return True
+
+
+def do_set_turn_policy(room: Room, user, policy: dict) -> Room:
+    """The manager changes when rounds end by themselves (``{maxEvents?, maxSeconds?}``, parsed and in
+    range; what is not given stays). It applies to the open round at once: its clock is set to the new
+    length from the round's start (a round already longer ends now), and a round that already holds
+    the new ``maxEvents`` observations ends now."""
+    with transaction.atomic():
+        room = locked(room)
+        require_open(room)
+        before = policy_of(room)
+        room.turn_policy = {**(room.turn_policy or {}), **policy}
+        room.save(update_fields=["turn_policy", "updated_at"])
+        after = policy_of(room)
+        record_event(room, EventType.STATUS, status_payload(room))
+        log_invocation(room, "manager.set_turn_policy", correlation=correlation_of(room), user=user,
+                       input={"before": before, "after": after}, output=f"{after['maxEvents']} observations or {after['maxSeconds']} s")
+        turn = current_turn(room)
+        if room.status != Room.Status.ACTIVE or turn is None or turn.ended_at is not None or narrative_pending(room, turn.number):
+            return room  # no round clock runs now: the next one is set from the new policy
+        if end_round_if_due(room, turn):
+            return room
+        step = leases.current(room.pk)
+        due = max(timezone.now(), turn.started_at + timedelta(seconds=after["maxSeconds"]))
+        if step is not None and leases.retime(room.pk, step.slots - 1, due):
+            scheduling.schedule_slots(room.pk, step.step_seq, [(step.slots - 1, due)])
+    return room
 
 
 def do_end_round(room: Room, user) -> Turn:

@@ -2,7 +2,7 @@
 // the invocation log, kept live by the room's events (each event refreshes what it names).
 (function () {
   "use strict";
-  const { request, el, toast, pageData, statusBadge, duration } = window.Convene;
+  const { request, el, toast, pageData, statusBadge, duration, counted } = window.Convene;
   const page = pageData();
   const id = page.discussionId;
   const base = `discussions/${id}`;
@@ -33,6 +33,9 @@
     const closed = CLOSED.includes(r.status);
     $("#read-only").hidden = !closed;
     $("#idle-notice").hidden = !(r.status === "paused" && r.pauseReason === "idle");
+    const policy = r.turnPolicy || {};
+    $("#pacing-text").textContent = `${counted(policy.maxEvents, "observation")} or ${duration(policy.maxSeconds)}`;
+    if (closed) closePacing();
     if (page.idlePauseSeconds) $("#idle-limit").textContent = duration(page.idlePauseSeconds);
     // Closed: every writing control goes; a completed scope can still be archived.
     document.querySelectorAll(".manager-only, #observation-form").forEach((n) => { n.hidden = closed && n.id !== "workspace-controls"; });
@@ -83,6 +86,34 @@
       }
       return li;
     }));
+  }
+
+  // The manager's round pacing: a small form under the header (PATCH turnPolicy).
+  function openPacing() {
+    const policy = state.room.turnPolicy || {};
+    $("#pacing-events").value = policy.maxEvents;
+    $("#pacing-minutes").value = Math.round((policy.maxSeconds / 60) * 100) / 100;
+    $("#pacing-form").hidden = false;
+    $("#btn-pacing").setAttribute("aria-expanded", "true");
+    $("#pacing-events").focus();
+  }
+
+  function closePacing() {
+    const form = $("#pacing-form");
+    if (!form) return;
+    form.hidden = true;
+    $("#btn-pacing").setAttribute("aria-expanded", "false");
+  }
+
+  async function savePacing(e) {
+    e.preventDefault();
+    const policy = { maxEvents: Number($("#pacing-events").value), maxSeconds: Math.round(Number($("#pacing-minutes").value) * 60) };
+    try {
+      await request("PATCH", base, { turnPolicy: policy });
+      closePacing();
+      toast(`A round now ends after ${counted(policy.maxEvents, "observation")} or ${duration(policy.maxSeconds)}`);
+    } catch (err) { toast(err.message, "error"); }
+    await loadRoom();
   }
 
   async function loadObservations() {
@@ -241,6 +272,12 @@
     document.querySelectorAll("[data-verb]").forEach((b) => b.addEventListener("click", () => control(b.dataset.verb)));
     const end = $("#btn-end-round");
     if (end) end.addEventListener("click", () => control("end"));
+    const pacing = $("#pacing-form");
+    if (pacing) {
+      $("#btn-pacing").addEventListener("click", () => (pacing.hidden ? openPacing() : closePacing()));
+      $("#btn-pacing-cancel").addEventListener("click", closePacing);
+      pacing.addEventListener("submit", savePacing);
+    }
     const save = $("#btn-save-narrative");
     if (save) save.addEventListener("click", saveNarrative);
     const form = $("#observation-form");

@@ -11,16 +11,22 @@ def refused(body: dict) -> ValidationFailed:
     return caught.value
 
 
-def test_a_change_is_typed_and_the_status_comes_apart():
-    fields, status = DiscussionPatchIn.parse({"name": "  Renamed  ", "max_rounds": 7, "conclusion": "", "status": "paused"})
+def test_a_change_is_typed_and_the_status_and_turn_policy_come_apart():
+    fields, status, policy = DiscussionPatchIn.parse({"name": "  Renamed  ", "max_rounds": 7, "conclusion": "", "status": "paused",
+                                                      "turn_policy": {"max_seconds": 600}})
     assert fields == {"name": "Renamed", "max_rounds": 7, "conclusion": ""} and status == "paused"
+    assert policy == {"maxSeconds": 600}
 
 
 def test_null_leaves_a_field_as_it_is():
-    assert DiscussionPatchIn.parse({"name": None, "topic": None, "status": None, "conclusion": None}) == ({}, None)
+    assert DiscussionPatchIn.parse({"name": None, "topic": None, "status": None, "conclusion": None}) == ({}, None, None)
 
 
 @pytest.mark.parametrize("body, headline, field", [
+    ({"turn_policy": {"max_events": 0}}, "turnPolicy is not valid.", "turnPolicy.maxEvents"),
+    ({"turn_policy": {"max_seconds": 4}}, "turnPolicy is not valid.", "turnPolicy.maxSeconds"),
+    ({"turn_policy": {"every": 3}}, "turnPolicy is not valid.", "turnPolicy.every"),
+    ({"turn_policy": "fast"}, "turnPolicy must be an object.", "turnPolicy"),
     ({"max_rounds": 0}, "maxRounds is out of range.", "maxRounds"),
     ({"max_rounds": "5"}, "maxRounds must be a whole number.", "maxRounds"),
     ({"max_rounds": ""}, "maxRounds must be a whole number.", "maxRounds"),
