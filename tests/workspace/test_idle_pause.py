@@ -2,6 +2,7 @@
 from datetime import timedelta
 
 import pytest
+from django.db.models import Sum
 from django.utils import timezone
 
 from facilitation.runs.models import StepLease
@@ -103,6 +104,9 @@ def test_a_round_that_ends_on_its_observation_count_pauses_an_idle_workspace_too
     room.refresh_from_db()
     assert Turn.objects.get(room=room, number=1).ended_by == Turn.EndedBy.POLICY
     assert (room.status, room.pause_reason) == ("paused", "idle")
+    # The pause came in the same transaction as the last agent's usage, which it keeps.
+    used = Invocation.objects.filter(room=room).aggregate(n=Sum("input_tokens") + Sum("output_tokens"))["n"]
+    assert used and room.tokens_used == used
 
 
 def test_the_manager_ending_a_round_or_pausing_is_not_an_idle_pause(manager, hour_limit, client):

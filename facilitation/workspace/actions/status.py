@@ -23,9 +23,10 @@ IDLE = "idle"
 
 
 def status_changed(room: Room, user, component: str, before: str, correlation: str) -> None:
-    """Save ``room`` with its new status, tell the browsers, and keep the change in the log.
-    The caller holds the room's lock."""
-    room.save()
+    """Save ``room``'s new status (and the dates and reason that go with it), tell the browsers, and keep
+    the change in the log. The caller holds the room's lock. Only these fields are written: usage
+    added in the same transaction (``rooms.usage.add_usage``, an UPDATE) is not in ``room``."""
+    room.save(update_fields=["status", "pause_reason", "started_at", "ended_at", "updated_at"])
     record_event(room, EventType.STATUS, status_payload(room))
     log_invocation(room, component, correlation=correlation, user=user, input={"from": before, "to": room.status},
                    output=room.status)
