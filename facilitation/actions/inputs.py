@@ -310,8 +310,14 @@ class DiscussionPatchIn(Parsed):
                                                       max_value="Must be from 1 to 20."))
     turn_policy = TurnPolicyIn(required=False, help_text="Workspace rooms: when a round ends by itself; the settings "
                                                          "not sent stay. Applies to the open round at once.")
+    budget_tokens = WholeNumber(min_value=1, max_value=MAX_BIG, required=False,
+                                help_text="A new token budget for the room (its next calls are checked against it).",
+                                error_messages=_messages("Must be a positive whole number."))
+    budget_usd = Money(min_value=0, max_value=1e6, required=False, help_text="A new budget in USD for the room.",
+                       error_messages=_messages("Must be a number from 0 to 1000000."))
 
     HEADLINES = {
+        "budget_tokens": "The budget is not valid.", "budget_usd": "The budget is not valid.",
         "status": "Unknown status.", "conclusion": _conclusion_headline,
         "name": "The update is not valid.", "topic": "The update is not valid.",
         "format": "Unknown format.", "max_rounds": _rounds_headline, "turn_policy": _policy_headline,

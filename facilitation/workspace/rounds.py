@@ -30,6 +30,7 @@ from facilitation.workspace import prompts
 from facilitation.workspace.actions.adaptation import learn_round
 from facilitation.workspace.actions.observations import write_observation
 from facilitation.workspace.actions.rounds import end_round_if_due, round_step_shape
+from facilitation.workspace.actions.status import pause_itself
 from facilitation.workspace.actions.tasks import advance_task
 from facilitation.workspace.audit import log_invocation
 from facilitation.workspace.context import AgentContext, agent_context, narrative_context
@@ -112,6 +113,20 @@ def prepare_agent(room: Room, number: int, seat_id: int, timeout: float, provide
                      provider=provider_for(provider_override or ctx.provider), correlation=turn.correlation_id)
 
 
+def over_budget(room_id: int, agent_id: int | None, request: LLMRequest, model: str) -> tuple[str, str]:
+    """Whether a call would take the workspace or its agent over budget: ``("room" | "agent" | "", why)``."""
+    need_tokens, need_usd = budget.estimate(request, model)
+    room = Room.objects.filter(pk=room_id).values("budget_tokens", "budget_usd", "tokens_used", "cost_usd").first()
+    if room is not None and budget.exceeds(room["budget_tokens"], room["budget_usd"], room["tokens_used"],
+                                           float(room["cost_usd"]), need_tokens, need_usd):
+        return "room", "The workspace's budget is used up."
+    agent = Agent.objects.filter(pk=agent_id).values("name", "budget_tokens", "budget_usd", "tokens_used", "cost_usd").first()
+    if agent is not None and budget.exceeds(agent["budget_tokens"], agent["budget_usd"], agent["tokens_used"],
+                                            float(agent["cost_usd"]), need_tokens, need_usd):
+        return "agent", f"{agent['name']} has used up its budget."
+    return "", ""
+
+
 def _round_open(room: Room, number: int) -> Turn | None:
     if room.status in CLOSED or room.status not in (Room.Status.ACTIVE, Room.Status.PAUSED) or room.round != number:
         return None
@@ -142,8 +157,9 @@ def skip_agent(claim: Claim) -> bool:
 
 
 @rides_out
-def commit_agent(work: AgentWork, called: Called, claim: Claim) -> bool:
-    """Write the seat's round in one transaction, ending its slot, if the slot's lease still holds.
+def commit_agent(work: AgentWork, called: Called, claim: Claim, pause: str = "") -> bool:
+    """Write the seat's round in one transaction, ending its slot, if the slot's lease still holds;
+    ``pause``: the workspace pauses itself for that reason in the same transaction (``status.BUDGET``).
 
     Returns False (and writes nothing but the discarded call's invocation) when the lease is gone,
     the round closed meanwhile, or the seat's round is already written.
@@ -208,6 +224,8 @@ def commit_agent(work: AgentWork, called: Called, claim: Claim) -> bool:
                 log_invocation(room, f"agent.{a['action']}_task", correlation=work.correlation, agent_id=ctx.agent_id,
                                input={"taskId": task.pk}, output="", success=False, error=exc.message)
                 task.refresh_from_db()
+        if pause:
+            pause_itself(room, pause, work.correlation)
         end_round_if_due(room, turn)
     return True
 

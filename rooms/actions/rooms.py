@@ -96,7 +96,8 @@ def do_create_room(owner, *, name: str, topic: str, moderator_id: int, participa
 def _snapshot(room: Room) -> dict:
     """What an audit row records of a room's editable fields."""
     return {"name": room.name, "topic": room.topic, "format": room.format, "kind": room.kind,
-            "maxRounds": room.max_rounds, "conclusion": room.conclusion, "status": room.status}
+            "maxRounds": room.max_rounds, "conclusion": room.conclusion, "status": room.status,
+            "budgetTokens": room.budget_tokens, "budgetUsd": None if room.budget_usd is None else str(room.budget_usd)}
 
 
 def do_copy_room(room: Room, user) -> Room:
@@ -121,7 +122,8 @@ def _locked(room: Room) -> Room:
 
 
 def do_update_room(room: Room, *, name: str | None = None, topic: str | None = None, format: str | None = None,
-                   max_rounds: int | None = None, conclusion: str | None = None, actor=None) -> Room:
+                   max_rounds: int | None = None, conclusion: str | None = None, budget_tokens: int | None = None,
+                   budget_usd=None, actor=None) -> Room:
     """Change what is given (None: unchanged). The arguments are typed and in range: the API parses
     the body with ``facilitation.actions.inputs.DiscussionPatchIn``; what needs the room (rounds
     already run, a format fixed once started, a closed workspace) is checked here."""
@@ -135,7 +137,7 @@ def do_update_room(room: Room, *, name: str | None = None, topic: str | None = N
             raise StateConflict("The format can only change while the discussion is a draft.")
         before = _snapshot(room)
         for field, value in (("name", name), ("topic", topic), ("format", format), ("max_rounds", max_rounds),
-                             ("conclusion", conclusion)):
+                             ("conclusion", conclusion), ("budget_tokens", budget_tokens), ("budget_usd", budget_usd)):
             if value is not None:
                 setattr(room, field, value)
         room.save()

@@ -2,7 +2,7 @@
 import pytest
 
 from facilitation.actions import lifecycle
-from rooms.models import Observation, Room, RoomEvent, Seat
+from rooms.models import Invocation, Observation, Room, RoomEvent, Seat
 from tests.api.conftest import create_body, new_discussion
 from tests.factories import make_participant
 
@@ -135,13 +135,28 @@ def test_patch_updates_fields(owner_api, room):
 @pytest.mark.parametrize("change, field", [({"maxRounds": 0}, "maxRounds"), ({"maxRounds": 21}, "maxRounds"),
                                            ({"format": "debate"}, "format"), ({"name": ""}, "name"),
                                            ({"status": "exploded"}, "status"), ({"conclusion": 5}, "conclusion"),
-                                           ({"moderatorId": 1}, "moderatorId"), ({"participants": []}, "participants")])
+                                           ({"moderatorId": 1}, "moderatorId"), ({"participants": []}, "participants"),
+                                           ({"budgetTokens": 0}, "budgetTokens"), ({"budgetTokens": "lots"}, "budgetTokens"),
+                                           ({"budgetUsd": -1}, "budgetUsd"), ({"budgetUsd": "NaN"}, "budgetUsd")])
 def test_patch_rejects_bad_fields_and_changes_nothing(owner_api, room, change, field):
     before = Room.objects.filter(pk=room.pk).values().get()
     response = owner_api.patch(f"/api/discussions/{room.pk}", {"name": "Would change", **change})
     assert response.status_code == 400
     assert field in response.json()["error"]["details"]
     assert Room.objects.filter(pk=room.pk).values().get() == before
+
+
+def test_patch_raises_a_budget_and_the_audit_row_says_from_what(owner_api, clients, room):
+    Room.objects.filter(pk=room.pk).update(budget_tokens=1000)
+    response = owner_api.patch(f"/api/discussions/{room.pk}", {"budgetTokens": 5000, "budgetUsd": 2.5})
+    assert response.status_code == 200, response.json()
+    data = response.json()["data"]
+    assert (data["budgetTokens"], data["budgetUsd"]) == (5000, 2.5)
+    update = Invocation.objects.filter(room=room, component="room.update").last()
+    assert update.input["before"] == {"budgetTokens": 1000, "budgetUsd": None}
+    assert update.input["after"] == {"budgetTokens": 5000, "budgetUsd": "2.500000"}
+    assert clients["viewer"].patch(f"/api/discussions/{room.pk}", {"budgetTokens": 10**9}).status_code == 403
+    assert Room.objects.get(pk=room.pk).budget_tokens == 5000
 
 
 def test_patch_status_runs_the_lifecycle(owner_api, room):

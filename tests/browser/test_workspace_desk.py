@@ -12,7 +12,7 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from facilitation.workspace.actions.status import pause_if_idle
+from facilitation.workspace.actions.status import BUDGET, pause_if_idle, pause_itself
 from facilitation.workspace.rules import locked
 from rooms.models import Invocation, Narrative, Observation, Persona, PersonaAdaptation, Room, RoomMember, Seat, TaskAssignment
 from tests.browser.conftest import api, shot
@@ -75,10 +75,15 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     assert page.get_by_label("Minutes per round").input_value() == "5"
     page.get_by_label("Observations per round").fill("30")
     page.get_by_label("Minutes per round").fill("20")
+    assert page.locator("#budget-text").text_content() == "Spent 0 tokens ($0.00); no budget caps it."
+    assert page.get_by_label("Token budget").input_value() == ""
+    page.get_by_label("Token budget").fill("2000000")
     page.get_by_role("button", name="Save", exact=True).click()
     page.wait_for_function("() => document.querySelector('#pacing-text').textContent === '30 observations or 20 minutes'")
     assert page.locator("#pacing-form").is_hidden()
-    assert Room.objects.get(pk=room_id).turn_policy == {"maxEvents": 30, "maxSeconds": 1200}
+    assert page.locator("#budget-text").text_content() == "Spent 0 tokens ($0.00) of a budget of 2,000,000 tokens."
+    saved = Room.objects.get(pk=room_id)
+    assert (saved.turn_policy, saved.budget_tokens, saved.budget_usd) == ({"maxEvents": 30, "maxSeconds": 1200}, 2_000_000, None)
 
     # Start: the agents' observations arrive live, threaded, filterable.
     page.get_by_role("button", name="Start").click()
@@ -192,6 +197,15 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     assert page.get_by_role("button", name="Resume").is_enabled()
     page.get_by_role("button", name="Resume").click()
     page.wait_for_function("() => document.querySelector('#idle-notice').hidden")
+    wait_for(lambda: Room.objects.get(pk=room_id).status == "active" or None, timeout=20)
+    # The same for a used-up budget (a seat's call found it so), with its own words.
+    with transaction.atomic():
+        assert pause_itself(locked(room_id), BUDGET, "budget-check")
+    page.locator("#budget-notice").wait_for()
+    assert "its budget is used up" in page.locator("#budget-notice").inner_text()
+    assert page.locator("#idle-notice").is_hidden()
+    page.get_by_role("button", name="Resume").click()
+    page.wait_for_function("() => document.querySelector('#budget-notice').hidden")
     wait_for(lambda: Room.objects.get(pk=room_id).status == "active" or None, timeout=20)
 
     # Search over observations, tasks and narratives.

@@ -1,5 +1,6 @@
-"""A workspace's status changes: the one write every change of status makes, and the pause a
-workspace takes on its own when nobody tends it.
+"""A workspace's status changes: the one write every change of status makes, and the pauses a
+workspace takes on its own: when nobody tends it, and when its budget is used up (the seat whose
+call would go over it writes nothing but that, ``facilitation.workspace.steps``).
 
 Rounds end by themselves (``turnPolicy``), so a workspace that nobody looks after would go on
 calling its agents' models round after round. At the end of a round that ended by itself, a
@@ -20,6 +21,7 @@ from rooms.models import Invocation, Room
 from rooms.payloads import status_payload
 
 IDLE = "idle"
+BUDGET = "budget"
 
 
 def status_changed(room: Room, user, component: str, before: str, correlation: str) -> None:
@@ -49,6 +51,14 @@ def pause_if_idle(room: Room, correlation: str, now: datetime | None = None) -> 
     idle = ((now or timezone.now()) - acted).total_seconds()
     if idle < limit:
         return False
-    room.status, room.pause_reason = Room.Status.PAUSED, IDLE
-    status_changed(room, None, "room.idle_pause", Room.Status.ACTIVE, correlation)
+    return pause_itself(room, IDLE, correlation)
+
+
+def pause_itself(room: Room, reason: str, correlation: str) -> bool:
+    """Pause an active workspace for ``reason`` (``IDLE``, ``BUDGET``), logged as ``room.<reason>_pause``
+    without a user; False when it is not active. The caller holds the room's lock."""
+    if room.status != Room.Status.ACTIVE:
+        return False
+    room.status, room.pause_reason = Room.Status.PAUSED, reason
+    status_changed(room, None, f"room.{reason}_pause", Room.Status.ACTIVE, correlation)
     return True

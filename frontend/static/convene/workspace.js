@@ -33,8 +33,10 @@
     const closed = CLOSED.includes(r.status);
     $("#read-only").hidden = !closed;
     $("#idle-notice").hidden = !(r.status === "paused" && r.pauseReason === "idle");
+    $("#budget-notice").hidden = !(r.status === "paused" && r.pauseReason === "budget");
     const policy = r.turnPolicy || {};
     $("#pacing-text").textContent = `${counted(policy.maxEvents, "observation")} or ${duration(policy.maxSeconds)}`;
+    $("#budget-text").textContent = budgetText(r);
     if (closed) closePacing();
     if (page.idlePauseSeconds) $("#idle-limit").textContent = duration(page.idlePauseSeconds);
     // Closed: every writing control goes; a completed scope can still be archived.
@@ -88,11 +90,24 @@
     }));
   }
 
-  // The manager's round pacing: a small form under the header (PATCH turnPolicy).
+  // What the workspace has spent, against its budget when it has one.
+  function budgetText(r) {
+    const usage = r.usage || {};
+    const tokens = (usage.totalTokens || 0).toLocaleString("en");
+    const usd = `$${(usage.costUsd || 0).toFixed(2)}`;
+    const limits = [r.budgetTokens != null ? `${r.budgetTokens.toLocaleString("en")} tokens` : "",
+      r.budgetUsd != null ? `$${r.budgetUsd.toFixed(2)}` : ""].filter(Boolean);
+    return limits.length ? `Spent ${tokens} tokens (${usd}) of a budget of ${limits.join(" and ")}.`
+      : `Spent ${tokens} tokens (${usd}); no budget caps it.`;
+  }
+
+  // The manager's round pacing and budget: a small form under the header (PATCH turnPolicy, budgetTokens, budgetUsd).
   function openPacing() {
     const policy = state.room.turnPolicy || {};
     $("#pacing-events").value = policy.maxEvents;
     $("#pacing-minutes").value = Math.round((policy.maxSeconds / 60) * 100) / 100;
+    $("#budget-tokens").value = state.room.budgetTokens ?? "";
+    $("#budget-usd").value = state.room.budgetUsd ?? "";
     $("#pacing-form").hidden = false;
     $("#btn-pacing").setAttribute("aria-expanded", "true");
     $("#pacing-events").focus();
@@ -108,8 +123,12 @@
   async function savePacing(e) {
     e.preventDefault();
     const policy = { maxEvents: Number($("#pacing-events").value), maxSeconds: Math.round(Number($("#pacing-minutes").value) * 60) };
+    const body = { turnPolicy: policy };
+    // An empty budget field leaves the budget as it is.
+    if ($("#budget-tokens").value !== "") body.budgetTokens = Number($("#budget-tokens").value);
+    if ($("#budget-usd").value !== "") body.budgetUsd = Number($("#budget-usd").value);
     try {
-      await request("PATCH", base, { turnPolicy: policy });
+      await request("PATCH", base, body);
       closePacing();
       toast(`A round now ends after ${counted(policy.maxEvents, "observation")} or ${duration(policy.maxSeconds)}`);
     } catch (err) { toast(err.message, "error"); }

@@ -1,0 +1,97 @@
+"""A workspace keeps to its budgets: the room's (used up: no more calls, the room pauses itself and
+says why) and each agent's (used up: that agent sits its rounds out); the manager raises them."""
+import pytest
+
+from facilitation.llm import rehearsal
+from facilitation.runs.scheduling import inline
+from facilitation.workspace import rounds
+from facilitation.workspace.actions.lifecycle import do_resume_workspace, do_start_workspace
+from facilitation.workspace.actions.rounds import do_end_round
+from rooms.models import Agent, Invocation, Narrative, Observation, Room, RoomEvent
+from tests.factories import make_user
+from tests.workspace.helpers import agent_seats, make_workspace, run_round_work
+
+
+@pytest.fixture
+def manager(db):
+    return make_user("thrifty")
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """The purpose of every model call the workspace makes (its agents and narrator run on the offline model)."""
+    made = []
+
+    class Counting(rehearsal.RehearsalProvider):
+        def complete(self, request):
+            made.append(request.purpose)
+            return super().complete(request)
+
+    monkeypatch.setattr(rounds, "provider_for", lambda name="": Counting())
+    return made
+
+
+def _agent_observations(room):
+    return Observation.objects.filter(room=room, author_kind="agent").count()
+
+
+def test_a_used_up_room_budget_makes_no_call_and_pauses_the_workspace(manager, calls, client):
+    room = make_workspace(manager, turn_policy={"maxEvents": 50, "maxSeconds": 600})
+    Room.objects.filter(pk=room.pk).update(budget_tokens=50)
+    with inline():
+        do_start_workspace(room, manager)
+        run_round_work(room)
+    room.refresh_from_db()
+    assert calls == [] and _agent_observations(room) == 0
+    assert (room.status, room.pause_reason) == ("paused", "budget")
+    refused = Invocation.objects.filter(room=room, component="agent.round_work")
+    assert refused.count() == 1 and not refused[0].success and "budget is used up" in refused[0].error
+    pause = Invocation.objects.get(room=room, component="room.budget_pause")
+    assert pause.user_id is None
+    assert RoomEvent.objects.filter(room=room, type="discussion:status").last().payload["status"] == "paused"
+    client.force_login(manager)
+    assert client.get(f"/api/discussions/{room.pk}").json()["data"]["pauseReason"] == "budget"
+    # The manager raises the budget and resumes: the agents work.
+    r = client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": 1_000_000}, content_type="application/json")
+    assert r.status_code == 200 and r.json()["data"]["budgetTokens"] == 1_000_000
+    with inline():
+        do_resume_workspace(room, manager)
+        run_round_work(room)
+    room.refresh_from_db()
+    assert room.status == "active" and _agent_observations(room) > 0
+    assert calls == ["workspace.observations"] * 2  # the two seats whose round 1 was not written yet
+
+
+def test_an_agent_over_its_own_budget_sits_the_round_out_and_the_others_work(manager, calls):
+    room = make_workspace(manager, turn_policy={"maxEvents": 50, "maxSeconds": 600})
+    thrifty, *others = agent_seats(room)
+    Agent.objects.filter(pk=thrifty.agent_id).update(budget_tokens=10)
+    with inline():
+        do_start_workspace(room, manager)
+        run_round_work(room)
+    room.refresh_from_db()
+    assert room.status == "active"
+    assert not Observation.objects.filter(room=room, seat=thrifty).exists()
+    assert all(Observation.objects.filter(room=room, seat=seat).exists() for seat in others)
+    skipped = Invocation.objects.get(room=room, component="agent.round_work", agent_id=thrifty.agent_id)
+    assert not skipped.success and f"{thrifty.agent.name} has used up its budget" in skipped.error
+    assert len(calls) == len(others)
+
+
+def test_a_narrative_over_budget_is_the_offline_one_without_a_call(manager, calls):
+    room = make_workspace(manager, turn_policy={"maxEvents": 50, "maxSeconds": 600})
+    with inline():
+        do_start_workspace(room, manager)
+        run_round_work(room)
+        room.refresh_from_db()
+        Room.objects.filter(pk=room.pk).update(budget_tokens=room.tokens_used + 1)
+        made = len(calls)
+        do_end_round(room, manager)
+        run_round_work(room)
+    narrative = Narrative.objects.get(room=room, round=1)
+    assert narrative.provider == "rehearsal" and narrative.content
+    generate = Invocation.objects.get(room=room, component="narrative.generate")
+    assert not generate.success and generate.input["fallback"] is True and "budget is used up" in generate.error
+    # The close made no model call (the offline narrative is written from the round's text); round 2's
+    # first agent found the budget used up and paused the room.
+    assert "workspace.narrative" not in calls[made:] and Room.objects.get(pk=room.pk).pause_reason == "budget"
