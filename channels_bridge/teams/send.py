@@ -72,8 +72,11 @@ def _text(d: Delivery) -> str:
     return text
 
 
-def message_activity(text: str, spans: list[Span], bold_prefix: int = 0) -> dict:
-    """The text with ``<at>Name</at>`` for each mention, and the mention entities."""
+def message_activity(text: str, spans: list[Span], bold_prefix: int = 0, plain: bool = False) -> dict:
+    """The text with ``<at>Name</at>`` for each mention, and the mention entities. ``plain``: text a person
+    wrote in a chat, sent as plain text (no Markdown: its asterisks stay asterisks, so no bold name either)."""
+    if plain and not spans:
+        return {"type": "message", "text": text, "textFormat": "plain"}
     out, entities, cursor = "", [], 0
     for span in sorted(spans, key=lambda s: s.offset):
         identity = span.data["identity"]
@@ -147,6 +150,7 @@ def deliver(d: Delivery) -> outcome.Outcome:
             return _upload(d, service_url, conversation, bucket)
         sent_ids = list(d.message_ids)
         bold = (d.card or {}).get("boldPrefix") or 0
+        plain = bool((d.card or {}).get("plainText"))
         parts = list(split_message(_text(d), LIMIT, _mentioned(d), measure=len))
         for index, (text, spans) in enumerate(parts):
             if index < d.parts_sent:
@@ -154,7 +158,7 @@ def deliver(d: Delivery) -> outcome.Outcome:
             wait = ratelimit.buckets().take([bucket])
             if wait > 0:
                 return outcome.wait(wait)
-            activity_id = connector.send_activity(service_url, conversation, message_activity(text, spans, bold if index == 0 else 0))
+            activity_id = connector.send_activity(service_url, conversation, message_activity(text, spans, bold if index == 0 else 0, plain))
             record_part_sent(d.pk, activity_id)
             sent_ids.append(activity_id)
         if d.attachment and not d.chat_id and d.parts_sent <= len(parts):  # the offer of the file follows the text

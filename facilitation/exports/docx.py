@@ -6,11 +6,12 @@ import re
 from docx import Document
 from docx.shared import Pt, RGBColor
 
-from facilitation.exports.markdown_docx import add_markdown
+from facilitation.exports.markdown_docx import add_markdown, add_plain_text
 from facilitation.exports.minutes import (
     NO_ACTIONS, NO_DECISIONS, REHEARSAL_NOTICE, STATUS_TEXT, Minutes, collect, decision_line, marker_label, when,
 )
 from rooms.models import Room
+from rooms.models.chat import written_in_a_chat
 
 DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 # Characters XML 1.0 cannot hold; python-docx refuses them.
@@ -89,6 +90,8 @@ def _transcript(doc, m: Minutes) -> None:
             continue
         if e.repeats_conclusion:
             doc.add_paragraph().add_run("The conclusion, shown above.").italic = True
+        elif e.content and written_in_a_chat(e.data):
+            add_plain_text(doc, e.content)
         elif e.content:
             add_markdown(doc, e.content, heading_base=3)
         else:

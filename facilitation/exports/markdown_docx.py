@@ -6,6 +6,8 @@ its tokens become python-docx paragraphs in the built-in styles: ``Heading N``,
 bold, italic, code and struck-through runs. A line break inside a paragraph stays a line
 break, because turns put one marker (``DECISION:``, ``VOTE:``) per line.
 """
+import re
+
 from docx.enum.text import WD_BREAK
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
@@ -145,6 +147,18 @@ def add_markdown(doc, text: str, *, heading_base: int = 1) -> None:
             else:
                 paragraph = doc.add_paragraph()
             _add_inline(paragraph, token)
+
+
+def add_plain_text(doc, text: str) -> None:
+    """Append ``text`` as written (a chat message, not Markdown): a paragraph per blank-line-separated
+    block, its line breaks kept."""
+    for block in re.split(r"\n\s*\n", text.strip()):
+        paragraph = doc.add_paragraph()
+        lines = block.split("\n")
+        for i, line in enumerate(lines):
+            run = paragraph.add_run(line)
+            if i < len(lines) - 1:
+                run.add_break()
 
 
 def demote_headings(text: str, levels: int) -> str:

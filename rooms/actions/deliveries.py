@@ -21,6 +21,7 @@ from rooms.audit import new_correlation_id, record
 from rooms.dispatch import enqueue_on_commit
 from rooms.events import EventType, build, record_event
 from rooms.models import Chat, ChatIdentity, ChatLink, Delivery, Observation, Room
+from rooms.models.chat import written_in_a_chat
 
 SEND_TASK = "bridge.send_delivery"
 QUEUE = "bridge"
@@ -96,6 +97,7 @@ def queue_relay(room: Room, obs: Observation, *, origin_chat_id: int | None = No
     if not targets:
         return []
     correlation = correlation_id or new_correlation_id()
+    plain = written_in_a_chat(obs.data)
     existing = set(Delivery.objects.filter(source=obs, kind=Delivery.Kind.RELAY).values_list("chat_id", flat=True))
     created = []
     for chat in targets:
@@ -104,7 +106,7 @@ def queue_relay(room: Room, obs: Observation, *, origin_chat_id: int | None = No
         created.append(_create(
             correlation_id=correlation, room=room, kind=Delivery.Kind.RELAY, principal=f"chat:{chat.pk}",
             platform=chat.platform, chat=chat, recipient=_chat_label(chat), text=text, source=obs,
-            card={"boldPrefix": len(obs.author_name), "markdownFrom": len(prefix)},
+            card={"boldPrefix": len(obs.author_name), **({"plainText": True} if plain else {"markdownFrom": len(prefix)})},
         ))
     if created:
         record("bridge.queue_relay", room=room, correlation_id=correlation,

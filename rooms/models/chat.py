@@ -13,6 +13,13 @@ class Platform(models.TextChoices):
     TEAMS = "teams"
 
 
+def written_in_a_chat(data: dict | None) -> bool:
+    """A turn's ``data`` says it is a message from a Telegram or Teams chat: plain text, not Markdown
+    (its formatting, if any, stayed in the platform's entities), so ``2*3*4`` stays as written wherever
+    it is shown or sent. Models' turns and the room page's comments are Markdown."""
+    return ((data or {}).get("source") or {}).get("platform") in Platform.values
+
+
 class ChatIdentity(models.Model):
     """One account on a chat platform, as the bot has seen it (one row per account)."""
 

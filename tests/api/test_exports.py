@@ -194,3 +194,36 @@ def test_a_conclusion_saying_no_decision_adds_nothing(finished):
     decisions = text.split("## Decisions", 1)[1].split("## Action items", 1)[0]
     assert decisions.count("- ") == 1 and "Adopt Redis as the read cache" in decisions
     assert text.count("No decision was recorded.") == 0
+
+
+CHAT_TEXT = "2*3*4 is 24, **this** and _that_ stay as typed\n# 1 on my list\n- not a list\n1. not numbered\n> no quote <b>x</b> [no](link) `tick` \\ & ~x~"
+
+
+def _chat_message(room):
+    return Observation.objects.create(room=room, seq=500, round=1, author_name="Ben", author_kind="human", kind="contribution",
+                                      content=CHAT_TEXT, data={"source": {"platform": "telegram", "messageId": "7"}})
+
+
+@pytest.mark.parametrize("text", [CHAT_TEXT, "plain words", "  # indented heading\n+ plus\n10) ten", "***\n---\n===", "a\\*b"])
+def test_escaped_chat_text_renders_as_written(text):
+    from markdown_it import MarkdownIt
+
+    from facilitation.exports.markdown import escape_markdown
+
+    tokens = MarkdownIt("commonmark", {"html": False}).parse(escape_markdown(text))
+    kinds = {t.type for t in tokens} | {c.type for t in tokens for c in (t.children or [])}
+    assert kinds <= {"paragraph_open", "paragraph_close", "inline", "text", "text_special", "softbreak"}, kinds
+    # One paragraph whose text is the message (CommonMark trims each line's outer spaces).
+    written = "".join(c.content if c.type != "softbreak" else "\n" for t in tokens if t.type == "inline" for c in t.children)
+    assert written == "\n".join(line.strip() for line in text.split("\n"))
+
+
+def test_a_chat_message_is_exported_as_written(finished):
+    _chat_message(finished)
+    md = render_markdown(finished)
+    assert "2\\*3\\*4 is 24, \\*\\*this\\*\\* and \\_that\\_ stay as typed" in md and "\\# 1 on my list" in md
+    doc = Document(io.BytesIO(render_docx(finished)))
+    paragraph = next(p for p in doc.paragraphs if p.text.startswith("2*3*4"))
+    assert paragraph.text == CHAT_TEXT  # line breaks kept as breaks, nothing parsed
+    assert not any(r.bold or r.italic for r in paragraph.runs)
+    assert not any(p.style.name.startswith(("Heading", "List", "Quote")) and "1 on my list" in p.text for p in doc.paragraphs)

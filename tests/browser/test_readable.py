@@ -4,8 +4,9 @@ import io
 import pytest
 from docx import Document
 
+from facilitation.actions.comments import do_post_comment, do_record_chat_message
 from facilitation.actions.lifecycle import do_start_discussion
-from rooms.models import Room
+from rooms.models import Chat, ChatIdentity, ChatLink, Room
 from rooms.actions.rooms import do_create_room
 from tests.browser.conftest import HOSTILE_SPEAKER, api, shot
 from tests.factories import make_discussion, make_facilitator, make_participant
@@ -80,3 +81,26 @@ def test_docx_minutes_read_back_with_headings_lists_and_one_conclusion(make_page
     assert sum("with a short TTL" in text for _, text in styled) == 1, "the conclusion is shown once"
     assert [text for style, text in styled if style.startswith("Heading") and "ecision" in text] == ["Decisions"]
     assert not any(text.startswith(("#", "- ", "**")) for _, text in styled)
+
+
+def test_a_chat_message_shows_as_the_plain_text_it_was(make_page):
+    page, owner = make_page("ines")
+    room = make_discussion(owner, max_rounds=2)
+    Room.objects.filter(pk=room.pk).update(status="paused")  # a room people talk in, with no step running
+    chat = Chat.objects.create(platform="telegram", external_id="-4100", title="Roles")
+    ChatLink.objects.create(chat=chat, room=room)
+    ben = ChatIdentity.objects.create(platform="telegram", external_id="502", name="Ben")
+    do_record_chat_message(chat, ben, "2*3*4 is 24, and **this** stays as typed\n# 1 on my list\n\nVOTE: READY @architect")
+    comment = do_post_comment(room.pk, owner, "From the page, **bold** is Markdown")
+    page.goto(f"/discussions/{room.pk}/")
+    human = page.locator("#timeline .tcard.turn", has=page.locator(".speaker", has_text="Ben"))
+    human.wait_for()
+    content = human.locator(".content")
+    assert content.locator("p").first.inner_text() == "2*3*4 is 24, and **this** stays as typed\n# 1 on my list"
+    assert content.locator("em, strong:not(.marker-key), h1, h2, h3, h4, h5, h6").count() == 0
+    # Markers and mentions are highlighted in a chat message as in any turn.
+    assert content.locator(".marker-vote .marker-key").inner_text() == "VOTE:"
+    assert content.locator(".mention").inner_text() == "@architect"
+    page_turn = page.locator(f"#timeline .tcard.turn[data-turn-id='{comment.pk}'] .content")
+    assert page_turn.locator("strong", has_text="bold").count() == 1
+    assert not page.errors, page.errors

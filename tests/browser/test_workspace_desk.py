@@ -93,6 +93,7 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     assert page.locator("#observations-empty").is_hidden()
     assert page.get_by_role("button", name="Publish").is_enabled() and page.locator("#observation-hint").is_hidden()
     assert page.locator("#round-indicator").text_content() == "Round 1"
+    assert page.locator("#seats li .spent").first.text_content().endswith(" tokens")
     assert page.locator("#status-badge").text_content().strip().lower() == "active"
     replies = typed(room_id, 1).filter(responding_to__isnull=False)
     for reply in replies:  # a reply sits under the observation it answers

@@ -124,6 +124,25 @@ def test_link_relay_and_no_echo(teams, post_teams, run_tasks, people, chat_conv)
     assert last["textFormat"] == "markdown"
 
 
+def test_a_chat_message_relayed_to_another_chat_is_plain_text(teams, post_teams, run_tasks, people, chat_conv):
+    from facilitation.actions.lifecycle import do_start_discussion
+
+    owner = make_user("olga")
+    room = make_discussion(owner)
+    other = teams.conversation("19:second_office@thread.v2", "groupChat")
+    for conv in (chat_conv, other):
+        post_teams(teams.bot_added(conv, people["ana"]))
+        code = do_create_room_code(room, owner)
+        post_teams(teams.message(conv, people["ana"], f"facilitator start {code.code}"))
+        run_tasks()
+    do_start_discussion(room)
+    post_teams(teams.message(chat_conv, people["ben"], "2*3*4 is 24 and **this** is not Markdown"))
+    run_tasks()
+    run_tasks()
+    last = teams.sent_to(other["id"])[-1]["activity"]
+    assert last["text"] == "Ben Okafor: 2*3*4 is 24 and **this** is not Markdown" and last["textFormat"] == "plain"
+
+
 def test_a_direct_message_creates_a_conversation_with_the_tenant(teams, run_tasks, people):
     ana = make_user("ana")
     ChatIdentity.objects.create(platform="teams", external_id=people["ana"]["id"], name="Ana Lima", user=ana,

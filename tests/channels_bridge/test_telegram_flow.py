@@ -146,6 +146,22 @@ def test_a_relayed_turn_s_markdown_arrives_as_formatting(telegram, post_telegram
     assert marked("code") == [("ttl=60", None)]
 
 
+def test_a_chat_message_relayed_to_another_chat_stays_plain_text(telegram, post_telegram, run_tasks, room, owner):
+    from facilitation.actions.lifecycle import do_start_discussion
+
+    other = tu.group(-4002, "Roles, second office")
+    linked(post_telegram, run_tasks, room, owner)
+    linked(post_telegram, run_tasks, room, owner, chat=other)
+    do_start_discussion(room)
+    before = len(telegram.sent_to(-4002))
+    post_telegram(tu.message(GROUP, BEN, "2*3*4 is 24, and **this** is not Markdown\n# 1 on the list"))
+    run_tasks()
+    run_tasks()
+    (message,) = telegram.sent_to(-4002)[before:]
+    assert message["text"] == "Ben: 2*3*4 is 24, and **this** is not Markdown\n# 1 on the list"
+    assert message["entities"] == [{"type": "bold", "offset": 0, "length": 3}]
+
+
 def test_a_long_relayed_turn_keeps_its_formatting_in_every_part(telegram, post_telegram, run_tasks, room, owner):
     from facilitation.actions.lifecycle import do_start_discussion
 

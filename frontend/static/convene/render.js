@@ -149,9 +149,26 @@
     return box;
   }
 
-  // A turn's content: the same Markdown, with its markers and @mentions highlighted.
-  function contentNode(text) {
-    return markdownNode(text, { headingShift: 3, className: "content markdown" });
+  // A turn's content: the same Markdown, with its markers and @mentions highlighted. A message from a
+  // Telegram or Teams chat is plain text (its sender wrote no Markdown: "2*3*4" stays as written):
+  // paragraphs and line breaks as sent, markers and @mentions highlighted all the same.
+  function contentNode(text, { plain = false } = {}) {
+    if (!plain) return markdownNode(text, { headingShift: 3, className: "content markdown" });
+    const box = el("div", { class: "content markdown plain-text" });
+    for (const chunk of String(text || "").split(/\n\s*\n/)) {
+      const p = el("p", {});
+      chunk.split("\n").forEach((line, i) => { if (i) p.append(el("br", {})); p.append(line); });
+      box.append(p);
+    }
+    highlightMarkers(box);
+    highlightMentions(box);
+    return box;
+  }
+
+  const CHAT_PLATFORMS = ["telegram", "teams"];
+  function fromChat(turn) {
+    const source = (turn.data || {}).source || {};
+    return CHAT_PLATFORMS.includes(source.platform);
   }
 
   function collapsible(contentEl, length) {
@@ -204,7 +221,7 @@
       el("span", { class: "spacer" }),
       timeLabel(event.ts));
     const text = status === "timed_out" && !turn.content ? "No response: the turn timed out." : turn.content;
-    const body = collapsible(contentNode(text), (text || "").length);
+    const body = collapsible(contentNode(text, { plain: fromChat(turn) }), (text || "").length);
     return el("li", {
       class: `tcard turn role-${role} ${status !== "ok" ? "turn-failed" : ""}`,
       "data-seq": event.seq, "data-kind": "turn", "data-turn-id": turn.id, "data-speaker-id": speaker.id,

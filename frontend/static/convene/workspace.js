@@ -86,6 +86,7 @@
         const p = state.personas.find((x) => x.id === s.personaId);
         li.append(el("span", { class: "muted" }, p ? ` · ${p.name}` : ""));
       }
+      li.append(el("span", { class: "muted small spent" }, ` · ${(s.tokensUsed || 0).toLocaleString("en")} tokens`));
       return li;
     }));
   }
@@ -334,7 +335,7 @@
   const E = window.ConveneLive.EVENTS;
   const refreshers = {
     [E.OBSERVATION]: loadObservations,
-    [E.NARRATIVE]: loadNarratives,
+    [E.NARRATIVE]: () => Promise.all([loadNarratives(), loadRoom()]),  // the room: what the round spent
     [E.TASK]: loadTasks,
     [E.ROUND]: loadRoom,
     [E.STATUS]: loadRoom,
