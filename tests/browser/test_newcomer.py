@@ -12,6 +12,7 @@ from rooms.actions.rooms import do_create_room
 from rooms.models import Agent, Invocation, Observation, Room, RoomMember
 from tests.browser.conftest import shot
 from tests.factories import make_facilitator, make_participant
+from tests.workspace.helpers import make_workspace
 from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]
@@ -279,6 +280,7 @@ def test_main_pages_are_accessible_and_shot_at_two_widths(make_page, browser_sta
     room = new_room(owner, name="Accessibility check", topic="Is every page usable with a keyboard and a screen reader?",
                     rounds=2, people=(long_name, "Bob"), start=True)
     wait_for(lambda: Room.objects.get(pk=room.pk).is_terminal, timeout=60)
+    workspace = make_workspace(owner, name="Accessibility desk")
     pages = {
         "discussion-list": "/",
         "wizard": "/discussions/new/",
@@ -287,6 +289,7 @@ def test_main_pages_are_accessible_and_shot_at_two_widths(make_page, browser_sta
         "tokens": "/account/tokens/",
         "chat-accounts": "/account/chats/",
         "facilitation-run-form": "/facilitation/new/",
+        "workspace-desk": f"/workspaces/{workspace.pk}/",
     }
     problems = {}
     for width, viewport in WIDTHS.items():
