@@ -185,12 +185,13 @@ def parse_narrative_answer(text: str) -> dict | None:
     if obj is None or not isinstance(obj.get("summary"), str) or not obj["summary"].strip():
         return None
 
-    def texts(key):
+    def texts(key):  # each item once, in the order given (several agents often propose the same step)
         value = obj.get(key) or []
-        return [str(v).strip()[:1000] for v in value if isinstance(v, (str, int, float)) and str(v).strip()][:20] \
+        items = [str(v).strip()[:1000] for v in value if isinstance(v, (str, int, float)) and str(v).strip()] \
             if isinstance(value, list) else []
+        return list(dict.fromkeys(items))[:20]
 
-    blockers = [b for b in (obj.get("blockers") or []) if isinstance(b, int) and not isinstance(b, bool)] \
+    blockers = list(dict.fromkeys(b for b in (obj.get("blockers") or []) if isinstance(b, int) and not isinstance(b, bool))) \
         if isinstance(obj.get("blockers"), list) else []
     return {"summary": obj["summary"].strip()[:20_000], "keyDecisions": texts("keyDecisions"), "blockers": blockers,
             "nextSteps": texts("nextSteps")}

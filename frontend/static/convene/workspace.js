@@ -70,7 +70,8 @@
     if (assign) assign.replaceChildren(el("option", { value: "" }, "nobody"), ...seats.map((s) => el("option", { value: s.seatId }, s.name)));
     $("#filter-seat").replaceChildren(el("option", { value: "" }, "all"), ...seats.map((s) => el("option", { value: s.seatId }, s.name)));
     list.replaceChildren(...seats.map((s) => {
-      const li = el("li", { "data-seat-id": s.seatId }, el("span", { class: "name" }, s.name));
+      const li = el("li", { "data-seat-id": s.seatId }, el("span", { class: "name" }, s.name),
+        el("span", { class: "muted small spent" }, ` · ${(s.tokensUsed || 0).toLocaleString("en")} tokens`));
       if (page.canControl && !CLOSED.includes(state.room.status)) {
         const sel = el("select", { "aria-label": `Persona of ${s.name}` },
           ...state.personas.map((p) => el("option", { value: p.id, selected: p.id === s.personaId }, p.name)));
@@ -81,12 +82,11 @@
           } catch (err) { toast(err.message, "error"); }
           await loadRoom();
         });
-        li.append(el("span", { class: "muted small" }, " works as "), sel);
+        li.append(el("span", { class: "muted small" }, " · works as "), sel);
       } else {
         const p = state.personas.find((x) => x.id === s.personaId);
         li.append(el("span", { class: "muted" }, p ? ` · ${p.name}` : ""));
       }
-      li.append(el("span", { class: "muted small spent" }, ` · ${(s.tokensUsed || 0).toLocaleString("en")} tokens`));
       return li;
     }));
   }
