@@ -18,17 +18,17 @@ DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.docu
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
-def _xml_safe(value):
+def xml_safe(value):
     if isinstance(value, str):
         return _NOT_XML.sub("", value)
     if isinstance(value, list):
-        return [_xml_safe(v) for v in value]
+        return [xml_safe(v) for v in value]
     if isinstance(value, tuple):
-        return tuple(_xml_safe(v) for v in value)
+        return tuple(xml_safe(v) for v in value)
     if isinstance(value, dict):
-        return {k: _xml_safe(v) for k, v in value.items()}
+        return {k: xml_safe(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.replace(value, **{f.name: _xml_safe(getattr(value, f.name)) for f in dataclasses.fields(value)})
+        return dataclasses.replace(value, **{f.name: xml_safe(getattr(value, f.name)) for f in dataclasses.fields(value)})
     return value
 
 
@@ -102,7 +102,7 @@ def _transcript(doc, m: Minutes) -> None:
 
 
 def render_minutes(m: Minutes) -> bytes:
-    m = _xml_safe(m)
+    m = xml_safe(m)
     doc = Document()
     doc.core_properties.title = m.title
     doc.core_properties.subject = m.topic[:255]

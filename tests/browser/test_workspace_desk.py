@@ -6,9 +6,11 @@ its narrative arrive, edits it (and meets the "changed meanwhile" message), assi
 agent and watches the agent claim it live, swaps an agent's persona, searches, completes the scope
 and finds the room read-only. A viewer's desk shows the same room without controls.
 """
+import io
 from datetime import timedelta
 
 import pytest
+from docx import Document
 from django.db import transaction
 from django.utils import timezone
 
@@ -247,6 +249,13 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     assert status == 409 and body["error"]["code"], body
     assert TaskAssignment.objects.filter(room_id=room_id).count() == 1
     shot(page, "workspace-desk-completed.png")
+    # The report of the finished scope downloads from the desk.
+    with page.expect_download() as download:
+        page.locator("#export-report-docx").click()
+    report = Document(io.BytesIO(open(download.value.path(), "rb").read()))
+    headings = [p.text for p in report.paragraphs if p.style.name.startswith(("Title", "Heading"))]
+    assert headings[0] == "Workspace report: Billing migration" and "Draft the outbox schema" in "\n".join(p.text for p in report.paragraphs)
+    assert {"Still open", "Tasks", "Rounds", "Agents"} <= set(headings)
     # A completed scope can still be archived; then no control is left at all.
     archive = page.get_by_role("button", name="Archive")
     assert archive.is_visible() and not page.get_by_role("button", name="Complete").is_visible()

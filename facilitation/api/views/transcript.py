@@ -12,6 +12,7 @@ from facilitation.api.permissions import viewable_room
 from facilitation.discussions.file_io import discussion_file
 from facilitation.exports import DOCX_TYPE, MARKDOWN_TYPE, render_docx, render_markdown
 from facilitation.goals.minutes import render_run_minutes
+from facilitation.workspace import report as workspace_report
 from rooms.errors import ValidationFailed
 from rooms.models import Observation, Room
 from rooms.payloads import turn_payload
@@ -56,7 +57,9 @@ class ExportView(APIView):
         description="`md` (the default) is the discussion file: header metadata and the append-only turns, the text "
                     "`POST /api/discussions/import` reads back (export, import, export gives the same text). "
                     "`minutes` is the same discussion as readable Markdown minutes (conclusion, decisions, action "
-                    "items, transcript); `docx` the minutes as a Word document.",
+                    "items, transcript); `docx` the minutes as a Word document. For a workspace, `minutes` and "
+                    "`docx` are its report: each round's narrative, key decisions, blockers and next steps, the "
+                    "tasks, what is still open and what the agents spent.",
         parameters=[OpenApiParameter("format", str, enum=list(FORMATS), description="md (default), minutes or docx.")],
         responses=schemas.responses({
             (200, MARKDOWN_TYPE): OpenApiResponse(OpenApiTypes.STR, description="The discussion file, or the minutes."),
@@ -68,12 +71,17 @@ class ExportView(APIView):
         fmt = request.query_params.get("format") or "md"
         if fmt not in FORMATS:
             raise ValidationFailed("Unknown export format.", {"format": ["Must be md, minutes or docx."]})
-        stem = f"discussion-{room.pk}-{slugify(room.name)[:60] or 'export'}"
+        name = slugify(room.name)[:60] or "export"
+        report = room.kind == Room.Kind.WORKSPACE and fmt != "md"  # a workspace's readable export is its report
+        stem = f"workspace-{room.pk}-{name}-report" if report else f"discussion-{room.pk}-{name}"
         if fmt == "md":
             response = HttpResponse(discussion_file(room).encode("utf-8"), content_type=f"{MARKDOWN_TYPE}; charset=utf-8")
         elif fmt == "minutes":
-            stem += "-minutes"
-            response = HttpResponse(render_markdown(room).encode("utf-8"), content_type=f"{MARKDOWN_TYPE}; charset=utf-8")
+            stem += "" if report else "-minutes"
+            text = workspace_report.render_markdown(room) if report else render_markdown(room)
+            response = HttpResponse(text.encode("utf-8"), content_type=f"{MARKDOWN_TYPE}; charset=utf-8")
+        elif report:
+            response = HttpResponse(workspace_report.render_docx(room), content_type=DOCX_TYPE)
         else:
             minutes = render_run_minutes(room) if room.kind == Room.Kind.FACILITATION else render_docx(room)
             response = HttpResponse(minutes, content_type=DOCX_TYPE)

@@ -1,0 +1,79 @@
+"""A workspace's report (export ``minutes`` and ``docx``): rounds with their narratives, tasks, what is
+still open and what the agents spent, for anyone who may view the workspace."""
+import io
+import re
+
+import pytest
+from docx import Document
+
+from facilitation.runs.scheduling import inline
+from facilitation.workspace.actions.lifecycle import do_complete_workspace, do_start_workspace
+from facilitation.workspace.actions.narratives import do_edit_narrative
+from facilitation.workspace.actions.observations import do_post_observation
+from facilitation.workspace.actions.rounds import do_end_round
+from facilitation.workspace.actions.tasks import do_create_task
+from rooms.models import Narrative, Room
+from tests.factories import make_user
+from tests.workspace.helpers import agent_seats, make_workspace, run_round_work
+
+
+@pytest.fixture
+def people(db):
+    return {"manager": make_user("reporter"), "viewer": make_user("reader"), "stranger": make_user("outsider")}
+
+
+@pytest.fixture
+def finished(people):
+    manager = people["manager"]
+    room = make_workspace(manager, viewer=people["viewer"], turn_policy={"maxEvents": 50, "maxSeconds": 600})
+    with inline():
+        do_start_workspace(room, manager)
+        run_round_work(room)
+        do_end_round(room, manager)
+        run_round_work(room)
+        narrative = Narrative.objects.get(room=room, round=1)
+        do_edit_narrative(room, narrative.pk, manager, content="The outbox ships first; cron stays a week.", version=narrative.version)
+        do_create_task(room, manager, title="Draft the outbox schema", priority=5, assignee_id=agent_seats(room)[1].pk)
+        do_post_observation(room, manager, event_type="question", content="Who signs off the invoice totals?")
+        do_complete_workspace(room, manager)
+    return Room.objects.get(pk=room.pk)
+
+
+def test_the_report_in_markdown(finished, people, client):
+    client.force_login(people["viewer"])
+    response = client.get(f"/api/discussions/{finished.pk}/export?format=minutes")
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/markdown")
+    assert re.search(rf'filename="workspace-{finished.pk}-billing-migration-report\.md"', response["Content-Disposition"])
+    text = response.content.decode()
+    assert text.startswith("# Workspace report: Billing migration")
+    assert "- **Status:** Completed" in text and "- **Manager:** reporter" in text
+    still_open = text.split("## Still open")[1].split("## Tasks")[0]
+    assert "Question from reporter (round 2): Who signs off the invoice totals?" in still_open
+    assert "Pending: Draft the outbox schema (priority 5, assigned to " in text
+    round_one = text.split("### Round 1 ")[1].split("### Round 2 ")[0]
+    assert round_one.startswith("(ended by the manager; ")
+    assert "The outbox ships first; cron stays a week." in round_one and "_Edited by the manager._" in round_one
+    assert "### Round 2 (ended when the scope closed; " in text
+    agents = text.split("## Agents")[1]
+    assert all(re.search(rf"- {re.escape(s.agent.name)}: [\d,]+ tokens?", agents) for s in agent_seats(finished))
+
+
+def test_the_report_as_a_word_document(finished, people, client):
+    client.force_login(people["manager"])
+    response = client.get(f"/api/discussions/{finished.pk}/export?format=docx")
+    assert response.status_code == 200
+    doc = Document(io.BytesIO(response.content))
+    styled = [(p.style.name, p.text) for p in doc.paragraphs]
+    assert ("Title", "Workspace report: Billing migration") in styled
+    assert [t for s, t in styled if s == "Heading 1"] == ["Still open", "Tasks", "Rounds", "Agents"]
+    assert [t.split(" (")[0] for s, t in styled if s == "Heading 2"] == ["Round 1", "Round 2"]
+    assert any(s == "List Bullet" and t.startswith("Pending: Draft the outbox schema") for s, t in styled)
+    facts = {row.cells[0].text: row.cells[1].text for row in doc.tables[0].rows}
+    assert facts["Status"] == "Completed" and facts["Rounds"] == "2"
+
+
+def test_a_stranger_gets_no_report_and_the_discussion_file_stays(finished, people, client):
+    client.force_login(people["stranger"])
+    assert client.get(f"/api/discussions/{finished.pk}/export?format=docx").status_code == 404
+    client.force_login(people["viewer"])
+    assert client.get(f"/api/discussions/{finished.pk}/export?format=md").content.decode().startswith("<!-- convene discussion file v1 -->")
