@@ -174,6 +174,41 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     assert task_column(page, task.pk) == task.status
     assert "claimed by Builder" in card.inner_text()
     shot(page, "workspace-desk-tasks.png")
+    # The manager edits the task on the board and moves it on to done.
+    card = page.locator(f"#board [data-task-id='{task.pk}']")
+    card.get_by_role("button", name="Edit Draft the outbox schema").click()
+    editor = page.locator("#task-edit")
+    assert editor.locator("h3").inner_text() == "Edit “Draft the outbox schema”"
+    editor.get_by_label("Title").fill("Draft and review the outbox schema")
+    editor.get_by_label("Priority").select_option("4")
+    assert editor.get_by_label("Assign to").count() == 0  # claimed: it stays with the seat that claimed it
+    editor.get_by_role("button", name="Save").click()
+    wait_for(lambda: TaskAssignment.objects.get(pk=task.pk).title == "Draft and review the outbox schema" or None, timeout=20)
+    assert TaskAssignment.objects.get(pk=task.pk).priority == 4
+    card = page.locator(f"#board [data-task-id='{task.pk}']")
+    card.locator(".task-title", has_text="Draft and review the outbox schema").wait_for()
+    assert editor.is_hidden()
+    status_now = TaskAssignment.objects.get(pk=task.pk).status
+    if status_now == "claimed":
+        card.get_by_role("button", name="Start Draft and review the outbox schema").click()
+        wait_for(lambda: TaskAssignment.objects.get(pk=task.pk).status == "in_progress" or None, timeout=20)
+    page.locator(f"#board [data-task-id='{task.pk}']").get_by_role("button", name="Complete Draft and review the outbox schema").click()
+    wait_for(lambda: TaskAssignment.objects.get(pk=task.pk).status == "completed" or None, timeout=20)
+    page.wait_for_function(f"() => document.querySelector(\"#board [data-task-id='{task.pk}']\").closest('.column').dataset.status === 'completed'")
+    assert page.locator(f"#board [data-task-id='{task.pk}'] button").count() == 0
+    assert Invocation.objects.filter(room_id=room_id, component="manager.edit_task").count() == 1
+    # An unassigned task cannot be claimed until the manager assigns it; then it is claimed for that agent.
+    status, body = api(page, "POST", f"discussions/{room_id}/tasks", {"title": "Check the invoice totals", "priority": 2})
+    assert status == 201, body
+    loose = page.locator(f"#board [data-task-id='{body['data']['id']}']")
+    loose.wait_for()
+    assert loose.get_by_role("button", name="Claim Check the invoice totals").is_disabled()
+    loose.get_by_role("button", name="Edit Check the invoice totals").click()
+    editor.get_by_label("Assign to").select_option(label="Planner")
+    editor.get_by_role("button", name="Save").click()
+    page.wait_for_function(f"() => !document.querySelector(\"#board [data-task-id='{body['data']['id']}'] [data-action=claim]\").disabled")
+    loose.get_by_role("button", name="Claim Check the invoice totals").click()
+    wait_for(lambda: TaskAssignment.objects.get(pk=body["data"]["id"]).claimed_by_id == seats[0].pk or None, timeout=20)
 
     # Swap the Tester's persona: the seat works with the new one, and that pair has its own adaptation.
     tester = seats[2]
@@ -216,7 +251,7 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     page.get_by_role("button", name="Search").click()
     page.wait_for_selector("#search-results .search-hit")
     results = page.locator("#search-results").inner_text()
-    assert "Tasks (1)" in results and "Draft the outbox schema" in results
+    assert "Tasks (1)" in results and "Draft and review the outbox schema" in results
 
     # The invocation log shows the newest rows, however long the log grows (the API pages from the oldest).
     Invocation.objects.bulk_create([Invocation(room_id=room_id, component="agent.round_work", correlation_id="long-chain",
@@ -247,14 +282,14 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     assert page.locator("#narrative-content").get_attribute("readonly") is not None
     status, body = api(page, "POST", f"discussions/{room_id}/tasks", {"title": "Too late", "priority": 1})
     assert status == 409 and body["error"]["code"], body
-    assert TaskAssignment.objects.filter(room_id=room_id).count() == 1
+    assert TaskAssignment.objects.filter(room_id=room_id).count() == 2  # the two made before it closed
     shot(page, "workspace-desk-completed.png")
     # The report of the finished scope downloads from the desk.
     with page.expect_download() as download:
         page.locator("#export-report-docx").click()
     report = Document(io.BytesIO(open(download.value.path(), "rb").read()))
     headings = [p.text for p in report.paragraphs if p.style.name.startswith(("Title", "Heading"))]
-    assert headings[0] == "Workspace report: Billing migration" and "Draft the outbox schema" in "\n".join(p.text for p in report.paragraphs)
+    assert headings[0] == "Workspace report: Billing migration" and "Draft and review the outbox schema" in "\n".join(p.text for p in report.paragraphs)
     assert {"Still open", "Tasks", "Rounds", "Agents"} <= set(headings)
     # A completed scope can still be archived; then no control is left at all.
     archive = page.get_by_role("button", name="Archive")

@@ -9,7 +9,7 @@
   const $ = (sel) => document.querySelector(sel);
   const TYPES = ["question", "blocker", "solution", "agreement", "disagreement", "observation", "decision", "analysis", "concern", "clarification"];
   const CLOSED = ["completed", "archived"];
-  const state = { room: null, observations: [], narratives: [], tasks: [], personas: [], editing: null };
+  const state = { room: null, observations: [], narratives: [], tasks: [], personas: [], editing: null, taskDraft: null };
 
   function fail(err) {
     const box = $("#room-error");
@@ -218,16 +218,109 @@
     }
   }
 
+  // A task's next step as the manager moves it on (for the seat that holds it).
+  const NEXT_STEP = { pending: ["claim", "Claim"], claimed: ["start", "Start"], in_progress: ["complete", "Complete"] };
+
   async function loadTasks() {
     state.tasks = (await request("GET", `${base}/tasks`)).data;
     $("#tasks-empty").hidden = state.tasks.length > 0;
     for (const column of document.querySelectorAll("#board .column")) {
-      column.querySelector("ul").replaceChildren(...state.tasks.filter((t) => t.status === column.dataset.status).map((t) =>
-        el("li", { class: "task", "data-task-id": t.id, "data-status": t.status },
-          el("span", { class: `badge priority priority-${t.priority}` }, `P${t.priority}`), " ", t.title,
-          el("div", { class: "muted small" }, [t.assigneeId ? `assigned to ${seatName(t.assigneeId)}` : "unassigned",
-            t.claimedById ? ` · claimed by ${seatName(t.claimedById)}` : ""].join("")))));
+      column.querySelector("ul").replaceChildren(...state.tasks.filter((t) => t.status === column.dataset.status).map(taskCard));
     }
+    renderTaskEditor();
+  }
+
+  function taskCard(t) {
+    const li = el("li", { class: "task", "data-task-id": t.id, "data-status": t.status },
+      el("span", { class: `badge priority priority-${t.priority}` }, `P${t.priority}`), " ", el("span", { class: "task-title" }, t.title),
+      el("div", { class: "muted small" }, [t.assigneeId ? `assigned to ${seatName(t.assigneeId)}` : "unassigned",
+        t.claimedById ? ` · claimed by ${seatName(t.claimedById)}` : ""].join("")));
+    if (!page.canControl || CLOSED.includes(state.room.status) || t.status === "completed") return li;
+    const [verb, label] = NEXT_STEP[t.status];
+    const unassigned = verb === "claim" && !t.assigneeId;
+    li.append(el("div", { class: "task-actions" },
+      el("button", { type: "button", class: "btn btn-link btn-small", "data-action": "edit", "aria-expanded": "false",
+        "aria-label": `Edit ${t.title}` }, "Edit"),
+      el("button", { type: "button", class: "btn btn-small", "data-action": verb, disabled: unassigned,
+        title: unassigned ? "Assign it to an agent first" : null, "aria-label": `${label} ${t.title}` }, label)));
+    return li;
+  }
+
+  // The editor of the task being edited, under the board (the board's columns are narrow).
+  function renderTaskEditor() {
+    const box = $("#task-edit");
+    if (!box) return;
+    const t = state.taskDraft && state.tasks.find((x) => x.id === state.taskDraft.id);
+    if (!t || t.status === "completed" || CLOSED.includes(state.room.status)) state.taskDraft = null;
+    const key = state.taskDraft ? `${t.id}:${t.status}` : "";
+    if (box.dataset.editing !== key) {  // a redraw of the board leaves an open editor (and its focus) alone
+      box.replaceChildren(...(state.taskDraft ? [el("h3", {}, `Edit “${t.title}”`), taskEditor(t)] : []));
+      box.dataset.editing = key;
+    }
+    box.hidden = !state.taskDraft;
+    document.querySelectorAll("#board [data-action=edit]").forEach((b) => {
+      b.setAttribute("aria-expanded", String(!!state.taskDraft && b.closest("[data-task-id]").dataset.taskId === String(state.taskDraft.id)));
+    });
+  }
+
+  // The inline editor of one task: its title, priority and (while nobody claimed it) assignee. What the
+  // manager typed survives the board being redrawn by live events.
+  function taskEditor(t) {
+    const draft = state.taskDraft;
+    const seats = state.room.participants || [];
+    const form = el("form", { class: "task-editor writer" },
+      el("label", {}, "Title ", el("input", { name: "title", value: draft.title, maxlength: "300", required: true })),
+      el("label", {}, "Priority ", el("select", { name: "priority" },
+        ...[1, 2, 3, 4, 5].map((n) => el("option", { value: n, selected: n === Number(draft.priority) }, n)))),
+      t.status === "pending" ? el("label", {}, "Assign to ", el("select", { name: "assignee" },
+        el("option", { value: "" }, "nobody"),
+        ...seats.map((s) => el("option", { value: s.seatId, selected: String(s.seatId) === String(draft.assignee) }, s.name)))) : null,
+      el("button", { class: "btn btn-small", type: "submit" }, "Save"),
+      el("button", { class: "btn btn-ghost btn-small", type: "button", "data-action": "cancel" }, "Cancel"));
+    form.querySelector("[data-action=cancel]").addEventListener("click", () => { state.taskDraft = null; renderTaskEditor(); });
+    form.addEventListener("input", () => {
+      draft.title = form.elements.title.value;
+      draft.priority = form.elements.priority.value;
+      if (form.elements.assignee) draft.assignee = form.elements.assignee.value;
+    });
+    form.addEventListener("submit", (e) => { e.preventDefault(); saveTask(t); });
+    return form;
+  }
+
+  async function saveTask(t) {
+    const draft = state.taskDraft;
+    const body = {};
+    if (draft.title.trim() !== t.title) body.title = draft.title.trim();
+    if (Number(draft.priority) !== t.priority) body.priority = Number(draft.priority);
+    if (t.status === "pending" && String(draft.assignee || "") !== String(t.assigneeId || "")) {
+      body.assigneeId = draft.assignee ? Number(draft.assignee) : null;
+    }
+    try {
+      if (Object.keys(body).length) await request("PATCH", `${base}/tasks/${t.id}`, body);
+      state.taskDraft = null;
+    } catch (err) { toast(err.message, "error"); }
+    await loadTasks();
+  }
+
+  async function onTaskAction(e) {
+    const button = e.target.closest("button[data-action]");
+    const card = button && button.closest("#board [data-task-id]");
+    if (!card) return;
+    const t = state.tasks.find((x) => String(x.id) === card.dataset.taskId);
+    if (!t) return;
+    const action = button.dataset.action;
+    if (action === "edit") {
+      const open = state.taskDraft && state.taskDraft.id === t.id;
+      state.taskDraft = open ? null : { id: t.id, title: t.title, priority: t.priority, assignee: t.assigneeId || "" };
+      renderTaskEditor();
+      const title = document.querySelector("#task-edit input[name=title]");
+      if (title) title.focus();
+      return;
+    }
+    try {
+      await request("POST", `${base}/tasks/${t.id}/${action}`);
+    } catch (err) { toast(err.message, "error"); }
+    await loadTasks();
   }
 
   // The log grows all the time: fetch only what came after the last row shown (the API pages from
@@ -308,6 +401,7 @@
         $("#obs-content").value = "";
       } catch (err) { toast(err.message, "error"); }
     });
+    $("#board").addEventListener("click", (e) => { onTaskAction(e).catch(fail); });
     const taskForm = $("#task-form");
     if (taskForm) taskForm.addEventListener("submit", async (e) => {
       e.preventDefault();
