@@ -91,10 +91,17 @@ class DiscussionSummaryOut(Out):
     updated_at = Timestamp()
     started_at = Timestamp(allow_null=True)
     ended_at = Timestamp(allow_null=True)
+    pause_reason = serializers.CharField(allow_null=True, help_text=(
+        "Why a paused workspace is paused when no person paused it: \"idle\" (nobody acted in it for "
+        "CONVENE_WORKSPACE_IDLE_PAUSE seconds) or \"budget\" (its budget is used up); null otherwise."))
 
     @staticmethod
     def get_owner(room: Room, context) -> str:
         return room.owner.get_username()
+
+    @staticmethod
+    def get_pause_reason(room: Room, context) -> str | None:
+        return (room.pause_reason or None) if room.status == Room.Status.PAUSED else None
 
     @staticmethod
     def get_access(room: Room, context) -> str:
@@ -122,9 +129,6 @@ class DiscussionOut(DiscussionSummaryOut):
     consensus = ConsensusOut()
     max_parallel = serializers.IntegerField(min_value=1, max_value=3)
     turn_policy = serializers.DictField(allow_null=True, help_text="Workspace rooms: {maxEvents, maxSeconds}.")
-    pause_reason = serializers.CharField(allow_null=True, help_text=(
-        "Why a paused room is paused when no person paused it: \"idle\" (a workspace nobody acted in for "
-        "CONVENE_WORKSPACE_IDLE_PAUSE seconds paused itself at the end of a round); null otherwise."))
 
     @staticmethod
     def get_participants(room: Room, context) -> list[Seat]:
@@ -154,10 +158,6 @@ class DiscussionOut(DiscussionSummaryOut):
     @staticmethod
     def get_consensus(room: Room, context) -> ConsensusRules:
         return ConsensusRules.load(room.consensus)
-
-    @staticmethod
-    def get_pause_reason(room: Room, context) -> str | None:
-        return (room.pause_reason or None) if room.status == Room.Status.PAUSED else None
 
     @staticmethod
     def get_turn_policy(room: Room, context) -> dict | None:

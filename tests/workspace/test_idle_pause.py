@@ -71,6 +71,8 @@ def test_a_round_that_ends_by_itself_in_a_workspace_nobody_tends_pauses_it(manag
     assert status.payload["status"] == "paused"
     client.force_login(manager)
     assert client.get(f"/api/discussions/{room.pk}").json()["data"]["pauseReason"] == "idle"
+    listed = {d["id"]: d for d in client.get("/api/discussions").json()["data"]}
+    assert listed[room.pk]["pauseReason"] == "idle"
     # Resuming is acting: the reason goes and the agents work round 2.
     with inline():
         do_resume_workspace(room, manager)

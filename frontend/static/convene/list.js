@@ -28,12 +28,15 @@
     return el("span", { class: "badge shared small", title: `Shared with you by ${d.owner} as ${d.access}` }, `Shared with you · ${d.owner}`);
   }
 
+  // A workspace that paused itself says why.
+  const PAUSED_BY = { idle: "nobody acted", budget: "budget used up" };
+
   function row(d) {
     const mine = d.access === "owner" || d.access === "staff";
     return el("tr", { "data-id": d.id, "data-status": d.status, "data-access": d.access },
       el("td", {}, el("a", { href: d.kind === "workspace" ? `/workspaces/${d.id}/` : `/discussions/${d.id}/`, class: "row-name" }, d.name || `Discussion #${d.id}`), " ", sharedTag(d), topicLine(d)),
       el("td", {}, d.kind === "workspace" ? "workspace" : d.kind && d.kind !== "discussion" ? `${d.format || ""} · ${d.kind}` : d.format || ""),
-      el("td", {}, statusBadge(d.status)),
+      el("td", {}, statusBadge(d.status), PAUSED_BY[d.pauseReason] ? el("span", { class: "muted small" }, ` ${PAUSED_BY[d.pauseReason]}`) : null),
       // A workspace's rounds go on until its manager completes it: no "of N".
       el("td", { class: "nowrap" }, d.kind === "workspace" ? `${d.round ?? 0}` : `${d.round ?? 0} of ${d.maxRounds ?? "?"}`),
       el("td", { class: "muted small nowrap" }, relative(d.updatedAt || d.createdAt)),
