@@ -45,11 +45,10 @@ def pause_if_idle(room: Room, correlation: str, now: datetime | None = None) -> 
     """Pause an active workspace nobody has acted in for the idle limit; True when it paused.
     The caller holds the room's lock."""
     limit = settings.CONVENE["WORKSPACE_IDLE_PAUSE"]
-    acted = last_acted(room)
-    if not limit or room.status != Room.Status.ACTIVE or acted is None:
+    if not limit or room.status != Room.Status.ACTIVE:
         return False
-    idle = ((now or timezone.now()) - acted).total_seconds()
-    if idle < limit:
+    acted = last_acted(room)
+    if acted is None or ((now or timezone.now()) - acted).total_seconds() < limit:
         return False
     return pause_itself(room, IDLE, correlation)
 
