@@ -53,6 +53,7 @@ def discussion_new(request):
         "prices": getattr(settings, "LLM_PRICES", {}),
         "latency": measured_latency(),
         "rehearsalPace": convene.get("REHEARSAL_PACE") or 0,
+        "idlePauseSeconds": convene["WORKSPACE_IDLE_PAUSE"],
     })
 
 

@@ -324,6 +324,7 @@ def test_a_manager_creates_a_workspace_in_the_wizard(make_page):
     page.get_by_role("button", name="Next").click()
     # A workspace has no turn limit or estimate: the page says how its rounds end instead.
     assert page.locator("#workspace-rounds").is_visible() and "End round" in page.locator("#workspace-rounds").inner_text()
+    assert "pauses itself when nobody has acted in it for an hour" in page.locator("#workspace-rounds").inner_text()
     assert page.locator("#discussion-rounds").is_hidden() and page.locator("#estimate-section").is_hidden()
     assert page.get_by_role("button", name="Start workspace").is_visible()
     page.get_by_role("button", name="Save as draft").click()

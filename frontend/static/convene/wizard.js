@@ -1,7 +1,7 @@
 // The three-step creation wizard: topic & format; facilitator & participants; rounds, estimate, start.
 (function () {
   "use strict";
-  const { request, listAll, el, toast, pageData, fieldErrors } = window.Convene;
+  const { request, listAll, el, toast, pageData, fieldErrors, duration: spanOfTime } = window.Convene;
   const page = pageData();
   const $ = (sel) => document.querySelector(sel);
   const form = $("#wizard");
@@ -68,6 +68,9 @@
     $("#discussion-rounds").hidden = workspace;
     $("#estimate-section").hidden = workspace;
     $("#wizard-start").textContent = workspace ? "Start workspace" : "Start discussion";
+    const idle = pageData().idlePauseSeconds;
+    $("#ws-idle-note").hidden = !idle;
+    if (idle) $("#ws-idle").textContent = spanOfTime(idle);
   }
 
   function fieldError(id, message) {
