@@ -124,12 +124,19 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     assert page.locator("#narrative-empty").is_hidden()
     page.wait_for_function("() => document.querySelector('#round-indicator').textContent === 'Round 2'")
 
-    # The manager edits it; the edit is logged with before and after.
+    # The manager edits it, its decisions and next steps too; the edit is logged with before and after.
+    assert page.get_by_label("Key decisions (one per line)").input_value() == "\n".join(narrative.key_decisions)
     edited = narrative.content + "\nManager: the outbox ships first; cron stays until invoices match for a week."
     page.locator("#narrative-content").fill(edited)
+    page.get_by_label("Key decisions (one per line)").fill("Ship the outbox first\n\n  Keep cron for a week  ")
     page.get_by_role("button", name="Save narrative").click()
     wait_for(lambda: Narrative.objects.get(pk=narrative.pk).version == 2 or None, timeout=20)
-    assert Narrative.objects.get(pk=narrative.pk).content == edited
+    saved = Narrative.objects.get(pk=narrative.pk)
+    assert saved.content == edited and saved.key_decisions == ["Ship the outbox first", "Keep cron for a week"]
+    assert saved.next_steps == narrative.next_steps
+    # Its blockers read with their text, not only their ids.
+    shown = page.locator("#narrative-blockers").inner_text()
+    assert narrative.blockers and all(f"#{b} {Observation.objects.get(pk=b).content}" in shown for b in narrative.blockers), shown
     log = Invocation.objects.get(room_id=room_id, component="manager.edit_narrative")
     assert log.input["before"]["content"] == narrative.content and log.input["after"]["content"] == edited
     page.wait_for_function("() => window.ConveneDesk.state.narratives[0].version === 2")

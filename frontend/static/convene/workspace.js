@@ -144,6 +144,7 @@
     sel.replaceChildren(el("option", { value: "" }, "all"), ...rounds.map((n) => el("option", { value: n }, `Round ${n}`)));
     sel.value = keep;
     renderObservations();
+    renderNarrative(false);  // its blockers are shown with their text
   }
 
   function renderObservations() {
@@ -188,32 +189,53 @@
     const n = state.narratives.find((x) => String(x.id) === $("#narrative-round").value);
     if (!n) return;
     $("#narrative-generated").textContent = n.generatedContent;
-    const box = $("#narrative-content");
-    if (force || state.editing === null || state.editing.id !== n.id || box.value === state.editing.text) {
-      box.value = n.content;
-      state.editing = { id: n.id, version: n.version, text: n.content };
+    const fields = editorFields();
+    const saved = { text: n.content, decisions: lines(n.keyDecisions), steps: lines(n.nextSteps) };
+    // The editor follows the narrative unless the manager changed something in it since it was loaded.
+    const untouched = state.editing && Object.keys(fields).every((k) => fields[k].value === state.editing[k]);
+    if (force || state.editing === null || state.editing.id !== n.id || untouched) {
+      for (const [k, box] of Object.entries(fields)) box.value = saved[k];
+      state.editing = { id: n.id, version: n.version, ...saved };
     }
-    $("#narrative-decisions").textContent = (n.keyDecisions || []).join("; ") || "none";
-    $("#narrative-blockers").textContent = (n.blockers || []).map((b) => `#${b}`).join(", ") || "none";
-    $("#narrative-steps").textContent = (n.nextSteps || []).join("; ") || "none";
+    const decisions = $("#narrative-decisions"), steps = $("#narrative-steps");
+    if (decisions) decisions.textContent = (n.keyDecisions || []).join("; ") || "none";
+    if (steps) steps.textContent = (n.nextSteps || []).join("; ") || "none";
+    $("#narrative-blockers").textContent = (n.blockers || []).map((id) => {
+      const o = state.observations.find((x) => x.id === id);
+      return o ? `#${id} ${o.content}` : `#${id}`;
+    }).join("; ") || "none";
   }
+
+  // The narrative's editable parts: its text and, for the manager, its decisions and next steps (one per line).
+  function editorFields() {
+    const fields = { text: $("#narrative-content") };
+    if ($("#narrative-decisions-edit")) Object.assign(fields, { decisions: $("#narrative-decisions-edit"), steps: $("#narrative-steps-edit") });
+    return fields;
+  }
+
+  function lines(items) { return (items || []).join("\n"); }
+  function items(text) { return text.split("\n").map((l) => l.trim()).filter(Boolean); }
 
   async function saveNarrative() {
     const n = state.editing;
     if (!n) return;
     try {
-      const text = $("#narrative-content").value;
-      const saved = (await request("PATCH", `${base}/narratives/${n.id}`, { content: text, version: n.version })).data;
+      const fields = editorFields();
+      const body = { content: fields.text.value, version: n.version };
+      if (fields.decisions && fields.decisions.value !== n.decisions) body.keyDecisions = items(fields.decisions.value);
+      if (fields.steps && fields.steps.value !== n.steps) body.nextSteps = items(fields.steps.value);
+      const saved = (await request("PATCH", `${base}/narratives/${n.id}`, body)).data;
       $("#narrative-conflict").hidden = true;
       // What was saved is the editor's base now: typing on while the list reloads is kept.
-      state.editing = { id: n.id, version: saved.version, text: saved.content };
+      state.editing = { id: n.id, version: saved.version, text: saved.content, decisions: lines(saved.keyDecisions), steps: lines(saved.nextSteps) };
       toast("Narrative saved");
       await loadNarratives();
     } catch (err) {
       if (err.code === "stale_version" && err.details.current) {
         $("#narrative-current").textContent = err.details.current.content;
         $("#narrative-conflict").hidden = false;
-        state.editing = { id: n.id, version: err.details.current.version, text: err.details.current.content };
+        const current = err.details.current;
+        state.editing = { ...n, version: current.version, text: current.content };
       } else toast(err.message, "error");
     }
   }
