@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from facilitation.workspace.actions.status import BUDGET, pause_if_idle, pause_itself
 from facilitation.workspace.rules import locked
-from rooms.models import Invocation, Narrative, Observation, Persona, PersonaAdaptation, Room, RoomMember, Seat, TaskAssignment
+from rooms.models import Invocation, Narrative, Observation, Persona, PersonaAdaptation, Role, Room, RoomMember, Seat, TaskAssignment
 from tests.browser.conftest import api, shot
 from tests.factories import make_facilitator, make_participant
 from tests.waiting import wait_for
@@ -231,6 +231,15 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
                            arg=other.pk)
     assert PersonaAdaptation.objects.filter(room_id=room_id, agent_id=tester.agent_id, persona=other).exists()
     assert Invocation.objects.filter(room_id=room_id, component="manager.swap_persona").count() == 1
+    # And the role it works in.
+    reviewer = Role.objects.create(key="desk-reviewer", name="Release reviewer", function="Checks a plan can ship", created_by=manager)
+    page.reload()
+    page.wait_for_function("() => document.querySelector('#connection').dataset.state === 'online'")
+    page.evaluate("window.__sameDocument = true")
+    page.get_by_label("Role of Tester").select_option(label="Release reviewer")
+    wait_for(lambda: Seat.objects.get(pk=tester.pk).work_role_id == reviewer.pk or None, timeout=20)
+    page.wait_for_function("(id) => document.querySelector('[aria-label=\"Role of Tester\"]').value === String(id)", arg=reviewer.pk)
+    assert Seat.objects.get(pk=tester.pk).persona_id == other.pk  # the persona stays
 
     # Nobody acts for longer than the idle limit: at a round's end the room pauses itself, and the desk
     # says why, live; resuming takes the notice away.

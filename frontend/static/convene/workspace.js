@@ -9,7 +9,7 @@
   const $ = (sel) => document.querySelector(sel);
   const TYPES = ["question", "blocker", "solution", "agreement", "disagreement", "observation", "decision", "analysis", "concern", "clarification"];
   const CLOSED = ["completed", "archived"];
-  const state = { room: null, observations: [], narratives: [], tasks: [], personas: [], editing: null, taskDraft: null };
+  const state = { room: null, observations: [], narratives: [], tasks: [], personas: [], editing: null, taskDraft: null, roles: [] };
 
   function fail(err) {
     const box = $("#room-error");
@@ -73,19 +73,25 @@
       const li = el("li", { "data-seat-id": s.seatId }, el("span", { class: "name" }, s.name),
         el("span", { class: "muted small spent" }, ` · ${(s.tokensUsed || 0).toLocaleString("en")} tokens`));
       if (page.canControl && !CLOSED.includes(state.room.status)) {
-        const sel = el("select", { "aria-label": `Persona of ${s.name}` },
-          ...state.personas.map((p) => el("option", { value: p.id, selected: p.id === s.personaId }, p.name)));
-        sel.addEventListener("change", async () => {
-          try {
-            await request("PATCH", `${base}/participants/${s.seatId}`, { personaId: Number(sel.value), version: s.version });
-            toast(`${s.name} now works as ${sel.selectedOptions[0].textContent}`);
-          } catch (err) { toast(err.message, "error"); }
-          await loadRoom();
-        });
-        li.append(el("span", { class: "muted small" }, " · works as "), sel);
+        // The manager swaps the persona a seat works as, and the role it works in (mid-room, one at a time).
+        const swap = (label, key, items, current, said) => {
+          const sel = el("select", { "aria-label": `${label} of ${s.name}` },
+            ...items.map((x) => el("option", { value: x.id, selected: x.id === current }, x.name)));
+          sel.addEventListener("change", async () => {
+            try {
+              await request("PATCH", `${base}/participants/${s.seatId}`, { [key]: Number(sel.value), version: s.version });
+              toast(`${s.name} now ${said} ${sel.selectedOptions[0].textContent}`);
+            } catch (err) { toast(err.message, "error"); }
+            await loadRoom();
+          });
+          return sel;
+        };
+        li.append(el("span", { class: "muted small" }, " · works as "), swap("Persona", "personaId", state.personas, s.personaId, "works as"));
+        if (state.roles.length) li.append(el("span", { class: "muted small" }, " in the role "), swap("Role", "roleId", state.roles, s.roleId, "works in the role"));
       } else {
         const p = state.personas.find((x) => x.id === s.personaId);
-        li.append(el("span", { class: "muted" }, p ? ` · ${p.name}` : ""));
+        const r = state.roles.find((x) => x.id === s.roleId);
+        li.append(el("span", { class: "muted" }, [p ? ` · ${p.name}` : "", r ? ` · ${r.name}` : ""].join("")));
       }
       return li;
     }));
@@ -474,6 +480,7 @@
   async function init() {
     wire();
     try { state.personas = (await request("GET", "personas?pageSize=100")).data.filter((p) => !p.isFacilitator); } catch (err) { state.personas = []; }
+    try { state.roles = (await request("GET", "roles?pageSize=100")).data; } catch (err) { state.roles = []; }
     await refreshAll();
     const live = new window.ConveneLive.LiveDiscussion(id, {
       onEvent,
