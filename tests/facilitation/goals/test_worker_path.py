@@ -82,6 +82,8 @@ def test_roles_confirmed_in_a_telegram_group_reach_both_managers_with_minutes(te
         confirmed = report["text"].split("Confirmed by: ")[1]
         assert "Lead: Ana" in report["text"] and sorted(confirmed.split(", ")) == ["Ana", "Ben"]  # in either order
     reports = Delivery.objects.filter(room_id=data["id"], kind="direct")
-    assert reports.count() == 2 and set(reports.values_list("status", flat=True)) == {"sent"}
+    # The worker marks a delivery sent once the platform answered its last part: just after the fake got it.
+    wait_for(lambda: set(reports.values_list("status", flat=True)) == {"sent"} or None, timeout=30)
+    assert reports.count() == 2
     assert all(d.parts_sent == 2 for d in reports)  # the text, then the minutes: each exactly once
     assert len([m for m in telegram.messages if "your facilitator for this run" in m["text"]]) == 1
