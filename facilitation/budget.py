@@ -38,6 +38,13 @@ def estimate(request: LLMRequest, model: str) -> tuple[int, float]:
     return prompt + request.max_tokens, usd
 
 
+def over(holder, need: tuple[int, float]) -> bool:
+    """Would a call needing ``need`` (what ``estimate`` gives) take ``holder`` over its budget? ``holder``:
+    a room, an agent or their context, anything with ``budget_tokens``, ``budget_usd``, ``tokens_used``
+    and ``cost_usd``."""
+    return exceeds(holder.budget_tokens, holder.budget_usd, holder.tokens_used, float(holder.cost_usd), *need)
+
+
 def exceeds(limit_tokens, limit_usd, used_tokens: int, used_usd: float, need_tokens: int, need_usd: float) -> bool:
     if limit_tokens is not None and used_tokens + need_tokens > limit_tokens:
         return True

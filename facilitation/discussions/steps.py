@@ -46,12 +46,6 @@ def _call_record(component: str, agent_id, request: LLMRequest, response: LLMRes
     return record
 
 
-def _budget_exceeded(holder, request: LLMRequest, model: str) -> bool:
-    """Would this call take the room or agent (anything with budget_* and *_used fields) over its budget?"""
-    need_tokens, need_usd = budget.estimate(request, model)
-    return budget.exceeds(holder.budget_tokens, holder.budget_usd, holder.tokens_used, holder.cost_usd, need_tokens, need_usd)
-
-
 def _provider_name(response: LLMResponse | None, provider) -> str:
     return response.provider if response is not None else getattr(provider, "name", "")
 
@@ -106,13 +100,13 @@ def _take_turn(run: StepRun, step: ParticipantTurn, commit_turn, parallel: bool 
     provider = provider_for(run.provider_override or agent.provider)
     timeout = timeouts()[0]
     request = for_step(ctx, step, timeout)
-    model = request.model or provider.name
-    if _budget_exceeded(ctx, request, model):
+    need = budget.estimate(request, request.model or provider.name)
+    if budget.over(ctx, need):
         if not parallel:
             return run_synthesis(run, Synthesis("budget"))
         ok = commit_turn(run.claim, _speaker(ctx, step.seat_id), "The room's budget is used up.", "error", [], None, provider.name)
         return _committed(ok, run)
-    if _budget_exceeded(agent, request, model):
+    if budget.over(agent, need):
         ok = commit_turn(run.claim, _speaker(ctx, step.seat_id), f"{agent.name} has used up its budget and passes this turn.",
                          "error", [], None, provider.name)
         return _committed(ok, run)
@@ -157,7 +151,7 @@ def run_decision(run: StepRun) -> StepResult:
     provider = provider_for(run.provider_override or fac.provider)
     timeout = timeouts()[1]
     request = for_step(ctx, step, timeout)
-    if not opening and _budget_exceeded(ctx, request, request.model or provider.name):
+    if not opening and budget.over(ctx, budget.estimate(request, request.model or provider.name)):
         return run_synthesis(run, Synthesis("budget"))
     component = f"facilitator.{step.kind}"
     outcome = _call(run, provider, request, timeout, component, fac.agent_id)
@@ -192,7 +186,7 @@ def run_synthesis(run: StepRun, step: Synthesis | None = None) -> StepResult:
     timeout = timeouts()[1]
     request = for_step(ctx, step, timeout)
     error, response, text, data = "", None, "", {}
-    if step.reason == "budget" and _budget_exceeded(ctx, request, request.model or provider.name):
+    if step.reason == "budget" and budget.over(ctx, budget.estimate(request, request.model or provider.name)):
         error = "room budget exhausted: extractive synthesis without a model call"
     else:
         checked = checked_conclusion(run, provider, step, timeout, _discarder(run, "facilitator.synthesis", fac.agent_id),

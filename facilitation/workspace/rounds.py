@@ -115,15 +115,14 @@ def prepare_agent(room: Room, number: int, seat_id: int, timeout: float, provide
 
 def over_budget(room_id: int, agent_id: int | None, request: LLMRequest, model: str) -> tuple[str, str]:
     """Whether a call would take the workspace or its agent over budget: ``("room" | "agent" | "", why)``."""
-    need_tokens, need_usd = budget.estimate(request, model)
-    room = Room.objects.filter(pk=room_id).values("budget_tokens", "budget_usd", "tokens_used", "cost_usd").first()
-    if room is not None and budget.exceeds(room["budget_tokens"], room["budget_usd"], room["tokens_used"],
-                                           float(room["cost_usd"]), need_tokens, need_usd):
+    need = budget.estimate(request, model)
+    usage = ("budget_tokens", "budget_usd", "tokens_used", "cost_usd")
+    room = Room.objects.only(*usage).filter(pk=room_id).first()
+    if room is not None and budget.over(room, need):
         return "room", "The workspace's budget is used up."
-    agent = Agent.objects.filter(pk=agent_id).values("name", "budget_tokens", "budget_usd", "tokens_used", "cost_usd").first()
-    if agent is not None and budget.exceeds(agent["budget_tokens"], agent["budget_usd"], agent["tokens_used"],
-                                            float(agent["cost_usd"]), need_tokens, need_usd):
-        return "agent", f"{agent['name']} has used up its budget."
+    agent = Agent.objects.only("name", *usage).filter(pk=agent_id).first()
+    if agent is not None and budget.over(agent, need):
+        return "agent", f"{agent.name} has used up its budget."
     return "", ""
 
 
