@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from facilitation.deliberation.consensus import ConsensusRules
 from facilitation.transcript import analytics_of, usage_of
+from facilitation.workspace.actions.rounds import policy_of
 from rooms.models import Observation, Room, RoomMember, Seat
 from rooms.serializers import ListOf, Out, SpeakerOut, Timestamp, TurnOut
 
@@ -161,7 +162,7 @@ class DiscussionOut(DiscussionSummaryOut):
 
     @staticmethod
     def get_turn_policy(room: Room, context) -> dict | None:
-        return {"maxEvents": 10, "maxSeconds": 300, **room.turn_policy} if room.kind == Room.Kind.WORKSPACE else None
+        return policy_of(room) if room.kind == Room.Kind.WORKSPACE else None
 
 
 class MemberOut(Out):

@@ -65,10 +65,14 @@ def _items(qs) -> list[Item]:
                  responding_to=o.responding_to_id, seat_id=o.seat_id) for o in qs]
 
 
-def _unanswered(room: Room, event_type: str):
+def unanswered(room: Room, *event_types: str):
+    """The room's observations of these types that nobody has answered yet (no reply points at them)."""
     answered = Observation.objects.filter(responding_to=OuterRef("pk"))
-    return (Observation.objects.filter(room=room, event_type=event_type).filter(~Exists(answered))
-            .order_by("-seq")[:OPEN_ITEMS])
+    return Observation.objects.filter(room=room, event_type__in=event_types).filter(~Exists(answered))
+
+
+def _unanswered(room: Room, event_type: str):
+    return unanswered(room, event_type).order_by("-seq")[:OPEN_ITEMS]
 
 
 def latest_narrative(room: Room, before_round: int) -> dict | None:

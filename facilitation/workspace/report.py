@@ -5,13 +5,13 @@ the agents spent. As Markdown (``export?format=minutes``) and as a Word document
 import io
 from dataclasses import dataclass, field
 
-from django.db.models import Exists, OuterRef
 from docx import Document
 
 from facilitation.exports.docx import xml_safe
 from facilitation.exports.markdown_docx import add_markdown, demote_headings
 from facilitation.exports.minutes import when
 from facilitation.wording import counted
+from facilitation.workspace.context import unanswered
 from rooms.models import Narrative, Observation, Room, Seat, TaskAssignment, Turn
 
 ENDED_BY = {Turn.EndedBy.MANAGER: "ended by the manager", Turn.EndedBy.POLICY: "ended by itself",
@@ -72,17 +72,17 @@ def collect(room: Room) -> Report:
             part.decisions, part.next_steps = list(n.key_decisions or []), list(n.next_steps or [])
             part.blockers = [_item(blockers[b]) for b in n.blockers or [] if b in blockers]
         rounds.append(part)
-    seats = {s.pk: s.display_name for s in Seat.objects.filter(room=room).select_related("agent", "user")}
+    seats = list(Seat.objects.filter(room=room).select_related("agent", "user").order_by("position", "id"))
+    names = {s.pk: s.display_name for s in seats}
     tasks = []
     for t in TaskAssignment.objects.filter(room=room).order_by("status", "-priority", "id"):
-        who = seats.get(t.claimed_by_id) and f"claimed by {seats[t.claimed_by_id]}" or (
-            seats.get(t.assignee_id) and f"assigned to {seats[t.assignee_id]}") or "nobody's yet"
+        who = names.get(t.claimed_by_id) and f"claimed by {names[t.claimed_by_id]}" or (
+            names.get(t.assignee_id) and f"assigned to {names[t.assignee_id]}") or "nobody's yet"
         tasks.append(f"{TASK_STATES.get(t.status, t.status)}: {t.title} (priority {t.priority}, {who})")
-    answered = Observation.objects.filter(responding_to=OuterRef("pk"))
-    open_items = [f"{o.event_type.capitalize()} from {_item(o)}" for o in typed.filter(
-        event_type__in=(Observation.EventType.QUESTION, Observation.EventType.BLOCKER)).filter(~Exists(answered)).order_by("seq")]
-    agents = [f"{s.display_name}: {_tokens(s.tokens_used)}" for s in Seat.objects.filter(
-        room=room, agent__isnull=False).exclude(role=Seat.Role.FACILITATOR).select_related("agent").order_by("position", "id")]
+    open_items = [f"{o.event_type.capitalize()} from {_item(o)}" for o in unanswered(
+        room, Observation.EventType.QUESTION, Observation.EventType.BLOCKER).order_by("seq")]
+    agents = [f"{s.display_name}: {_tokens(s.tokens_used)}" for s in seats
+              if s.agent_id is not None and s.role != Seat.Role.FACILITATOR]
     limits = [_tokens(room.budget_tokens) if room.budget_tokens is not None else "",
               f"${room.budget_usd:.2f}" if room.budget_usd is not None else ""]
     limits = [x for x in limits if x]

@@ -59,6 +59,12 @@ def _moderator(user, moderator_id: int) -> Agent:
     return agent
 
 
+def require_turn_policy_kind(kind: str) -> None:
+    """A turn policy (when rounds end by themselves) belongs to workspace rooms only: 400 otherwise."""
+    if kind != Room.Kind.WORKSPACE:
+        raise ValidationFailed("turnPolicy is for workspace rooms.", {"turnPolicy": ["Only with kind workspace."]})
+
+
 def do_create_room(owner, *, name: str, topic: str, moderator_id: int, participants: list[dict], format: str | None = None,
                    kind: str | None = None, max_rounds: int | None = None, budget_tokens: int | None = None,
                    budget_usd=None, deliberation: dict | None = None, turn_policy: dict | None = None) -> Room:
@@ -71,8 +77,8 @@ def do_create_room(owner, *, name: str, topic: str, moderator_id: int, participa
     every agent and persona must be usable by ``owner``, each agent seated once, at least one speaker.
     """
     room_kind = kind or Room.Kind.DISCUSSION
-    if turn_policy and room_kind != Room.Kind.WORKSPACE:
-        raise ValidationFailed("turnPolicy is for workspace rooms.", {"turnPolicy": ["Only with kind workspace."]})
+    if turn_policy:
+        require_turn_policy_kind(room_kind)
     moderator = _moderator(owner, moderator_id)
     seats = _seats(owner, moderator, participants)
     with transaction.atomic():

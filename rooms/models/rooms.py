@@ -61,7 +61,8 @@ class Room(models.Model):
     cost_usd = models.DecimalField(max_digits=14, decimal_places=6, default=0)
     # Workspace rooms: when a round ends by itself, e.g. {"maxEvents": 10, "maxSeconds": 300}.
     turn_policy = models.JSONField(default=dict, blank=True)
-    # Why a paused room is paused when nobody paused it: "idle" (a workspace nobody acted in for a while).
+    # Why a paused room is paused when nobody paused it: "idle" (a workspace nobody acted in for a while)
+    # or "budget" (its budget is used up); empty otherwise.
     pause_reason = models.CharField(max_length=20, blank=True)
 
     created_at = models.DateTimeField(auto_now_add=True)

@@ -17,8 +17,10 @@ from facilitation.workspace.actions import lifecycle as ws_lifecycle
 from facilitation.workspace.actions import rounds as ws_rounds
 from rooms.access import visible_rooms
 from rooms.audit import correlation
-from rooms.actions.rooms import do_change_moderator, do_copy_room, do_create_room, do_delete_room, do_update_room
-from rooms.errors import StateConflict, ValidationFailed
+from rooms.actions.rooms import (
+    do_change_moderator, do_copy_room, do_create_room, do_delete_room, do_update_room, require_turn_policy_kind,
+)
+from rooms.errors import StateConflict
 from rooms.models import FacilitationRun, Room, RoomMember
 
 S = Room.Status
@@ -122,8 +124,8 @@ class DiscussionDetailView(APIView):
     def patch(self, request, id: int):
         room = controllable_room(request.user, id)
         fields, target, policy = inputs.DiscussionPatchIn.parse(json_body(request))
-        if policy is not None and room.kind != Room.Kind.WORKSPACE:
-            raise ValidationFailed("turnPolicy is for workspace rooms.", {"turnPolicy": ["Only with kind workspace."]})
+        if policy is not None:
+            require_turn_policy_kind(room.kind)
         with transaction.atomic(), correlation():  # one request, one correlation id on its audit rows
             if fields:
                 room = do_update_room(room, actor=request.user, **fields)
