@@ -12,8 +12,10 @@ Teams names an upload session (``rooms.actions.deliveries.answer_file_offer`` qu
 holding it), the file is put there and shown in the chat with a file info card.
 
 A relayed turn is Markdown (``textFormat``); Teams shows no headings in text messages, so they go out
-as bold lines.
+as bold lines. A message a person wrote in another chat goes out as written: escaped in Teams' XML
+format, with the writer's name in bold.
 """
+import html
 import re
 
 from django.conf import settings
@@ -74,24 +76,31 @@ def _text(d: Delivery) -> str:
 
 def message_activity(text: str, spans: list[Span], bold_prefix: int = 0, plain: bool = False) -> dict:
     """The text with ``<at>Name</at>`` for each mention, and the mention entities. ``plain``: text a person
-    wrote in a chat, sent as plain text (no Markdown: its asterisks stay asterisks, so no bold name either)."""
-    if plain and not spans:
-        return {"type": "message", "text": text, "textFormat": "plain"}
+    wrote in a chat, sent in Teams' XML (HTML) format with every character escaped, so it reads as written
+    (its asterisks stay asterisks) while the name in front is still bold."""
+    piece = _escaped if plain else str
     out, entities, cursor = "", [], 0
     for span in sorted(spans, key=lambda s: s.offset):
         identity = span.data["identity"]
         name = text[span.offset:span.end]
-        tag = f"<at>{name}</at>"
-        out += text[cursor:span.offset] + tag
+        tag = f"<at>{piece(name)}</at>"
+        out += piece(text[cursor:span.offset]) + tag
         cursor = span.end
         entities.append({"type": "mention", "text": tag, "mentioned": {"id": identity.external_id, "name": name}})
-    out += text[cursor:]
-    if bold_prefix and not spans and bold_prefix < len(out):
-        out = f"**{out[:bold_prefix]}**{out[bold_prefix:]}"
-    activity = {"type": "message", "text": out, "textFormat": "markdown"}
+    if bold_prefix and not spans and bold_prefix < len(text):
+        head, rest = text[:bold_prefix], text[bold_prefix:]
+        out = f"<b>{piece(head)}</b>{piece(rest)}" if plain else f"**{head}**{rest}"
+    else:
+        out += piece(text[cursor:])
+    activity = {"type": "message", "text": out, "textFormat": "xml" if plain else "markdown"}
     if entities:
         activity["entities"] = entities
     return activity
+
+
+def _escaped(text: str) -> str:
+    """Plain text inside Teams' XML format: markup characters escaped, line breaks kept."""
+    return html.escape(text, quote=False).replace("\n", "<br/>")
 
 
 def _dump(model) -> dict:

@@ -136,11 +136,14 @@ def test_a_chat_message_relayed_to_another_chat_is_plain_text(teams, post_teams,
         post_teams(teams.message(conv, people["ana"], f"facilitator start {code.code}"))
         run_tasks()
     do_start_discussion(room)
-    post_teams(teams.message(chat_conv, people["ben"], "2*3*4 is 24 and **this** is not Markdown"))
+    post_teams(teams.message(chat_conv, people["ben"], "2*3*4 is 24 and **this** is not Markdown,\n&lt;b&gt;nor&lt;/b&gt; is this &amp; that"))
     run_tasks()
     run_tasks()
     last = teams.sent_to(other["id"])[-1]["activity"]
-    assert last["text"] == "Ben Okafor: 2*3*4 is 24 and **this** is not Markdown" and last["textFormat"] == "plain"
+    # Teams' XML format: the name bold, the person's text escaped so every character shows as written.
+    assert last["textFormat"] == "xml"
+    assert last["text"] == ("<b>Ben Okafor</b>: 2*3*4 is 24 and **this** is not Markdown,<br/>"
+                            "&lt;b&gt;nor&lt;/b&gt; is this &amp; that")
 
 
 def test_a_direct_message_creates_a_conversation_with_the_tenant(teams, run_tasks, people):

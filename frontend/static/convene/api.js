@@ -143,6 +143,17 @@
     return counted(seconds, "second");
   }
 
+  // What a room has spent (its REST shape's usage), against its budget when it has one.
+  function budgetText(r) {
+    const usage = r.usage || {};
+    const tokens = (usage.totalTokens || 0).toLocaleString("en");
+    const usd = `$${Number(usage.costUsd || 0).toFixed(2)}`;
+    const limits = [r.budgetTokens != null ? `${r.budgetTokens.toLocaleString("en")} tokens` : "",
+      r.budgetUsd != null ? `$${Number(r.budgetUsd).toFixed(2)}` : ""].filter(Boolean);
+    return limits.length ? `Spent ${tokens} tokens (${usd}) of a budget of ${limits.join(" and ")}.`
+      : `Spent ${tokens} tokens (${usd}); no budget caps it.`;
+  }
+
   window.Convene = { request, listAll, ApiError, el, escapeHtml, toast, pageData, statusBadge, roleBadge, fieldErrors, counted, duration,
-                     runState, STATUS_LABELS, ROLE_LABELS };
+                     runState, budgetText, STATUS_LABELS, ROLE_LABELS };
 })();

@@ -2,7 +2,7 @@
 // discussion's details and Start; Socket.IO for everything that happens (see live.js).
 (function () {
   "use strict";
-  const { request, el, toast, pageData, roleBadge, counted, STATUS_LABELS } = window.Convene;
+  const { request, el, toast, pageData, roleBadge, counted, fieldErrors, STATUS_LABELS } = window.Convene;
   const R = window.ConveneRender;
   const { EVENTS } = window.ConveneLive;
 
@@ -51,6 +51,64 @@
     if (advance) advance.disabled = !open || advance.dataset.last === "1" || advance.dataset.busy === "1";
     const form = document.getElementById("comment-form");
     if (form) form.hidden = !open;
+    const budget = document.getElementById("btn-budget");
+    if (budget) {
+      budget.hidden = state.refused || !SPENDING_STATES.includes(state.status);
+      if (budget.hidden) closeBudget();
+    }
+  }
+
+  // The room's budget: the line for everyone, the form for whoever controls the room (PATCH budgetTokens, budgetUsd).
+  const SPENDING_STATES = ["draft", "active", "paused"];
+
+  function showBudget(data) {
+    state.budget = { tokens: data.budgetTokens ?? null, usd: data.budgetUsd ?? null };
+    const limits = [data.budgetTokens != null ? `${data.budgetTokens.toLocaleString("en")} tokens` : "",
+      data.budgetUsd != null ? `$${Number(data.budgetUsd).toFixed(2)}` : ""].filter(Boolean);
+    if (!limits.length) { $("#budget-line").textContent = "No budget caps this discussion."; return; }
+    const usage = data.usage || {};
+    const shares = [data.budgetTokens ? (usage.totalTokens || 0) / data.budgetTokens : 0,
+      data.budgetUsd ? Number(usage.costUsd || 0) / data.budgetUsd : 0];
+    const used = Math.min(100, Math.round(Math.max(...shares) * 100));
+    $("#budget-line").textContent = `Budget: ${limits.join(" and ")} · ${used} % used`;
+  }
+
+  function openBudget() {
+    $("#budget-tokens").value = state.budget ? state.budget.tokens ?? "" : "";
+    $("#budget-usd").value = state.budget ? state.budget.usd ?? "" : "";
+    budgetError("");
+    $("#budget-form").hidden = false;
+    $("#btn-budget").setAttribute("aria-expanded", "true");
+    $("#budget-tokens").focus();
+  }
+
+  function closeBudget() {
+    const form = document.getElementById("budget-form");
+    if (!form) return;
+    form.hidden = true;
+    $("#btn-budget").setAttribute("aria-expanded", "false");
+  }
+
+  function budgetError(message) {
+    const box = $("#budget-error");
+    box.textContent = message;
+    box.hidden = !message;
+  }
+
+  async function saveBudget(e) {
+    e.preventDefault();
+    const body = {};  // an empty field leaves that budget as it is
+    if ($("#budget-tokens").value !== "") body.budgetTokens = Number($("#budget-tokens").value);
+    if ($("#budget-usd").value !== "") body.budgetUsd = Number($("#budget-usd").value);
+    if (!Object.keys(body).length) { closeBudget(); return; }
+    try {
+      const { data } = await request("PATCH", `discussions/${id}`, body);
+      showBudget(data);
+      closeBudget();
+      toast("The budget is saved");
+    } catch (err) {
+      budgetError([err.message, ...fieldErrors(err)].join(" "));
+    }
   }
 
   function showError(message) {
@@ -128,6 +186,7 @@
       setStatus(data.status, data.round, data.maxRounds);
       if (data.conclusion && data.conclusion !== state.conclusion) showConclusion(data.conclusion);
       showUsage(data.usage);
+      showBudget(data);
       state.lastUpdate = new Date();
     } catch (err) {
       if (err.status === 403 || err.status === 404) refuse("Discussion not found, or you may not view it.");
@@ -406,6 +465,7 @@
       try {
         const { data } = await request("GET", `discussions/${id}`);
         showUsage(data.usage);
+        showBudget(data);
         showAnalytics(data.analytics);
       } catch (err) { /* the next change tries again */ }
     }, 800);
@@ -435,6 +495,7 @@
         people.append(el("li", { class: "person", "data-role": p.role }, el("span", { class: `swatch role-${p.role}`, "aria-hidden": "true" }), el("span", { class: "name" }, name), roleBadge(p.role)));
       }
       showUsage(data.usage);
+      showBudget(data);
       showAnalytics(data.analytics);
       if (data.template) $("#deliberation").hidden = false;
       refreshVotesSoon(0);
@@ -556,6 +617,12 @@
       shareError(err.message);
     }
     await loadMembers();
+  }
+
+  if ($("#budget-form")) {
+    $("#btn-budget").addEventListener("click", () => ($("#budget-form").hidden ? openBudget() : closeBudget()));
+    $("#budget-cancel").addEventListener("click", closeBudget);
+    $("#budget-form").addEventListener("submit", saveBudget);
   }
 
   if ($("#share-form")) {

@@ -2,7 +2,7 @@
 // the invocation log, kept live by the room's events (each event refreshes what it names).
 (function () {
   "use strict";
-  const { request, el, toast, pageData, statusBadge, duration, counted } = window.Convene;
+  const { request, el, toast, pageData, statusBadge, duration, counted, budgetText } = window.Convene;
   const page = pageData();
   const id = page.discussionId;
   const base = `discussions/${id}`;
@@ -95,17 +95,6 @@
       }
       return li;
     }));
-  }
-
-  // What the workspace has spent, against its budget when it has one.
-  function budgetText(r) {
-    const usage = r.usage || {};
-    const tokens = (usage.totalTokens || 0).toLocaleString("en");
-    const usd = `$${(usage.costUsd || 0).toFixed(2)}`;
-    const limits = [r.budgetTokens != null ? `${r.budgetTokens.toLocaleString("en")} tokens` : "",
-      r.budgetUsd != null ? `$${r.budgetUsd.toFixed(2)}` : ""].filter(Boolean);
-    return limits.length ? `Spent ${tokens} tokens (${usd}) of a budget of ${limits.join(" and ")}.`
-      : `Spent ${tokens} tokens (${usd}); no budget caps it.`;
   }
 
   // The manager's round pacing and budget: a small form under the header (PATCH turnPolicy, budgetTokens, budgetUsd).
