@@ -149,7 +149,10 @@ class SpeakerOut(Out):
         if obs.author_kind == Observation.AuthorKind.FACILITATOR:
             return Seat.Role.FACILITATOR
         seat: Seat | None = obs.seat
-        return seat.role if seat is not None else "system"
+        if seat is not None:
+            return seat.role
+        # A person without a seat (a comment from the page or a chat) speaks as a participant, as the live event says.
+        return Seat.Role.PARTICIPANT if obs.author_kind == Observation.AuthorKind.HUMAN else "system"
 
 
 class TurnOut(Out):

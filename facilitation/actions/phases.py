@@ -9,7 +9,7 @@ condition holds (``after_turn``, called when a turn is committed), or when the o
 from django.db import transaction
 
 from facilitation.actions.inputs import DeliberationIn
-from facilitation.deliberation.consensus import Ballot, ConsensusRules, evaluate
+from facilitation.deliberation.consensus import PERSON, Ballot, ConsensusRules, evaluate
 from facilitation.deliberation.templates import get_template
 from rooms.audit import audit
 from rooms.errors import StateConflict
@@ -43,10 +43,10 @@ def latest_ballots(room: Room) -> list[Ballot]:
         for marker in row["markers"] or []:
             if marker.get("type") != "vote" or marker.get("value") not in ("READY", "CHANGES", "REJECT"):
                 continue
-            voter = str(row["seat_id"]) if row["seat_id"] else f"person:{row['author_name']}"
+            voter = str(row["seat_id"]) if row["seat_id"] else f"{PERSON}{row['author_name']}"
             latest.pop(voter, None)  # re-insert: the order is that of the latest votes
-            latest[voter] = (Ballot(voter=voter, value=marker["value"], human=row["author_kind"] == "human", seq=row["seq"]),
-                             row["author_name"], row["seat_id"])
+            latest[voter] = (Ballot(voter=voter, value=marker["value"], human=row["author_kind"] == "human", seq=row["seq"],
+                                    name=row["author_name"]), row["author_name"], row["seat_id"])
     return [entry[0] for entry in latest.values()]
 
 
@@ -97,11 +97,14 @@ def _enter_next_phase(room: Room):
 
 
 def do_advance_phase(room: Room, actor=None) -> Room:
-    """The owner moves the discussion to its next phase (409 without a template, in the last phase, or when it ended)."""
+    """The owner moves the discussion to its next phase (409 without a template, in the last phase, before it
+    started or after it ended: a draft's first phase has not run yet)."""
     with transaction.atomic():
         room = Room.objects.select_for_update().get(pk=room.pk)
-        if room.is_terminal:
-            raise StateConflict(f"The discussion is {room.status}.", {"status": room.status}, code="invalid_transition")
+        if room.is_terminal or room.status == Room.Status.DRAFT:
+            message = ("The discussion has not started: its first phase has not run yet."
+                       if room.status == Room.Status.DRAFT else f"The discussion is {room.status}.")
+            raise StateConflict(message, {"status": room.status}, code="invalid_transition")
         if not room.template:
             raise StateConflict("This discussion has no phases (it was created without a template).", {}, code="no_phases")
         if get_template(room.template).next_phase(room.phase) is None:

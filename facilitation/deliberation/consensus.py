@@ -9,6 +9,7 @@ why (or why not), from the latest vote of each voter in the current phase.
 from dataclasses import asdict, dataclass
 
 VALUES = ("READY", "CHANGES", "REJECT")
+PERSON = "person:"  # the voter key of a person without a seat
 _CAMEL = {"reject_blocks": "rejectBlocks", "human_required": "humanRequired"}
 
 
@@ -59,10 +60,15 @@ class ConsensusRules:
 class Ballot:
     """One voter's latest vote in the phase."""
 
-    voter: str  # a seat id as text, or "user:<id>" for a person without a seat
+    voter: str  # a seat id as text, or PERSON + their name for a person without a seat
     value: str
     human: bool = False
     seq: int = 0
+    name: str = ""  # who voted, as the room shows them
+
+    @property
+    def seated(self) -> bool:
+        return not self.voter.startswith(PERSON)
 
 
 @dataclass(frozen=True)
@@ -83,16 +89,18 @@ def tally(ballots: list[Ballot]) -> dict:
 
 
 def evaluate(rules: ConsensusRules, ballots: list[Ballot], eligible: int) -> Verdict:
-    """Is there consensus among ``eligible`` voters (the speaking seats) given their latest ``ballots``?"""
+    """Is there consensus among the voters given their latest ``ballots``? The voters are the ``eligible``
+    seats (the speaking ones), whether they voted or not, and every person without a seat who voted: a
+    person's vote adds a voice, it does not stand in for a seat that has not voted."""
     counts = tally(ballots)
     if not ballots:
         return Verdict(False, "No votes yet in this phase.", counts)
     if rules.reject_blocks and counts["reject"]:
-        who = ", ".join(b.voter for b in ballots if b.value == "REJECT")
+        who = ", ".join(b.name or b.voter for b in ballots if b.value == "REJECT")
         return Verdict(False, f"A REJECT stands ({who}); it blocks consensus until withdrawn.", counts)
     if rules.human_required and not any(b.human for b in ballots):
         return Verdict(False, "A person's vote is required and none has been cast.", counts)
-    voters = max(eligible, len(ballots))
+    voters = max(eligible + sum(1 for b in ballots if not b.seated), len(ballots))
     share = counts["ready"] / voters if voters else 0.0
     if share + 1e-9 >= rules.threshold:
         return Verdict(True, f"{counts['ready']} of {voters} voters are READY ({share:.0%} >= {rules.threshold:.0%}).", counts)

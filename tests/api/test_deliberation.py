@@ -21,6 +21,19 @@ def test_advance_over_rest_is_for_the_owner_and_409_without_phases(people, catal
     plain = discussion(people["owner"])
     conflict = Api(people["owner"]).post(f"/api/discussions/{plain.pk}/advance")
     assert conflict.status_code == 409 and Room.objects.get(pk=plain.pk).phase == ""
+    assert conflict.json()["error"]["code"] == "no_phases"
+
+
+def test_a_draft_does_not_skip_its_first_phase(people, catalog):
+    from tests.factories import make_discussion
+    from facilitation.actions.phases import deliberation_settings
+
+    draft = make_discussion(people["owner"], deliberation=deliberation_settings("feature", None))
+    before = Room.objects.get(pk=draft.pk).phase
+    refused = Api(people["owner"]).post(f"/api/discussions/{draft.pk}/advance")
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "invalid_transition"
+    assert "not started" in refused.json()["error"]["message"]
+    assert Room.objects.get(pk=draft.pk).phase == before == "explore"
 
 
 def test_create_takes_template_consensus_and_max_parallel(people, catalog):
@@ -100,6 +113,10 @@ def test_a_comment_over_rest_votes_and_moves_the_phase_with_human_required(peopl
     assert refused.status_code == 403 and Room.objects.get(pk=room.pk).phase == "shape"
     said = Api(people["participant"]).post(f"/api/discussions/{room.pk}/comments", {"content": "Good to go.\nVOTE: READY"})
     assert said.status_code == 201 and said.json()["data"]["speaker"]["kind"] == "human"
+    # The transcript names a person's role as the comment's own answer and its live event do.
+    assert said.json()["data"]["speaker"]["role"] == "participant"
+    listed = Api(owner).get(f"/api/discussions/{room.pk}/turns?limit=1000").json()["data"]
+    assert [t["speaker"]["role"] for t in listed if t["speaker"]["kind"] == "human"] == ["participant"]
     assert said.json()["data"]["markers"][0]["value"] == "READY"
     assert Room.objects.get(pk=room.pk).phase == "commit"
     assert Api(owner).get(f"/api/discussions/{room.pk}/votes").json()["data"]["votes"] == []  # a new ballot

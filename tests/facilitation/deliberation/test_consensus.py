@@ -30,6 +30,25 @@ def test_a_standing_reject_blocks_unless_the_rules_say_otherwise():
     assert evaluate(ConsensusRules(threshold=0.5, reject_blocks=False), votes, eligible=4).reached
 
 
+def test_a_persons_vote_adds_a_voice_and_does_not_stand_in_for_a_seat_that_has_not_voted():
+    rules = ConsensusRules()
+    people = [Ballot(voter=f"person:{name}", value="READY", human=True, seq=i, name=name)
+              for i, name in enumerate(("Ana", "Ben"))]
+    verdict = evaluate(rules, people, eligible=2)  # two seats, neither has voted
+    assert not verdict.reached and "2 of 4 voters" in verdict.reason
+    seats = [Ballot(voter=str(i), value="READY", seq=10 + i) for i in (7, 8)]
+    assert evaluate(rules, people + seats, eligible=2).reached  # 4 of 4
+    one_seat = evaluate(rules, people + seats[:1], eligible=2)
+    assert one_seat.reached and one_seat.reason.startswith("3 of 4")
+    assert not evaluate(rules, people[:1] + seats[:1], eligible=2).reached  # 2 of 3
+
+
+def test_a_standing_reject_names_who_cast_it():
+    votes = [Ballot(voter="4", value="REJECT", seq=1, name="Security"), Ballot(voter="5", value="READY", seq=2, name="Lead")]
+    verdict = evaluate(ConsensusRules(), votes, eligible=2)
+    assert "(Security)" in verdict.reason and "4" not in verdict.reason
+
+
 def test_human_required_needs_a_persons_vote():
     rules = ConsensusRules(threshold=0.5, human_required=True)
     assert not evaluate(rules, ballots("READY", "READY"), eligible=2).reached
