@@ -24,7 +24,7 @@ from microsoft_agents.activity.teams import FileConsentCard, FileInfoCard
 from channels_bridge import attachments, bots, outcome, ratelimit
 from channels_bridge.teams import client as connector
 from channels_bridge.text import Span, markdown_from, split_message
-from rooms.actions.chat import do_note_direct_chat, do_set_status_message
+from rooms.actions.chat import do_forget_status_message, do_note_direct_chat, do_set_status_message
 from rooms.actions.deliveries import record_part_sent
 from rooms.models import ChatIdentity, Delivery
 
@@ -150,8 +150,18 @@ def deliver(d: Delivery) -> outcome.Outcome:
                 return outcome.wait(wait)
             activity = {"type": "message", "text": d.text, "attachments": [{"contentType": CARD_TYPE, "content": status_card(d.text, d.card)}]}
             if d.chat.status_message_id:
-                connector.update_activity(service_url, conversation, d.chat.status_message_id, activity)
-                return outcome.sent([d.chat.status_message_id])
+                try:
+                    connector.update_activity(service_url, conversation, d.chat.status_message_id, activity)
+                    return outcome.sent([d.chat.status_message_id])
+                except connector.ConnectorError as exc:
+                    if exc.status != 404:
+                        raise
+                    # The card is gone: forget it for good before the pacing can make us wait, so the next
+                    # try posts a new card instead of updating the dead one again.
+                    do_forget_status_message(d.chat, d.chat.status_message_id, reason=f"Teams: {exc.status} {exc.message}")
+                wait = ratelimit.buckets().take([bucket])
+                if wait > 0:
+                    return outcome.wait(wait)
             activity_id = connector.send_activity(service_url, conversation, activity)
             do_set_status_message(d.chat, activity_id)
             return outcome.sent([activity_id])

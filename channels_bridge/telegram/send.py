@@ -16,7 +16,7 @@ from channels_bridge import attachments, outcome, ratelimit
 from channels_bridge.telegram import client as tg
 from channels_bridge.telegram.markdown import rendered
 from channels_bridge.text import Span, markdown_from, split_message, utf16_len, utf16_offset
-from rooms.actions.chat import do_migrate_chat, do_set_status_message
+from rooms.actions.chat import do_forget_status_message, do_migrate_chat, do_set_status_message
 from rooms.actions.deliveries import record_part_sent
 from rooms.models import ChatIdentity, Delivery
 
@@ -118,7 +118,10 @@ def deliver(d: Delivery) -> outcome.Outcome:
                     return outcome.sent([d.chat.status_message_id])
                 if "not found" not in str(exc).lower():
                     raise
-                # The status message was deleted: post a new one below.
+                # The status message is gone (deleted, or left in the group before it became a supergroup):
+                # forget it for good before anything can make this attempt wait, so the next try posts anew
+                # instead of editing the dead message again.
+                do_forget_status_message(d.chat, d.chat.status_message_id, reason=f"Telegram: {exc.message}")
         for index, (text, spans) in enumerate(parts):
             if index < d.parts_sent:
                 continue

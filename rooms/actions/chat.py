@@ -317,6 +317,18 @@ def do_set_status_message(chat: Chat, message_id: str) -> None:
         record("bridge.status_message", correlation_id=None, data={"chat": chat.pk, "message": str(message_id)})
 
 
+def do_forget_status_message(chat: Chat, message_id: str, reason: str = "gone") -> bool:
+    """The bot's status message in a chat is gone (deleted, or left behind when a group became a
+    supergroup): forget it, so the next status is posted afresh. Only the id that failed is forgotten
+    (a newer one set meanwhile stays). True when it was forgotten."""
+    with transaction.atomic():
+        forgotten = Chat.objects.filter(pk=chat.pk, status_message_id=str(message_id)).update(status_message_id="")
+        if forgotten:
+            record("bridge.status_message_forgotten", correlation_id=None,
+                   data={"chat": chat.pk, "message": str(message_id), "reason": reason[:200]})
+    return bool(forgotten)
+
+
 def live_link(chat: Chat) -> ChatLink | None:
     return ChatLink.objects.filter(chat=chat, active=True).select_related("room").first()
 

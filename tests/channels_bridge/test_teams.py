@@ -207,3 +207,22 @@ def test_installation_update_adds_and_removes_the_bot(teams, post_teams, run_tas
     run_tasks()
     chat.refresh_from_db()
     assert not chat.bot_present
+
+
+def test_a_deleted_status_card_is_posted_again_once_even_when_paced(teams, run_tasks, chat_conv, settings):
+    from tests.channels_bridge.conftest import FAST_LIMITS
+
+    settings.BRIDGES = {**settings.BRIDGES, "RATE_LIMITS": {**FAST_LIMITS, "teams_conversation": (1, 20.0)}}
+    chat = Chat.objects.create(platform="teams", external_id=chat_conv["id"], service_url=teams.service_url)
+    committed(queue_status, chat, "Roles: 1 of 3 filled")
+    run_tasks()
+    (first,) = teams.sent_to(chat_conv["id"])
+    teams.delete(chat_conv["id"], first["id"])
+    committed(queue_status, Chat.objects.get(pk=chat.pk), "Roles: 2 of 3 filled")
+    run_tasks(max_rounds=20)
+    (second,) = teams.sent_to(chat_conv["id"])
+    assert second["activity"]["attachments"][0]["content"]["body"][0]["text"] == "Roles: 2 of 3 filled"
+    assert teams.updates == []
+    delivery = Delivery.objects.filter(kind="status").order_by("-id").first()
+    assert delivery.status == "sent" and delivery.message_ids == [second["id"]]
+    assert Chat.objects.get(pk=chat.pk).status_message_id == second["id"]

@@ -349,3 +349,29 @@ def test_chat_member_updates_keep_the_roster(telegram, post_telegram, run_tasks)
                                          "new_chat_member": {"user": ANA, "status": "restricted", "is_member": True}}))
     run_tasks()
     assert ChatMember.objects.get(chat=chat, identity__external_id="501").present
+
+
+def test_a_deleted_status_message_is_posted_again_once_even_when_paced(telegram, run_tasks, settings):
+    """The edit fails ("message to edit not found") and the pacing then says "wait": the dead message is
+    forgotten before the wait, so the next try posts a new status instead of editing the dead one again."""
+    from rooms.actions.deliveries import queue_status
+    from tests.channels_bridge.conftest import FAST_LIMITS
+
+    settings.BRIDGES = {**settings.BRIDGES, "RATE_LIMITS": {**FAST_LIMITS, "telegram_chat": (1, 20.0)}}
+    chat = Chat.objects.create(platform="telegram", external_id="-4001", title="Roles")
+    committed(queue_status, chat, "Roles: 1 of 3 filled")
+    run_tasks()
+    (first,) = telegram.sent_to(-4001)
+    telegram.delete(-4001, first["message_id"])
+    committed(queue_status, Chat.objects.get(pk=chat.pk), "Roles: 2 of 3 filled")
+    run_tasks(max_rounds=20)
+    (second,) = telegram.sent_to(-4001)
+    assert second["text"] == "Roles: 2 of 3 filled" and telegram.edits == []
+    delivery = Delivery.objects.filter(kind="status").order_by("-id").first()
+    assert delivery.status == "sent" and delivery.message_ids == [str(second["message_id"])]
+    assert Chat.objects.get(pk=chat.pk).status_message_id == str(second["message_id"])
+    assert Invocation.objects.filter(component="bridge.status_message_forgotten",
+                                     input__message=str(first["message_id"])).count() == 1
+    committed(queue_status, Chat.objects.get(pk=chat.pk), "Roles: 3 of 3 filled")  # and it is edited in place again
+    run_tasks(max_rounds=20)
+    assert [e["text"] for e in telegram.edits] == ["Roles: 3 of 3 filled"] and len(telegram.sent_to(-4001)) == 1

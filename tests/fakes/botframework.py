@@ -114,6 +114,11 @@ class FakeBotFramework(LoopbackServer):
     def refuse_direct(self, member_id: str) -> None:
         self._refused.add(member_id)
 
+    def delete(self, conversation: str, activity_id: str) -> None:
+        """Someone deleted the bot's message: updating it now answers 404."""
+        with self._lock:
+            self.activities = [a for a in self.activities if not (a["conversation"] == conversation and a["id"] == activity_id)]
+
     def sent_to(self, conversation: str) -> list[dict]:
         return [a for a in self.activities if a["conversation"] == conversation]
 

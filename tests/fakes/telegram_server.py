@@ -61,6 +61,12 @@ class FakeTelegram(LoopbackServer):
     def migrate(self, old_chat_id, new_chat_id) -> None:
         self._migrated[str(old_chat_id)] = int(new_chat_id)
 
+    def delete(self, chat_id, message_id) -> None:
+        """Someone deleted a message in the chat: editing it now answers "message to edit not found"."""
+        with self._lock:
+            self.messages = [m for m in self.messages
+                             if not (str(m["chat_id"]) == str(chat_id) and str(m["message_id"]) == str(message_id))]
+
     def sent_to(self, chat_id) -> list[dict]:
         return [m for m in self.messages if str(m["chat_id"]) == str(chat_id)]
 
