@@ -4,6 +4,7 @@ import io
 import re
 
 from docx import Document
+from django.utils import timezone
 from docx.shared import Pt, RGBColor
 
 from facilitation.exports.markdown_docx import add_markdown, add_plain_text
@@ -101,11 +102,22 @@ def _transcript(doc, m: Minutes) -> None:
             para.add_run("Markers: " + ", ".join(marker_label(mk) for mk in e.markers)).italic = True
 
 
+def new_document(title: str, subject: str = "") -> Document:
+    """An empty Word document whose properties name this export: its title and subject, Convene as its
+    author, now as its date (python-docx's template carries its own author, date and comment otherwise)."""
+    doc = Document()
+    props, now = doc.core_properties, timezone.now()
+    props.title, props.subject = title[:255], subject[:255]
+    props.author = props.last_modified_by = "Convene"
+    props.comments, props.keywords, props.category = "", "", ""
+    props.created = props.modified = now
+    props.revision = 1
+    return doc
+
+
 def render_minutes(m: Minutes) -> bytes:
     m = xml_safe(m)
-    doc = Document()
-    doc.core_properties.title = m.title
-    doc.core_properties.subject = m.topic[:255]
+    doc = new_document(m.title, m.topic)
     doc.add_heading(f"Minutes: {m.title}", level=0)
     if m.rehearsal:
         run = doc.add_paragraph().add_run(REHEARSAL_NOTICE)

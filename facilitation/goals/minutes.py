@@ -4,8 +4,7 @@ confirmations, and what stayed open. Works on a live run and on the protocol a r
 import io
 import re
 
-from docx import Document
-
+from facilitation.exports.docx import new_document
 from facilitation.goals import patterns, texts
 from rooms.models import FacilitationRun, Observation, Room, RoomEvent
 
@@ -30,8 +29,7 @@ def render_run_minutes(room: Room) -> bytes:
     facts = run_facts(room)
     pattern, slots, artifact = facts.get("pattern", "list"), facts.get("slots") or {"min": 1}, facts.get("artifact") or {}
     check = patterns.check(pattern, slots, artifact) if facts else patterns.Check(False, ["no run data"])
-    doc = Document()
-    doc.core_properties.title = _clean(room.name)
+    doc = new_document(_clean(room.name), _clean(room.topic))
     doc.add_heading(_clean(f"Minutes: {room.name}"), level=0)
     doc.add_paragraph(_clean(f"Goal: {room.topic}"))
     if facts:

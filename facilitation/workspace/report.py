@@ -5,9 +5,7 @@ the agents spent. As Markdown (``export?format=minutes``) and as a Word document
 import io
 from dataclasses import dataclass, field
 
-from docx import Document
-
-from facilitation.exports.docx import xml_safe
+from facilitation.exports.docx import new_document, xml_safe
 from facilitation.exports.markdown_docx import add_markdown, demote_headings
 from facilitation.exports.minutes import when
 from facilitation.wording import counted
@@ -137,8 +135,7 @@ def _list(doc, items: list[str], empty: str) -> None:
 
 def render_docx(room: Room) -> bytes:
     r = xml_safe(collect(room))
-    doc = Document()
-    doc.core_properties.title = r.title
+    doc = new_document(r.title, "Workspace report")
     doc.add_heading(f"Workspace report: {r.title}", level=0)
     if r.rehearsal:
         doc.add_paragraph().add_run(REHEARSAL_NOTICE).bold = True

@@ -10,6 +10,7 @@ from facilitation.discussions.file_io import discussion_file
 from facilitation.exports import render_docx, render_markdown
 from facilitation.exports.minutes import ROLE_LABELS
 from rooms.models import Observation, Room, Seat
+from tests.docx_properties import assert_our_properties
 
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
@@ -72,6 +73,7 @@ def test_docx_minutes_over_the_api(owner_api, finished):
     paragraphs = [p.text for p in doc.paragraphs]
     cells = [[c.text for c in row.cells] for table in doc.tables for row in table.rows]
     assert paragraphs[0] == "Minutes: Test discussion"
+    assert_our_properties(doc, "Test discussion")
     assert any("Offline rehearsal" in p for p in paragraphs)
     assert ["Topic", "Should we cache?"] in cells and ["Format", "Deliberation"] in cells
     assert any(row[0] == "Facilitator" and row[1] for row in cells)

@@ -224,13 +224,17 @@ def test_minutes_of_a_run_as_docx(runner):
 
     from docx import Document
 
+    from tests.docx_properties import assert_our_properties
+
     room_id = create(runner).json()["data"]["id"]
     roster = ["Ana", "Bo"]
     do_read_message(room_id, "Ana", "I'll take Lead", roster)
     do_read_message(room_id, "Bo", "I'll take Scribe", roster)
     answer = runner.get(f"/api/discussions/{room_id}/export?format=docx")
     assert answer.status_code == 200
-    text = "\n".join(p.text for p in Document(io.BytesIO(answer.content)).paragraphs)
+    doc = Document(io.BytesIO(answer.content))
+    assert_our_properties(doc, Room.objects.get(pk=room_id).name)
+    text = "\n".join(p.text for p in doc.paragraphs)
     for needed in ("Goal: Every role carries exactly one name", "Definition of done: every role (Lead, Scribe, Timekeeper)",
                    "Result to: everyone in management and owner", "Participants", "Ana, Bo", "How the result was reached",
                    "- Lead: Ana", "- Timekeeper: (open)", "Still open", "Timekeeper: nobody yet"):

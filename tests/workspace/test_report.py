@@ -13,6 +13,7 @@ from facilitation.workspace.actions.observations import do_post_observation
 from facilitation.workspace.actions.rounds import do_end_round
 from facilitation.workspace.actions.tasks import do_create_task
 from rooms.models import Narrative, Room
+from tests.docx_properties import assert_our_properties
 from tests.factories import make_user
 from tests.workspace.helpers import agent_seats, make_workspace, run_round_work
 
@@ -63,6 +64,7 @@ def test_the_report_as_a_word_document(finished, people, client):
     response = client.get(f"/api/discussions/{finished.pk}/export?format=docx")
     assert response.status_code == 200
     doc = Document(io.BytesIO(response.content))
+    assert_our_properties(doc, "Billing migration")
     styled = [(p.style.name, p.text) for p in doc.paragraphs]
     assert ("Title", "Workspace report: Billing migration") in styled
     assert [t for s, t in styled if s == "Heading 1"] == ["Still open", "Tasks", "Rounds", "Agents"]
