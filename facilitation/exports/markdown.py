@@ -2,11 +2,12 @@
 
 Headings inside the conclusion and the turns are moved below the export's own
 (a conclusion's ``# Synthesis`` becomes ``### Synthesis`` under ``## Conclusion``), so the
-file keeps one outline. A message from a chat is plain text: it is escaped, so it reads as written.
+file keeps one outline. A message from a chat is plain text: it is escaped, so it reads as written. Raw
+HTML in anyone's Markdown is written out as text (``inert_html``): the minutes never carry a live tag.
 """
 import re
 
-from facilitation.exports.markdown_docx import demote_headings
+from facilitation.exports.markdown_docx import demote_headings, inert_html
 from facilitation.exports.minutes import (
     NO_ACTIONS, NO_DECISIONS, REHEARSAL_NOTICE, STATUS_TEXT, Entry, Minutes, collect, decision_line, marker_label, when,
 )
@@ -57,9 +58,9 @@ def _entry(entry: Entry) -> list[str]:
         lines = [f"**{entry.who}** (synthesis){flag}", ""]
         if entry.repeats_conclusion:
             return lines + ["_The conclusion, shown above._"]
-        return lines + _quote(demote_headings(entry.content, 3))
+        return lines + _quote(inert_html(demote_headings(entry.content, 3)))
     lines = [f"**{entry.who}** ({entry.role}){flag}", ""]
-    content = escape_markdown(entry.content) if written_in_a_chat(entry.data) else demote_headings(entry.content, 3)
+    content = escape_markdown(entry.content) if written_in_a_chat(entry.data) else inert_html(demote_headings(entry.content, 3))
     lines += content.splitlines() if entry.content else ["_(no response)_"]
     if entry.markers:
         lines += ["", "Markers: " + ", ".join(f"`{marker_label(m)}`" for m in entry.markers)]
@@ -82,7 +83,7 @@ def render_minutes(m: Minutes) -> str:
         "",
         "## Conclusion",
         "",
-        demote_headings(m.conclusion, 2).strip() if m.conclusion.strip() else "_No conclusion yet._",
+        inert_html(demote_headings(m.conclusion, 2)).strip() if m.conclusion.strip() else "_No conclusion yet._",
         "",
         "## Decisions",
         "",

@@ -15,6 +15,7 @@ from docx.shared import Pt
 from markdown_it import MarkdownIt
 
 _PARSER = MarkdownIt("commonmark", {"html": False}).enable("strikethrough")
+_HTML_AWARE = MarkdownIt("commonmark")  # reads raw HTML as HTML tokens, to find it
 _MONO = "Consolas"
 _MAX_LIST_DEPTH = 3
 
@@ -159,6 +160,38 @@ def add_plain_text(doc, text: str) -> None:
             run = paragraph.add_run(line)
             if i < len(lines) - 1:
                 run.add_break()
+
+
+def inert_html(text: str) -> str:
+    """The same Markdown with its raw HTML written out as text: the ``<`` of every HTML block and inline tag
+    becomes ``&lt;``, so a renderer shows the tag as typed instead of running it (code keeps its ``<``).
+    Whatever still reads as HTML after that (a tag whose text also appears in a code span before it) loses
+    every ``<`` of its lines: no tag survives."""
+    lines = (text or "").split("\n")
+    for token in _html_tokens("\n".join(lines)):
+        if token.type == "html_block":
+            _escape_lines(lines, token.map)
+            continue
+        for tag in (child.content for child in token.children if child.type == "html_inline"):
+            line = next((i for i in range(*token.map) if tag in lines[i]), None)
+            if line is None:  # a tag across lines
+                _escape_lines(lines, token.map)
+            else:
+                lines[line] = lines[line].replace(tag, "&lt;" + tag[1:], 1)
+    for token in _html_tokens("\n".join(lines)):
+        _escape_lines(lines, token.map)
+    return "\n".join(lines)
+
+
+def _html_tokens(text: str) -> list:
+    """The HTML blocks, and the inline runs holding HTML tags, with the lines they span."""
+    return [t for t in _HTML_AWARE.parse(text) if t.map and (
+        t.type == "html_block" or (t.type == "inline" and any(c.type == "html_inline" for c in t.children or ())))]
+
+
+def _escape_lines(lines: list[str], span) -> None:
+    for i in range(*span):
+        lines[i] = lines[i].replace("<", "&lt;")
 
 
 def demote_headings(text: str, levels: int) -> str:

@@ -1,5 +1,6 @@
 """Exports: Markdown (conclusion + transcript) and .docx minutes, through the API and directly."""
 import io
+import re
 
 import pytest
 from docx import Document
@@ -229,3 +230,29 @@ def test_a_chat_message_is_exported_as_written(finished):
     assert paragraph.text == CHAT_TEXT  # line breaks kept as breaks, nothing parsed
     assert not any(r.bold or r.italic for r in paragraph.runs)
     assert not any(p.style.name.startswith(("Heading", "List", "Quote")) and "1 on my list" in p.text for p in doc.paragraphs)
+
+
+HOSTILE_HTML = ("Looks fine <img src=x onerror=alert(1)> to me\n\n<script>alert(2)</script>\n\n"
+                "see `<img src=y onerror=3>` then <img src=y onerror=3>\n\n> <i>quoted</i>\n\n```\n<div>code stays</div>\n```")
+
+
+def _live_html(markdown: str) -> list[str]:
+    """The raw HTML a renderer that passes it through would run, but the export's own ``seq`` anchors."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(markdown)
+    found = [t.content for t in tokens if t.type == "html_block"]
+    found += [c.content for t in tokens for c in (t.children or []) if c.type == "html_inline"]
+    return [html for html in found if not re.fullmatch(r'<a id="seq-\d+"></a>|</a>|<a id="seq-\d+">', html.strip())]
+
+
+def test_raw_html_in_a_comment_or_the_conclusion_is_written_out_in_the_minutes(finished):
+    Observation.objects.create(room=finished, seq=501, round=2, author_name="Mia", author_kind="human", kind="contribution",
+                               content=HOSTILE_HTML)
+    Room.objects.filter(pk=finished.pk).update(conclusion="Agreed.\n\n<iframe src=javascript:alert(4)></iframe>")
+    md = render_markdown(Room.objects.get(pk=finished.pk))
+    assert len(_live_html(HOSTILE_HTML)) >= 4  # the comment as written would run
+    assert _live_html(md) == []
+    # The tags read as typed, and code keeps its "<".
+    assert "Looks fine &lt;img src=x onerror=alert(1)> to me" in md and "&lt;script>alert(2)&lt;/script>" in md
+    assert "<div>code stays</div>" in md and "&lt;iframe src=javascript:alert(4)>" in md
