@@ -15,11 +15,11 @@ from django.utils import timezone
 from facilitation.goals import patterns, rules, texts
 from facilitation.goals.shapes import artifact_shape
 from facilitation.goals.voice import close_and_report, react, run_info, say, show_status
-from rooms.actions.deliveries import queue_direct
+from rooms.actions.deliveries import queue_direct, queue_post
 from rooms.audit import record
 from rooms.errors import StateConflict
 from rooms.events import EventType, build, record_event
-from rooms.models import FacilitationRun, Invocation, Observation, Room
+from rooms.models import Chat, FacilitationRun, Invocation, Observation, Room
 
 LIVE = FacilitationRun.LIVE
 
@@ -193,6 +193,20 @@ def do_open_run(room_id: int, *, initiator_name: str = "", initiator_user=None, 
         show_status(room, run)
         _audit("goals.open_run", room, initiator_user, initiator=run.initiator_name, initiatorKey=run.initiator_key)
     return run
+
+
+def do_introduce_to_chat(room_id: int, chat_id: int) -> bool:
+    """A group linked to a run already under way (with a code from the owner): it hears the handshake and
+    gets the status in place, like the first group did. False when there is nothing to introduce."""
+    with transaction.atomic():
+        room, run = _locked(room_id)
+        chat = Chat.objects.filter(pk=chat_id, links__room=room, links__active=True).first()
+        if run.is_terminal or run.state == FacilitationRun.State.WAITING or chat is None or not chat.bot_present:
+            return False
+        queue_post(chat, texts.handshake(run_info(run, room)), room=room)
+        show_status(room, run, chats=[chat])
+        _audit("goals.introduce", room, chat=chat.pk)
+    return True
 
 
 def do_say_status(room_id: int) -> Observation:

@@ -36,7 +36,10 @@ def on_meeting_event(event: meeting.MeetingEvent) -> None:
     if event.kind != "linked":
         return
     run = _run(event.room_id)
-    if run is None or run.state != FacilitationRun.State.WAITING:
+    if run is None or run.is_terminal:
+        return
+    if run.state != FacilitationRun.State.WAITING:  # one more group, linked with a code from the owner
+        actions.do_introduce_to_chat(run.room_id, event.chat_id)
         return
     chat = Chat.objects.filter(pk=event.chat_id).select_related("added_by__user").first()
     inviter = meeting.person_of_identity(chat.added_by) if chat is not None and chat.added_by_id else event.actor

@@ -46,11 +46,13 @@ def _floor_allows(room: Room, moment: floor.Moment) -> bool:
     return floor.may_speak(moment, [(t - now).total_seconds() for t in recent], per_minute=settings.CONVENE["FACILITATION_MESSAGES_PER_MINUTE"])
 
 
-def show_status(room: Room, run: FacilitationRun) -> list[Delivery]:
-    """The artifact in place in every linked chat: one message edited (Telegram), one card updated (Teams)."""
+def show_status(room: Room, run: FacilitationRun, chats: list | None = None) -> list[Delivery]:
+    """The artifact in place in every linked chat (or in ``chats``): one message edited (Telegram), one card
+    updated (Teams)."""
     check = patterns.check(run.pattern, run.slots, run.artifact)
     text = texts.board(run_info(run, room), run.artifact, check.missing, run.state)
-    chats = [link.chat for link in ChatLink.objects.filter(room=room, active=True).select_related("chat")]
+    if chats is None:
+        chats = [link.chat for link in ChatLink.objects.filter(room=room, active=True).select_related("chat")]
     return [queue_status(chat, text, room=room) for chat in chats if chat.bot_present]
 
 

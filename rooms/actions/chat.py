@@ -229,7 +229,9 @@ class CodeRefused(ValidationFailed):
 def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlation_id: str | None = None) -> ChatLink:
     """Link a chat to the room a code was made for. The code is used up; a chat has one live link.
 
-    A live facilitation run's join code also links (it stays valid for more groups until the run ends)."""
+    A live facilitation run's join code also links, once: it admits one group (using it again in that
+    group changes nothing; in any other chat it is refused and nothing is written). More groups are
+    linked with codes from ``do_create_room_code``."""
     correlation = correlation_id or new_correlation_id()
     with transaction.atomic():
         row = _usable_code(code, ChatCode.Purpose.ROOM)
@@ -239,6 +241,9 @@ def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlati
         room = Room.objects.select_for_update().get(pk=row.room_id if row is not None else run_room_id)
         if room.is_terminal:
             raise CodeRefused(f"That discussion is {room.status}.")
+        if row is None and ChatLink.objects.filter(room=room, code__isnull=True).exclude(chat=chat).exists():
+            # The run's join code linked a group already (links made with the join code carry no code row).
+            raise CodeRefused("That code has been used already: a run's join code links one group.")
         previous = ChatLink.objects.select_for_update(of=("self",)).filter(chat=chat, active=True).select_related("room").first()
         if row is not None:
             row.used_at, row.used_by = timezone.now(), identity
@@ -256,7 +261,8 @@ def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlati
             room.chat_linked = True
             room.save(update_fields=["chat_linked"])
         record("bridge.link_chat", room=room, user=row.user if row is not None else room.owner, correlation_id=correlation,
-              data={"chat": chat.pk, "platform": chat.platform, "by": identity.key if identity else None})
+              data={"chat": chat.pk, "platform": chat.platform, "by": identity.key if identity else None,
+                    "via": "room code" if row is not None else "run join code"})
         record_event(room, EventType.LINK, build.link(link, "linked"))
     return link
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 from docx import Document
 
 from facilitation.actions.comments import do_post_comment
-from rooms.models import ChatIdentity, Delivery, FacilitationRun, Observation, Room, RoomMember
+from rooms.models import Chat, ChatIdentity, ChatLink, Delivery, FacilitationRun, Observation, Room, RoomMember
 from tests.channels_bridge.conftest import (  # noqa: F401 (the bridges' fixtures)
     _bridge_env, committed, post_teams, post_telegram, run_tasks, teams, telegram)
 from tests.factories import make_facilitator, make_user
@@ -406,3 +406,53 @@ def test_the_floor_keeps_the_facilitator_to_its_messages_per_minute(telegram, po
     Observation.objects.filter(room_id=data["id"]).update(created_at=timezone.now() - timedelta(minutes=2))
     place.say("cy", "I'll take Lead")
     assert "both want Lead" in place.group_texts()[-1]
+
+
+def test_the_run_s_join_code_admits_one_group(telegram, post_telegram, run_tasks):
+    """The join code (also inside the shareable ?startgroup= link) links the first group; in any other group it
+    is refused with a clear reply and changes nothing: no link, no turns from there, no say over the run."""
+    place = Telegram(telegram, post_telegram, run_tasks)
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner)
+    room = Room.objects.get(pk=data["id"])
+    place.join(data["joinCode"], owner)
+    eve, other = tu.user(666, "Eve", "eve"), tu.group(-7002, "Elsewhere")
+    post_telegram(tu.bot_added(other, eve))
+    post_telegram(tu.command(other, eve, f"/facilitator start {data['joinCode']}"))
+    post_telegram(tu.command(other, eve, f"/start@ConveneTestBot {data['joinCode']}"))  # the ?startgroup= link
+    run_tasks()
+    replies = [m["text"] for m in telegram.sent_to(-7002)][1:]  # after the greeting
+    assert len(replies) == 2 and all("used already" in r for r in replies)
+    assert list(ChatLink.objects.filter(room=room).values_list("chat__external_id", flat=True)) == ["-5001"]
+    post_telegram(tu.message(other, eve, "I'll take Lead"))
+    run_tasks()
+    assert not Observation.objects.filter(room=room, author_name="Eve").exists()
+    assert FacilitationRun.objects.get(room=room).artifact["roles"]["Lead"] is None
+    # Sent again in the group it linked, it changes nothing either.
+    post_telegram(tu.command(GROUP, TG["ben"], f"/facilitator start {data['joinCode']}"))
+    run_tasks()
+    assert ChatLink.objects.filter(room=room).count() == 1
+
+
+def test_a_second_group_linked_with_the_owner_s_code_hears_the_handshake_and_gets_the_status(telegram, post_telegram,
+                                                                                              run_tasks):
+    from rooms.actions.chat import do_create_room_code
+
+    place = Telegram(telegram, post_telegram, run_tasks)
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner)
+    room = Room.objects.get(pk=data["id"])
+    place.join(data["joinCode"], owner)
+    place.say("ana", "I'll take Lead")
+    other, cat = tu.group(-7003, "Second team"), tu.user(504, "Cat", "cat")
+    post_telegram(tu.bot_added(other, cat))
+    code = committed(do_create_room_code, room, owner)
+    post_telegram(tu.command(other, cat, f"/facilitator start {code.code}"))
+    run_tasks()
+    texts = [m["text"] for m in telegram.sent_to(-7003)]
+    assert any("your facilitator for this run" in t and "Every role carries exactly one name" in t for t in texts)
+    assert any("Lead: Ana" in t and "Scribe" in t for t in texts)  # the status, to be edited in place from now on
+    assert Chat.objects.get(external_id="-7003").status_message_id
+    assert FacilitationRun.objects.get(room=room).initiator_name == "Ana"  # the run is not opened again
