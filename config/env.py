@@ -76,6 +76,9 @@ REHEARSAL_PACE = env.float("CONVENE_REHEARSAL_PACE", default=0.0)
 # A workspace pauses itself at the end of a round once nobody has acted in it for this many seconds
 # (its agents would otherwise go on spending, round after round); 0: never.
 WORKSPACE_IDLE_PAUSE = env.int("CONVENE_WORKSPACE_IDLE_PAUSE", default=3600)
+# ... and once this many rounds in a row ended by themselves since a person last acted in it (a small
+# maxEvents ends a round as soon as its agents have published); 0: never.
+WORKSPACE_IDLE_ROUNDS = env.int("CONVENE_WORKSPACE_IDLE_ROUNDS", default=3)
 # Set by `make demo`: the sign-in page says the demo account's password was printed in its terminal.
 DEMO_ACCOUNT = env.str("CONVENE_DEMO_ACCOUNT", default="")
 LEASE_MARGIN = env.float("CONVENE_LEASE_MARGIN", default=30.0)

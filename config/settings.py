@@ -221,6 +221,7 @@ CONVENE = {
     "STEP_LEASE": E.STEP_LEASE,
     "REHEARSAL_PACE": E.REHEARSAL_PACE,
     "WORKSPACE_IDLE_PAUSE": E.WORKSPACE_IDLE_PAUSE,
+    "WORKSPACE_IDLE_ROUNDS": E.WORKSPACE_IDLE_ROUNDS,
     # Prompts show at least this many latest turns verbatim; older ones are summarised in
     # fixed chunks of SUMMARY_CHUNK turns (so a prompt stays append-only between chunks).
     "RECENT_TURNS_VERBATIM": 2,

@@ -143,4 +143,68 @@ def test_the_desk_says_why_the_workspace_paused(manager, client):
     client.force_login(manager)
     page = client.get(f"/workspaces/{room.pk}/").content.decode()
     assert 'id="idle-notice"' in page and "Resume it to set the agents back to work." in page
+    assert "or several rounds in a row had ended by themselves since somebody last did" in page
     assert '"idlePauseSeconds": 3600' in page
+
+
+@pytest.fixture
+def three_rounds(settings):
+    settings.CONVENE = {**settings.CONVENE, "WORKSPACE_IDLE_PAUSE": 3600, "WORKSPACE_IDLE_ROUNDS": 3}
+
+
+def _rounds_ended_by_themselves(room):
+    return list(Turn.objects.filter(room=room, ended_by=Turn.EndedBy.POLICY).order_by("number").values_list("number", flat=True))
+
+
+def test_a_tiny_max_events_stops_after_the_idle_number_of_rounds_that_ended_by_themselves(manager, three_rounds, client):
+    # Two agents publish two observations each: every round ends as soon as they have published.
+    with inline():
+        room = make_workspace(manager, agents=2, turn_policy={"maxEvents": 2, "maxSeconds": 300})
+        do_start_workspace(room, manager)
+        run_round_work(room)  # without the limit: round after round, as long as the loop lets it
+    room.refresh_from_db()
+    assert (room.status, room.pause_reason, room.round) == ("paused", "idle", 4)
+    assert _rounds_ended_by_themselves(room) == [1, 2, 3]
+    assert list(Narrative.objects.filter(room=room).order_by("round").values_list("round", flat=True)) == [1, 2, 3]
+    assert _agent_observations(room, 4) == 0
+    assert Invocation.objects.filter(room=room, component="room.idle_pause", user__isnull=True).count() == 1
+    client.force_login(manager)
+    assert client.get(f"/api/discussions/{room.pk}").json()["data"]["pauseReason"] == "idle"
+    # Resume (a person acting): the agents work again, for three more rounds at most.
+    with inline():
+        do_resume_workspace(room, manager)
+        run_round_work(room)
+    room.refresh_from_db()
+    assert (room.status, room.pause_reason, room.round) == ("paused", "idle", 7)
+    assert _agent_observations(room, 4) > 0 and _agent_observations(room, 7) == 0
+    assert Invocation.objects.filter(room=room, component="room.idle_pause").count() == 2
+
+
+def test_a_person_acting_between_rounds_starts_the_count_again(manager, three_rounds):
+    with inline():
+        room = make_workspace(manager, agents=2, turn_policy={"maxEvents": 50, "maxSeconds": 60})
+        do_start_workspace(room, manager)
+        run_round_work(room)
+        for _ in range(2):
+            _clock_runs_out(room)
+            run_round_work(room)
+        do_post_observation(room, manager, event_type="question", content="Which queue do we pick?")
+        for _ in range(2):
+            _clock_runs_out(room)
+            run_round_work(room)
+        room.refresh_from_db()
+        assert (room.status, room.round) == ("active", 5)  # four automatic rounds, but never three in a row
+        _clock_runs_out(room)
+        run_round_work(room)
+    room.refresh_from_db()
+    assert (room.status, room.pause_reason, room.round) == ("paused", "idle", 6)
+
+
+def test_an_idle_rounds_setting_of_zero_leaves_the_rounds_running(manager, settings):
+    settings.CONVENE = {**settings.CONVENE, "WORKSPACE_IDLE_PAUSE": 3600, "WORKSPACE_IDLE_ROUNDS": 0}
+    with inline():
+        room = make_workspace(manager, agents=2, turn_policy={"maxEvents": 2, "maxSeconds": 300})
+        do_start_workspace(room, manager)
+        run_round_work(room)
+    room.refresh_from_db()
+    assert room.status == "active" and room.round > 4

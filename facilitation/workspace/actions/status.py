@@ -4,15 +4,19 @@ call would go over it writes nothing but that, ``facilitation.workspace.steps``)
 
 Rounds end by themselves (``turnPolicy``), so a workspace that nobody looks after would go on
 calling its agents' models round after round. At the end of a round that ended by itself, a
-workspace in which no person has acted for ``CONVENE["WORKSPACE_IDLE_PAUSE"]`` seconds (default
-an hour; 0: never) pauses itself: the ended round still gets its narrative, then nothing runs
-until somebody resumes it. Acting is anything a person does in the room that leaves an
-invocation with their name (starting or resuming it, publishing, editing a narrative, a task, a
-persona swap, ending a round).
+workspace pauses itself when no person has acted in it for ``CONVENE["WORKSPACE_IDLE_PAUSE"]``
+seconds (default an hour; 0: never), or when ``CONVENE["WORKSPACE_IDLE_ROUNDS"]`` rounds in a
+row ended by themselves since a person last acted (default 3; 0: never): a small ``maxEvents``
+ends a round as soon as the agents have published, so rounds would otherwise follow each other
+within seconds. The ended round still gets its narrative, then nothing runs until somebody
+resumes it. Acting is anything a person does in the room that leaves an invocation with their
+name (starting or resuming it, publishing, editing a narrative, a task, a persona swap, ending a
+round).
 """
 from datetime import datetime
 
 from django.conf import settings
+from django.db.models import Q
 from django.utils import timezone
 
 from facilitation.workspace.audit import log_invocation
@@ -36,19 +40,38 @@ def status_changed(room: Room, user, component: str, before: str, correlation: s
 
 def last_acted(room: Room) -> datetime | None:
     """When a person last did something in the room (its start, when nobody is on record)."""
-    acted = (Invocation.objects.filter(room=room, user__isnull=False).order_by("-id")
-             .values_list("created_at", flat=True).first())
-    return acted or room.started_at
+    return since_a_person_acted(room, 0)[0]
+
+
+def since_a_person_acted(room: Room, rounds: int) -> tuple[datetime | None, int]:
+    """``(when a person last acted, how many rounds ended by themselves since)``, in one query: the
+    newest person's actions and automatic round ends (``round.end`` without a user), at most
+    ``rounds + 1`` of them. When none of those is a person's, the time is the room's start (nobody is
+    on record), or unknown past the window, whose ``rounds`` round ends are then enough to tell."""
+    kept = Q(user__isnull=False)
+    if rounds:
+        kept |= Q(component="round.end", user__isnull=True)
+    rows = list(Invocation.objects.filter(room=room).filter(kept).order_by("-id")
+                .values_list("user_id", "created_at")[:rounds + 1])
+    automatic = 0
+    for user_id, created_at in rows:
+        if user_id is not None:
+            return created_at, automatic
+        automatic += 1
+    return (room.started_at if len(rows) <= rounds else None), automatic
 
 
 def pause_if_idle(room: Room, correlation: str, now: datetime | None = None) -> bool:
-    """Pause an active workspace nobody has acted in for the idle limit; True when it paused.
+    """Pause an active workspace nobody has acted in for the idle limit, or in which the idle number
+    of rounds in a row ended by themselves since a person last acted; True when it paused.
     The caller holds the room's lock."""
-    limit = settings.CONVENE["WORKSPACE_IDLE_PAUSE"]
-    if not limit or room.status != Room.Status.ACTIVE:
+    limit, rounds = settings.CONVENE["WORKSPACE_IDLE_PAUSE"], settings.CONVENE["WORKSPACE_IDLE_ROUNDS"]
+    if not (limit or rounds) or room.status != Room.Status.ACTIVE:
         return False
-    acted = last_acted(room)
-    if acted is None or ((now or timezone.now()) - acted).total_seconds() < limit:
+    acted, automatic = since_a_person_acted(room, rounds)
+    by_rounds = bool(rounds) and automatic >= rounds
+    by_time = bool(limit) and acted is not None and ((now or timezone.now()) - acted).total_seconds() >= limit
+    if not (by_rounds or by_time):
         return False
     return pause_itself(room, IDLE, correlation)
 
