@@ -265,6 +265,9 @@ async def _apply_revocation(sio, data: dict) -> None:
     sids = [sid for sid, _ in sio.manager.get_participants("/", holders)]
     for sid in sids:
         if user_id is None or room in sio.rooms(sid):
+            if data.get("access"):  # changed, not taken away: the connection stays in the room
+                await sio.emit(EventType.ACCESS.value, build.access(data.get("discussionId"), data["access"]), to=sid)
+                continue
             await sio.leave_room(sid, room)
             await sio.emit(EventType.REVOKED.value, build.revoked(data.get("discussionId")), to=sid)
 

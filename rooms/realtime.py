@@ -26,7 +26,7 @@ class Publisher(Protocol):
         """Push an event to every connection in the socket room ``room``."""
 
     def publish_access(self, message: dict, kind: str, room: str) -> None:
-        """Tell every web process about an access change (``kind``: access:revoke, access:disconnect)."""
+        """Tell every web process about an access change (``kind``: access:revoke, access:change, access:disconnect)."""
 
     def close(self) -> None:
         """Let go of connections (the URL changed, the process ends)."""
@@ -171,6 +171,11 @@ def _publish_access(message: dict, kind: str, room: str) -> None:
 def revoke(room_id: int, user_id: int | None = None) -> None:
     """Take a user's live connections (or everybody's, for a deleted room) out of the room."""
     _publish_access({"discussionId": room_id, "userId": user_id}, "access:revoke", room_name(room_id))
+
+
+def access_changed(room_id: int, user_id: int, access: str) -> None:
+    """Tell a member's live connections in the room that their access changed (the page shows what it now allows)."""
+    _publish_access({"discussionId": room_id, "userId": user_id, "access": access}, "access:change", room_name(room_id))
 
 
 def disconnect(user_id: int, token_id: int | None = None) -> None:

@@ -201,6 +201,8 @@ def do_share_room(room: Room, *, username, access, actor=None) -> tuple[RoomMemb
         member, created = RoomMember.objects.update_or_create(room=room, user=user, defaults={"access": access})
         audit(room, actor, "room.share", before=None if created else {"username": user.get_username(), "access": previous},
               after={"username": user.get_username(), "access": access})
+        if not created and previous != access:  # their open pages show what the new access allows
+            transaction.on_commit(lambda: realtime.access_changed(room.pk, user.pk, access))
     return member, created
 
 

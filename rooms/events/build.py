@@ -63,6 +63,11 @@ def revoked(room_id: int) -> dict:
     return {"discussionId": room_id}
 
 
+def access(room_id: int, access: str) -> dict:
+    """``discussion:access`` (direct, not logged): this connection's person now has ``access`` to the room."""
+    return {"discussionId": room_id, "access": access}
+
+
 def session_revoked(reason: str) -> dict:
     """``session:revoked`` (direct, not logged): the connection's credential was withdrawn."""
     return {"reason": reason}

@@ -7,7 +7,7 @@ may rely on and tolerate more). ``validate(event_type, payload)`` raises ``Event
 naming the first path that does not match.
 
 Logged events share the envelope ``{discussionId, seq, ts}``; the direct ones (``REVOKED``,
-``SESSION_REVOKED``) carry only what their connection needs.
+``SESSION_REVOKED``, ``ACCESS``) carry only what their connection needs.
 """
 import types
 import typing
@@ -243,6 +243,11 @@ class SessionRevokedEvent(TypedDict):
     reason: str
 
 
+class AccessEvent(TypedDict):
+    discussionId: int
+    access: str  # viewer | participant
+
+
 SCHEMAS: dict[EventType, type] = {
     EventType.TURN: TurnEvent,
     EventType.MODERATOR: ModeratorEvent,
@@ -260,6 +265,7 @@ SCHEMAS: dict[EventType, type] = {
     EventType.ADAPTATION: AdaptationEvent,
     EventType.REVOKED: RevokedEvent,
     EventType.SESSION_REVOKED: SessionRevokedEvent,
+    EventType.ACCESS: AccessEvent,
 }
 
 

@@ -31,13 +31,15 @@ class EventType(StrEnum):
     # Sent to particular connections only, never stored: access to a room (or the session) ended.
     REVOKED = "discussion:revoked"
     SESSION_REVOKED = "session:revoked"
+    # Sent to a member's connections only, never stored: the owner changed their access (the page redraws).
+    ACCESS = "discussion:access"
 
     @property
     def logged(self) -> bool:
         return self not in DIRECT
 
 
-DIRECT = frozenset({EventType.REVOKED, EventType.SESSION_REVOKED})
+DIRECT = frozenset({EventType.REVOKED, EventType.SESSION_REVOKED, EventType.ACCESS})
 LOGGED = tuple(t for t in EventType if t not in DIRECT)
 
 

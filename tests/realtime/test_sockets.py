@@ -292,3 +292,27 @@ def test_losing_access_stops_the_live_events_at_once(socket_stack):
     after, rejoin = run_async(scenario())
     assert after == [], "a person without access still received events"
     assert rejoin["ok"] is False
+
+
+def test_a_changed_access_is_told_to_the_members_pages_and_they_stay_in_the_room(socket_stack):
+    from rooms.actions.rooms import do_share_room
+
+    owner, member = make_user("owner"), make_user("member")
+    room = make_discussion(owner, max_rounds=2)
+    RoomMember.objects.create(room=room, user=member, access="viewer")
+    cookie = session_cookie(member)
+
+    async def scenario():
+        page = await Recorder(socket_stack.base_url, cookie=cookie).connect()
+        assert (await page.call("discussion:join", {"discussionId": room.pk}))["ok"] is True
+        await asyncio.to_thread(do_share_room, room, username="member", access="viewer")  # unchanged: nothing told
+        await asyncio.to_thread(do_share_room, room, username="member", access="participant")
+        await until(lambda: any(e["type"] == "discussion:access" for e in page.events))
+        told = [e for e in page.events if e["type"] == "discussion:access"]
+        await asyncio.to_thread(do_start_discussion, room.pk)
+        await until(lambda: any(e["type"] == "discussion:turn" for e in page.events))
+        await page.close()
+        return told
+
+    told = run_async(scenario())
+    assert [{k: e[k] for k in ("discussionId", "access")} for e in told] == [{"discussionId": room.pk, "access": "participant"}]

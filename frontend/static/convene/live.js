@@ -60,6 +60,10 @@
           this.handlers.onRefused({ code: "revoked", error: "You no longer have access to this discussion." });
         }
       });
+      // The owner changed this person's access (viewer <-> participant): the page shows what it now allows.
+      this.socket.on(EVENTS.ACCESS, (payload) => {
+        if (payload && payload.discussionId === this.discussionId && this.handlers.onAccess) this.handlers.onAccess(payload.access);
+      });
       return this;
     }
 

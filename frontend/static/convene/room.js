@@ -640,6 +640,12 @@
     onConnection: setConnection,
     onJoined: (ack) => { if (!state.refused) setStatus(ack.status, ack.round, ack.maxRounds); },
     onRefused: (ack) => refuse(ack.error || "You may not view this discussion."),
+    // A member's access changed: the page is drawn for an access (the comment box or not), so it is drawn again.
+    onAccess: (access) => {
+      if ((access === "participant") === Boolean(page.canParticipate)) return;
+      toast(access === "participant" ? "You may now speak in this discussion" : "You may now only read this discussion");
+      setTimeout(() => window.location.reload(), 1200);
+    },
   });
   window.convene = { live, state }; // for debugging and the browser tests
 
