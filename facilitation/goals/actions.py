@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from facilitation.goals import patterns, rules, texts
 from facilitation.goals.shapes import artifact_shape
-from facilitation.goals.voice import close_and_report, react, run_info, say, show_status
+from facilitation.goals.voice import close_and_report, md, react, run_info, say, show_status
 from rooms.actions.deliveries import queue_direct, queue_post
 from rooms.audit import record
 from rooms.errors import StateConflict
@@ -189,7 +189,7 @@ def do_open_run(room_id: int, *, initiator_name: str = "", initiator_user=None, 
         room.save(update_fields=["status", "started_at", "updated_at"])
         record_event(room, EventType.STATUS, build.status(room))
         record_event(room, EventType.ARTIFACT, build.artifact(artifact_shape(run)))  # the run's state changed
-        say(room, texts.handshake(run_info(run, room)), "handshake")
+        say(room, texts.handshake(run_info(run, room), md), "handshake")
         show_status(room, run)
         _audit("goals.open_run", room, initiator_user, initiator=run.initiator_name, initiatorKey=run.initiator_key)
     return run
@@ -214,7 +214,7 @@ def do_say_status(room_id: int) -> Observation:
     with transaction.atomic():
         room, run = _locked(room_id)
         check = patterns.check(run.pattern, run.slots, run.artifact)
-        obs = say(room, texts.status(run_info(run, room), run.artifact, check.missing, run.state), "status")
+        obs = say(room, texts.status(run_info(run, room), run.artifact, check.missing, run.state, md), "status")
         _audit("goals.status", room)
     return obs
 
@@ -255,11 +255,11 @@ def do_remind(room_id: int) -> bool:
         spoke = set(Observation.objects.filter(room=room, author_kind=Observation.AuthorKind.HUMAN).values_list("author_name", flat=True))
         named = patterns.named_people(run.pattern, run.artifact)
         silent = [p for p in named if p not in spoke]
-        say(room, texts.nudge(missing, silent), "reminder")
+        say(room, texts.nudge(missing, silent, md), "reminder")
         if run.interim_reports:  # the principal hears how it stands, resolved now like the report
             interim = texts.interim(run_info(run, room), run.artifact, missing)
             for principal in run.report_to:
-                queue_direct(principal, interim, room=room)
+                queue_direct(principal, interim, room=room, plain=True)
         run.last_reminder_at = now
         run.save(update_fields=["last_reminder_at"])
         _audit("goals.remind", room, missing=missing, silent=silent)

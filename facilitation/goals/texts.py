@@ -4,8 +4,18 @@ Every run opens with the handshake (goal, definition of done, deadline, who rece
 result, how to stop it) and closes with an announcement: there is no silent mode.
 """
 from dataclasses import dataclass, field
+from typing import Callable
 
 from facilitation.wording import counted
+
+#: How people's words are put into a message: as they are (plain text: the status in place, direct
+#: messages, the minutes), or escaped for Markdown (what the facilitator says in the room, which the room
+#: page and the chats render as Markdown), so that ``2*3*4`` or ``[click](...)`` still reads as typed.
+Escape = Callable[[str], str]
+
+
+def as_written(text: str) -> str:
+    return text
 
 MODES = {
     "facilitate": "I will moderate until the goal is met and confirmed.",
@@ -56,8 +66,8 @@ def readable_targets(report_to: list) -> str:
     return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def handshake(info: RunInfo) -> str:
-    by = f" {info.initiator} invited me." if info.initiator else ""
+def handshake(info: RunInfo, esc: Escape = as_written) -> str:
+    by = f" {esc(info.initiator)} invited me." if info.initiator else ""
     return (f"Hello, I am {info.facilitator}, your facilitator for this run.{by}\n"
             f"Goal: {info.goal}\n"
             f"Done when: {definition_of_done(info.pattern, info.slots)}.\n"
@@ -67,16 +77,18 @@ def handshake(info: RunInfo) -> str:
             "Ask me anytime with /facilitator status; end it with /facilitator stop.")
 
 
-def artifact_text(pattern: str, artifact: dict) -> str:
+def artifact_text(pattern: str, artifact: dict, esc: Escape = as_written) -> str:
+    """The artifact as lines; what people wrote goes through ``esc``."""
     if pattern == "role_assignment":
-        return "\n".join(f"- {role}: {person or '(open)'}" for role, person in artifact.get("roles", {}).items())
+        return "\n".join(f"- {esc(role)}: {esc(person) if person else '(open)'}"
+                         for role, person in artifact.get("roles", {}).items())
     if pattern == "decision":
-        lines = [f"Chosen: {artifact.get('choice') or '(not yet)'}"]
+        lines = [f"Chosen: {esc(artifact['choice']) if artifact.get('choice') else '(not yet)'}"]
         if artifact.get("proposals"):
-            lines.append("Proposed: " + ", ".join(artifact["proposals"]))
+            lines.append("Proposed: " + ", ".join(esc(p) for p in artifact["proposals"]))
         return "\n".join(lines)
     items = artifact.get("items", [])
-    return "\n".join(f"- {i['text']} ({i['by']})" for i in items) or "(no items yet)"
+    return "\n".join(f"- {esc(i['text'])} ({esc(i['by'])})" for i in items) or "(no items yet)"
 
 
 #: A run's state as people read it: in the chats and, with a capital, on the pages (frontend.views hands it on).
@@ -88,49 +100,50 @@ def _state(state: str) -> str:
     return STATE_WORDS.get(state, state)
 
 
-def _still(missing: list, state: str) -> str:
+def _still(missing: list, state: str, esc: Escape = as_written) -> str:
     """What the outcome lacks, as the last line of a status says it."""
     if missing:
-        return f"Still missing: {'; '.join(missing)}."
+        return f"Still missing: {'; '.join(esc(m) for m in missing)}."
     if state == "confirming":
         return "Still missing: your confirmation."
     return "Nothing is missing." if state == "completed" else "Still missing: nothing."
 
 
-def status(info: RunInfo, artifact: dict, missing: list, state: str) -> str:
+def status(info: RunInfo, artifact: dict, missing: list, state: str, esc: Escape = as_written) -> str:
     return (f"I am {info.facilitator}, moderating this run ({_state(state)}).\nGoal: {info.goal}\n"
             f"Done when: {definition_of_done(info.pattern, info.slots)}.\nDeadline: {info.deadline}.\n"
-            f"The result goes to: {_targets(info)}.\nSo far:\n{artifact_text(info.pattern, artifact)}\n"
-            f"{_still(missing, state)}")
+            f"The result goes to: {_targets(info)}.\nSo far:\n{artifact_text(info.pattern, artifact, esc)}\n"
+            f"{_still(missing, state, esc)}")
 
 
 def board(info: RunInfo, artifact: dict, missing: list, state: str) -> str:
-    """The status kept in place in each group (one message edited, one card updated)."""
+    """The status kept in place in each group (one message edited, one card updated): plain text."""
     return (f"{info.goal} ({_state(state)})\n{artifact_text(info.pattern, artifact)}\n"
             f"{_still(missing, state)} Deadline: {info.deadline}.")
 
 
-def ask_confirmation(pattern: str, artifact: dict, people: list) -> str:
-    return (f"This looks complete:\n{artifact_text(pattern, artifact)}\n"
-            f"{', '.join(people)}: please confirm by replying \"confirmed\" (or say what to change).")
+def ask_confirmation(pattern: str, artifact: dict, people: list, esc: Escape = as_written) -> str:
+    return (f"This looks complete:\n{artifact_text(pattern, artifact, esc)}\n"
+            f"{', '.join(esc(p) for p in people)}: please confirm by replying \"confirmed\" (or say what to change).")
 
 
-def nudge(missing: list, silent: list) -> str:
-    text = "A quick reminder: still missing " + "; ".join(missing) + "."
+def nudge(missing: list, silent: list, esc: Escape = as_written) -> str:
+    text = "A quick reminder: still missing " + "; ".join(esc(m) for m in missing) + "."
     if silent:
-        text += f" {', '.join(silent)}, we have not heard from you yet: what do you think?"
+        text += f" {', '.join(esc(p) for p in silent)}, we have not heard from you yet: what do you think?"
     return text
 
 
-def conflict(role: str, holder: str, claimant: str) -> str:
+def conflict(role: str, holder: str, claimant: str, esc: Escape = as_written) -> str:
+    role, holder, claimant = esc(role), esc(holder), esc(claimant)
     return (f"{claimant} and {holder} both want {role}. {holder} holds it now. Could you two agree who takes it? "
             f"If {holder} lets it go (\"I drop {role}\"), {claimant} can take it.")
 
 
-def closing(info: RunInfo, completed: bool, reason: str = "") -> str:
+def closing(info: RunInfo, completed: bool, reason: str = "", esc: Escape = as_written) -> str:
     if completed:
         return f"Done: the goal is met and confirmed. I am sending the result to {_targets(info)}. Thank you all."
-    why = f" ({reason})" if reason else ""
+    why = f" ({esc(reason)})" if reason else ""
     return (f"I am ending this run without a confirmed result{why}. I am sending what we have so far to "
             f"{_targets(info)}.")
 
@@ -143,9 +156,9 @@ def time_check(minutes_left: int, deadline: str) -> str:
     return f"Time check: {left} left until the deadline ({deadline})."
 
 
-def closing_without_steering(info: RunInfo, reason: str) -> str:
+def closing_without_steering(info: RunInfo, reason: str, esc: Escape = as_written) -> str:
     role = "taking the minutes" if info.mode == "record" else "keeping time"
-    return f"I am ending this run ({reason}); I was {role}. I am sending the minutes to {_targets(info)}. Thank you all."
+    return f"I am ending this run ({esc(reason)}); I was {role}. I am sending the minutes to {_targets(info)}. Thank you all."
 
 
 def minutes_report(info: RunInfo, messages: int, speakers: list) -> str:
@@ -159,7 +172,8 @@ def interim(info: RunInfo, artifact: dict, missing: list) -> str:
             f"{artifact_text(info.pattern, artifact)}\nStill missing: {'; '.join(missing)}.\nDeadline: {info.deadline}.")
 
 
-def report(info: RunInfo, artifact: dict, completed: bool, confirmations: list, reason: str = "") -> str:
-    head = "Result" if completed else "Partial result (not completed" + (f": {reason}" if reason else "") + ")"
-    confirmed_by = f"\nConfirmed by: {', '.join(confirmations)}" if confirmations else ""
-    return f"{head} of \"{info.goal}\"\n{artifact_text(info.pattern, artifact)}{confirmed_by}"
+def report(info: RunInfo, artifact: dict, completed: bool, confirmations: list, reason: str = "",
+           esc: Escape = as_written) -> str:
+    head = "Result" if completed else "Partial result (not completed" + (f": {esc(reason)}" if reason else "") + ")"
+    confirmed_by = f"\nConfirmed by: {', '.join(esc(c) for c in confirmations)}" if confirmations else ""
+    return f"{head} of \"{info.goal}\"\n{artifact_text(info.pattern, artifact, esc)}{confirmed_by}"

@@ -9,6 +9,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from facilitation.exports.markdown import escape_markdown as md
 from facilitation.goals import floor, patterns, texts
 from rooms.actions.deliveries import queue_direct, queue_relay, queue_status
 from rooms.audit import record
@@ -26,7 +27,8 @@ def run_info(run: FacilitationRun, room: Room) -> texts.RunInfo:
 def say(room: Room, text: str, purpose: str) -> Observation:
     """The facilitator's message in the room, as a turn (the caller holds the room's lock).
 
-    Linked chats receive it through the relay of room turns."""
+    Linked chats receive it through the relay of room turns. It is Markdown (the room page and the chats
+    render it): whatever people wrote in it is escaped (the texts' ``esc=md``), so it reads as typed."""
     seat = room.seats.filter(role=Seat.Role.FACILITATOR).first()
     seq = next_seq(room)
     obs = Observation.objects.create(
@@ -64,11 +66,11 @@ def react(room: Room, run: FacilitationRun, out: dict, addressed: bool = False) 
     if not _floor_allows(room, moment):
         return
     for c in out["conflicts"][:1]:
-        say(room, texts.conflict(c.role, c.holder, c.claimant), "conflict")
+        say(room, texts.conflict(c.role, c.holder, c.claimant, md), "conflict")
         return
     if out["changed"] and run.state == FacilitationRun.State.CONFIRMING:
         people = patterns.confirmers(run.pattern, run.artifact, run.initiator_name or None, run.confirm_mode)
-        say(room, texts.ask_confirmation(run.pattern, run.artifact, people), "confirmation")
+        say(room, texts.ask_confirmation(run.pattern, run.artifact, people, md), "confirmation")
 
 
 def close_and_report(room: Room, run: FacilitationRun, *, completed: bool, reason: str = "") -> None:
@@ -79,16 +81,17 @@ def close_and_report(room: Room, run: FacilitationRun, *, completed: bool, reaso
     info = run_info(run, room)
     if run.mode == FacilitationRun.Mode.FACILITATE:
         report = texts.report(info, run.artifact, completed, run.confirmations, reason)
-        say(room, texts.closing(info, completed, reason) + "\n" + report, "closing")
+        said = texts.report(info, run.artifact, completed, run.confirmations, reason, md)
+        say(room, texts.closing(info, completed, reason, md) + "\n" + said, "closing")
     else:  # record / timekeep: the minutes are the result
         people = Observation.objects.filter(room=room, author_kind=Observation.AuthorKind.HUMAN)
         report = texts.minutes_report(info, people.count(), sorted(set(people.values_list("author_name", flat=True))))
-        say(room, texts.closing_without_steering(info, reason or "stopped"), "closing")
+        say(room, texts.closing_without_steering(info, reason or "stopped", md), "closing")
     show_status(room, run)
     attachment = {"kind": "run_minutes", "roomId": room.pk, "filename": f"minutes-{room.pk}.docx"}
     problems = []
     for principal in run.report_to:
-        for delivery in queue_direct(principal, report, room=room, attachment=attachment):
+        for delivery in queue_direct(principal, report, room=room, attachment=attachment, plain=True):
             if delivery.status == Delivery.Status.UNDELIVERABLE:
                 problems.append(f"{texts.readable_targets([principal])}: {delivery.diagnostic}")
     if problems:

@@ -181,8 +181,11 @@ def queue_status(chat: Chat, text: str, *, card: dict | None = None, room: Room 
 
 
 def queue_direct(principal: str, text: str, *, room: Room | None = None, platform: str | None = None,
-                 correlation_id: str | None = None, attachment: dict | None = None) -> list[Delivery]:
+                 correlation_id: str | None = None, attachment: dict | None = None, plain: bool = False) -> list[Delivery]:
     """A direct message to a principal, resolved now: one delivery per holder and chat account.
+
+    ``plain``: the text is plain, not Markdown (it quotes what people wrote): it goes out as written
+    (Teams: escaped in its XML format; Telegram without entities).
 
     Nobody to reach (an unknown user, an empty role, a holder with no linked account) is an
     ``undeliverable`` delivery with its diagnostic, never a silent drop.
@@ -211,6 +214,7 @@ def queue_direct(principal: str, text: str, *, room: Room | None = None, platfor
                     correlation_id=correlation, room=room, kind=Delivery.Kind.DIRECT, principal=principal,
                     platform=identity.platform, identity=identity,
                     recipient=f"{user.get_username()} ({identity.platform})", text=text, attachment=attachment or {},
+                    card={"plainText": True} if plain else {},
                 ))
         record("bridge.queue_direct", room=room, correlation_id=correlation,
               data={"principal": principal, "deliveries": [d.pk for d in created]})

@@ -456,3 +456,42 @@ def test_a_second_group_linked_with_the_owner_s_code_hears_the_handshake_and_get
     assert any("Lead: Ana" in t and "Scribe" in t for t in texts)  # the status, to be edited in place from now on
     assert Chat.objects.get(external_id="-7003").status_message_id
     assert FacilitationRun.objects.get(room=room).initiator_name == "Ana"  # the run is not opened again
+
+
+def test_what_people_wrote_reads_as_typed_in_every_message_of_the_run(telegram, post_telegram, run_tasks):
+    """People's items are data, not Markdown: the group's messages (Markdown, escaped), the status in place,
+    the direct-message report and the minutes show each item exactly as typed, with no formatting or links."""
+    place = Telegram(telegram, post_telegram, run_tasks)
+    group = Group.objects.create(name="management")
+    mia = make_user("mia")
+    group.user_set.add(mia)
+    manager = ChatIdentity.objects.create(platform="telegram", external_id="701", name="mia", user=mia)
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner, pattern="list", slots={"min": 2}, topic="Ideas for the party")
+    place.join(data["joinCode"], owner)
+    first, second = "karaoke with 2*3*4 people <b>bold</b> _x_", "[click](http://evil.example) # heading"
+    place.say("ana", f"add: {first}")
+    place.say("ben", f"TODO: {second}")
+    lines = [f"{first} (Ana)", f"{second} (Ben)"]  # a bullet in front: "- " in plain text, "• " in the group's messages
+
+    def shown_as_typed(message):
+        assert all(line in message["text"] for line in lines), message["text"]
+        assert {e["type"] for e in message["entities"]} <= {"bold"}  # the speaker's name; no italic, no text_link
+
+    asked = telegram.sent_to(GROUP["id"])[-1]
+    assert "please confirm" in asked["text"]
+    shown_as_typed(asked)
+    assert any(all(line in e["text"] for line in lines) for e in telegram.edits)  # the status in place
+    place.say("ana", "confirmed")
+    place.say("ben", "confirmed")
+    closing = next(m for m in reversed(telegram.sent_to(GROUP["id"])) if "Done: the goal is met" in m["text"])
+    shown_as_typed(closing)
+    (report,) = telegram.sent_to(manager.external_id)
+    shown_as_typed(report)
+    (minutes,) = [d for d in telegram.documents if str(d["chat_id"]) == manager.external_id]
+    body = "\n".join(p.text for p in Document(io.BytesIO(minutes["data"])).paragraphs)
+    assert all(line in body for line in lines)
+    # The turn in the room (rendered as Markdown on the room page) holds the escaped form.
+    said = Observation.objects.filter(room_id=data["id"], data__purpose="closing").get()
+    assert "2\\*3\\*4" in said.content and "\\[click\\]" in said.content
