@@ -46,6 +46,9 @@ class ListMetaOut(serializers.Serializer):
 class ObservationsMetaOut(ListMetaOut):
     round = serializers.IntegerField(help_text="The workspace's current round.")
     status = serializers.CharField()
+    hasMore = serializers.BooleanField(help_text="More observations match than these: later ones (ask again with "
+                                                 "afterSeq = the last seq), or with latest=true older ones (beforeSeq = "
+                                                 "the first seq).")
 
 
 # --- bodies -------------------------------------------------------------------------------

@@ -76,6 +76,29 @@ def test_person_publishes_observation_and_threading(clients, ws):
     assert inv.count() == 2 and len(set(inv.values_list("correlation_id", flat=True))) == 1
 
 
+def test_observations_page_from_either_end_and_say_when_more_exist(clients, ws):
+    start(clients, ws)
+    for i in range(5):
+        r = clients["owner"].post(f"{base(ws)}/observations", {"type": "observation", "content": f"note {i}"})
+        assert r.status_code == 201, r.json()
+    every = [o["seq"] for o in clients["viewer"].get(f"{base(ws)}/observations").json()["data"]]
+    assert len(every) == 5 and every == sorted(every)
+    body = clients["viewer"].get(f"{base(ws)}/observations?limit=2").json()
+    assert [o["seq"] for o in body["data"]] == every[:2] and body["meta"]["hasMore"] is True
+    body = clients["viewer"].get(f"{base(ws)}/observations?afterSeq={every[2]}&limit=2").json()
+    assert [o["seq"] for o in body["data"]] == every[3:] and body["meta"]["hasMore"] is False
+    # The newest ones (what a desk shows first), in seq order, then the page before them.
+    body = clients["viewer"].get(f"{base(ws)}/observations?latest=true&limit=2").json()
+    assert [o["seq"] for o in body["data"]] == every[3:] and body["meta"]["hasMore"] is True
+    body = clients["viewer"].get(f"{base(ws)}/observations?latest=true&limit=2&beforeSeq={every[3]}").json()
+    assert [o["seq"] for o in body["data"]] == every[1:3] and body["meta"]["hasMore"] is True
+    body = clients["viewer"].get(f"{base(ws)}/observations?latest=true&limit=2&beforeSeq={every[1]}").json()
+    assert [o["seq"] for o in body["data"]] == every[:1] and body["meta"]["hasMore"] is False
+    body = clients["viewer"].get(f"{base(ws)}/observations?latest=true").json()
+    assert [o["seq"] for o in body["data"]] == every and body["meta"] == {**body["meta"], "count": 5, "hasMore": False}
+    assert clients["viewer"].get(f"{base(ws)}/observations?beforeSeq=0").status_code == 400
+
+
 @pytest.mark.parametrize("body,field", [
     ({"type": "rumour", "content": "x"}, "type"),
     ({"type": "question", "content": ""}, "content"),

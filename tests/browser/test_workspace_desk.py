@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from facilitation.workspace.actions.status import BUDGET, pause_if_idle, pause_itself
 from facilitation.workspace.rules import locked
-from rooms.models import Invocation, Narrative, Observation, Persona, PersonaAdaptation, Role, Room, RoomMember, Seat, TaskAssignment
+from rooms.models import Invocation, Narrative, Observation, Persona, PersonaAdaptation, Role, Room, RoomMember, Seat, TaskAssignment, Turn
 from tests.browser.conftest import api, shot
 from tests.factories import make_facilitator, make_participant
 from tests.waiting import wait_for
@@ -357,3 +357,48 @@ def test_a_manager_creates_a_workspace_in_the_wizard(make_page):
     row.wait_for()
     cells = row.locator("td").all_inner_texts()
     assert [c.strip() for c in cells[1:4]] == ["workspace", "Completed", "0"]
+
+
+def _bulk_observations(room_id, n, number=1):
+    """``n`` observations written straight into round ``number`` (a long workspace, quickly), after the room's seq."""
+    with transaction.atomic():
+        room = Room.objects.select_for_update().get(pk=room_id)
+        turn = Turn.objects.get(room=room, number=number)
+        rows = [Observation(room=room, seq=room.seq + i + 1, turn=turn, round=number, author_name="Archive",
+                            author_kind=Observation.AuthorKind.AGENT, kind=Observation.Kind.CONTRIBUTION,
+                            event_type="observation", content=f"Old note {i}") for i in range(n)]
+        Observation.objects.bulk_create(rows)
+        Room.objects.filter(pk=room_id).update(seq=room.seq + n)
+    return [o.seq for o in rows]
+
+
+def test_the_desk_shows_the_newest_observations_of_a_long_workspace(make_page):
+    page, manager = make_page("lena")
+    room_id = create_workspace(page)
+    status, body = api(page, "PATCH", f"discussions/{room_id}", {"turnPolicy": {"maxEvents": 1000, "maxSeconds": 3600}})
+    assert status == 200, body
+    assert api(page, "POST", f"discussions/{room_id}/start")[0] == 200
+    wait_for(lambda: typed(room_id, 1).count() >= 6 or None, timeout=60)  # round 1's agents are done
+    seqs = _bulk_observations(room_id, 1200)
+    newest = Observation.objects.get(room_id=room_id, seq=seqs[-1]).pk
+    oldest = typed(room_id).order_by("seq").first().pk
+
+    page.goto(f"/workspaces/{room_id}/")
+    page.wait_for_function("() => document.querySelector('#connection').dataset.state === 'online'")
+    page.wait_for_function("() => document.querySelectorAll('#observations [data-observation-id]').length === 1000")
+    shown = set(dom_observations(page))
+    assert newest in shown and oldest not in shown
+    assert page.locator("#observations-older").is_visible()
+    assert "1,000 newest observations are shown" in page.locator("#observations-older").inner_text()
+    # The manager's own observation arrives live at the end, on a long workspace too.
+    page.locator("#obs-content").fill("Who signs off the cut-over?")
+    page.get_by_role("button", name="Publish").click()
+    mine = wait_for(lambda: Observation.objects.filter(room_id=room_id, content="Who signs off the cut-over?").first(), timeout=20)
+    page.wait_for_selector(f"#observations [data-observation-id='{mine.pk}']")
+    assert dom_observations(page)[-1] == mine.pk
+    # Older ones load on request, all of them in the end.
+    page.get_by_role("button", name="Show older observations").click()
+    total = typed(room_id).count()
+    page.wait_for_function("(n) => document.querySelectorAll('#observations [data-observation-id]').length === n", arg=total)
+    assert oldest in dom_observations(page) and page.locator("#observations-older").is_hidden()
+    assert page.errors == []

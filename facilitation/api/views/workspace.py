@@ -41,6 +41,9 @@ class ObservationsView(APIView):
             schemas.int_query("seatId", "Only this seat's observations.", 1, MAX_ID),
             OpenApiParameter("unanswered", bool, description="true: only observations nobody answered yet."),
             schemas.int_query("afterSeq", "Only observations with a larger seq.", 0, MAX_ID),
+            schemas.int_query("beforeSeq", "Only observations with a smaller seq.", 1, MAX_ID),
+            OpenApiParameter("latest", bool, description="true: the newest `limit` matching observations (still in seq "
+                                                         "order); `meta.hasMore` then says whether older ones match."),
             schemas.int_query("limit", "At most this many (default 500).", 1, 1000),
         ],
         responses=schemas.responses({200: ws.ObservationListEnvelope}, 400, 409),
@@ -59,9 +62,15 @@ class ObservationsView(APIView):
         if bool_param(request, "unanswered"):
             rows = rows.filter(~Exists(Observation.objects.filter(responding_to=OuterRef("pk"))))
         rows = rows.filter(seq__gt=int_param(request, "afterSeq", 0, 0, MAX_ID))
+        if request.query_params.get("beforeSeq") not in (None, ""):
+            rows = rows.filter(seq__lt=int_param(request, "beforeSeq", 1, 1, MAX_ID))
         limit = int_param(request, "limit", 500, 1, 1000)
-        data = [observation_payload(o) for o in rows.order_by("seq")[:limit]]
-        return ok(data, meta={"count": len(data), "round": room.round, "status": room.status})
+        latest = bool_param(request, "latest")
+        picked = list(rows.order_by("-seq" if latest else "seq")[:limit + 1])  # one more: are there more?
+        more = len(picked) > limit
+        picked = picked[:limit][::-1] if latest else picked[:limit]
+        data = [observation_payload(o) for o in picked]
+        return ok(data, meta={"count": len(data), "round": room.round, "status": room.status, "hasMore": more})
 
     @extend_schema(
         tags=TAG, operation_id="workspace_observations_create", summary="Publish an observation (a person)",

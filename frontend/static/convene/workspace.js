@@ -131,8 +131,50 @@
     await loadRoom();
   }
 
-  async function loadObservations() {
-    state.observations = (await request("GET", `${base}/observations`)).data;
+  // Observations: the newest OBS_PAGE when the desk opens, then only what came after the last one
+  // shown (one fetch at a time, every page of it); older ones a page at a time on request.
+  const OBS_PAGE = 1000;
+  const obsView = { lastSeq: 0, older: false, queue: Promise.resolve() };
+  function loadObservations() {
+    obsView.queue = obsView.queue.catch(() => {}).then(fetchObservations);
+    return obsView.queue;
+  }
+
+  async function fetchObservations() {
+    if (!state.observations.length) {
+      const { data, meta } = await request("GET", `${base}/observations?latest=true&limit=${OBS_PAGE}`);
+      state.observations = data;
+      obsView.older = !!meta.hasMore;
+    } else {
+      for (;;) {
+        const { data, meta } = await request("GET", `${base}/observations?afterSeq=${obsView.lastSeq}&limit=${OBS_PAGE}`);
+        state.observations = state.observations.concat(data);
+        if (data.length) obsView.lastSeq = data[data.length - 1].seq;
+        if (!meta.hasMore || !data.length) break;
+      }
+    }
+    if (state.observations.length) obsView.lastSeq = state.observations[state.observations.length - 1].seq;
+    showObservations();
+  }
+
+  function loadOlderObservations() {
+    obsView.queue = obsView.queue.catch(() => {}).then(fetchOlderObservations);
+    return obsView.queue;
+  }
+
+  async function fetchOlderObservations() {
+    if (!state.observations.length) return;
+    const { data, meta } = await request("GET", `${base}/observations?latest=true&limit=${OBS_PAGE}&beforeSeq=${state.observations[0].seq}`);
+    state.observations = data.concat(state.observations);
+    obsView.older = !!meta.hasMore;
+    showObservations();
+  }
+
+  function showObservations() {
+    const more = $("#observations-older");
+    more.hidden = !obsView.older;
+    $("#observations-older-note").textContent = obsView.older
+      ? `The ${state.observations.length.toLocaleString("en")} newest observations are shown; older ones are not loaded.` : "";
     const rounds = [...new Set(state.observations.map((o) => o.round))];
     const sel = $("#filter-round");
     const keep = sel.value;
@@ -399,6 +441,7 @@
     if (obsType) obsType.append(...TYPES.map((t) => el("option", { value: t }, t)));
     for (const sel of ["#filter-type", "#filter-round", "#filter-seat", "#filter-open"]) $(sel).addEventListener("change", renderObservations);
     $("#narrative-round").addEventListener("change", () => renderNarrative(true));
+    $("#btn-older-observations").addEventListener("click", () => { loadOlderObservations().catch(fail); });
     document.querySelectorAll("[data-verb]").forEach((b) => b.addEventListener("click", () => control(b.dataset.verb)));
     const end = $("#btn-end-round");
     if (end) end.addEventListener("click", () => control("end"));
