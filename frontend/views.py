@@ -13,6 +13,8 @@ from django.templatetags.static import static
 from facilitation.actions.lifecycle import verbs_by_status
 from facilitation.goals.creation import PERMISSION as RUN_PERMISSION
 from facilitation.goals.texts import STATE_WORDS as RUN_STATES
+from facilitation.workspace.actions.rounds import DEFAULT_POLICY, POLICY_LIMITS
+from rooms import limits
 from rooms.access import can_control, can_participate, can_view
 from rooms.events.types import client_names
 from rooms.models import Room
@@ -54,6 +56,9 @@ def discussion_new(request):
         "latency": measured_latency(),
         "rehearsalPace": convene.get("REHEARSAL_PACE") or 0,
         "idlePauseSeconds": convene["WORKSPACE_IDLE_PAUSE"],
+        "idleRounds": convene["WORKSPACE_IDLE_ROUNDS"],
+        "roundPolicy": DEFAULT_POLICY, "roundPolicyLimits": POLICY_LIMITS,
+        "topicLimit": limits.TOPIC,
     })
 
 

@@ -61,16 +61,49 @@
     return form.querySelector('input[name="kind"]:checked').value;
   }
 
-  // A workspace has no turn limit or estimate: its rounds end by the clock, the count or the manager.
+  // A workspace has no format, turn limit or estimate: its rounds end by the clock, the count or the manager.
   function showKind() {
     const workspace = kind() === "workspace";
+    $("#format-choice").hidden = workspace;
     $("#workspace-rounds").hidden = !workspace;
     $("#discussion-rounds").hidden = workspace;
     $("#estimate-section").hidden = workspace;
     $("#wizard-start").textContent = workspace ? "Start workspace" : "Start discussion";
-    const idle = pageData().idlePauseSeconds;
+    $("#wizard-title").textContent = workspace ? "New workspace" : "New discussion";
+    document.title = `${workspace ? "New workspace" : "New discussion"} · Convene`;
+    const idle = page.idlePauseSeconds;
     $("#ws-idle-note").hidden = !idle;
     if (idle) $("#ws-idle").textContent = spanOfTime(idle);
+    $("#ws-idle-rounds-note").hidden = !page.idleRounds;
+    $("#ws-idle-rounds").textContent = page.idleRounds;
+  }
+
+  // A workspace's round pacing ({maxEvents, maxSeconds}) from its two fields, or false (the error shown).
+  function pacing() {
+    const [minEvents, maxEvents] = (page.roundPolicyLimits || {}).maxEvents || [1, 1000];
+    const [minSeconds, maxSeconds] = (page.roundPolicyLimits || {}).maxSeconds || [5, 86400];
+    const events = Number($("#ws-events").value);
+    const seconds = Math.round(Number($("#ws-minutes").value) * 60);
+    let msg = "";
+    if (!Number.isInteger(events) || events < minEvents || events > maxEvents) msg = `Observations per round: a whole number from ${minEvents} to ${maxEvents}.`;
+    else if (!$("#ws-minutes").value || !(seconds >= minSeconds && seconds <= maxSeconds)) msg = `Minutes per round: from ${minSeconds / 60 < 1 ? `${minSeconds} seconds` : spanOfTime(minSeconds)} to ${spanOfTime(maxSeconds)}.`;
+    fieldError("ws-error", msg);
+    return msg ? false : { maxEvents: events, maxSeconds: seconds };
+  }
+
+  // The optional budget: {budgetTokens?, budgetUsd?}, or false (the error shown).
+  function budget() {
+    const out = {};
+    const tokens = $("#budget-tokens").value.trim();
+    const usd = $("#budget-usd").value.trim();
+    let msg = "";
+    if (tokens && !(Number.isInteger(Number(tokens)) && Number(tokens) >= 1)) msg = "Tokens: a whole number of at least 1, or empty.";
+    else if (usd && !(Number(usd) >= 0 && Number(usd) <= 1e6)) msg = "US dollars: from 0 to 1,000,000, or empty.";
+    fieldError("budget-error", msg);
+    if (msg) return false;
+    if (tokens) out.budgetTokens = Number(tokens);
+    if (usd) out.budgetUsd = Number(usd);
+    return out;
   }
 
   function fieldError(id, message) {
@@ -82,7 +115,10 @@
 
   function validate(n) {
     if (n === 1) {
-      const ok = fieldError("topic-error", $("#topic").value.trim() ? "" : "Write the topic the room should discuss.");
+      const topic = $("#topic").value.trim();
+      const limit = page.topicLimit || 10000;
+      const ok = fieldError("topic-error", !topic ? "Write the topic the room should discuss."
+        : topic.length > limit ? `The topic is ${topic.length.toLocaleString("en")} characters long; at most ${limit.toLocaleString("en")} fit.` : "");
       if (!ok) $("#topic").focus();
       $("#topic").setAttribute("aria-invalid", String(!ok));
       return ok;
@@ -97,7 +133,10 @@
       ok = fieldError("participants-error", msg) && ok;
       return ok;
     }
-    if (n === 3) return kind() === "workspace" || validRounds() !== false;
+    if (n === 3) {
+      const paced = kind() !== "workspace" || pacing() !== false;
+      return (kind() === "workspace" || validRounds() !== false) && paced && budget() !== false;
+    }
     return true;
   }
 
@@ -319,18 +358,27 @@
       const a = agentById(p.agentId);
       return `${a ? a.name : p.agentId} (${ROLE_OPTIONS.find(([v]) => v === p.role)[1]})`;
     });
+    const workspace = kind() === "workspace";
+    const limits = budget() || {};
+    const caps = [limits.budgetTokens ? `${limits.budgetTokens.toLocaleString("en")} tokens` : "",
+      limits.budgetUsd !== undefined ? `$${limits.budgetUsd.toFixed(2)}` : ""].filter(Boolean);
+    const paced = workspace ? pacing() : null;
     $("#review").replaceChildren(
       el("dt", {}, "Kind"), el("dd", {}, kind()),
       el("dt", {}, "Topic"), el("dd", {}, $("#topic").value.trim()),
-      el("dt", {}, "Format"), el("dd", {}, form.querySelector('input[name="format"]:checked').value),
+      ...(workspace ? [] : [el("dt", {}, "Format"), el("dd", {}, form.querySelector('input[name="format"]:checked').value)]),
       el("dt", {}, "Facilitator"), el("dd", {}, moderator ? moderator.name : "—"),
-      el("dt", {}, "Participants"), el("dd", {}, people.join(", ") || "—"));
+      el("dt", {}, "Participants"), el("dd", {}, people.join(", ") || "—"),
+      ...(paced ? [el("dt", {}, "Rounds"), el("dd", {}, `end after ${paced.maxEvents} observations or ${spanOfTime(paced.maxSeconds)}`)] : []),
+      el("dt", {}, "Budget"), el("dd", { id: "review-budget" }, caps.join(" and ") || "no limit"));
   }
 
   // --- submit ----------------------------------------------------------------------------
-  // A name from the topic's first words (whole words, at most ~48 characters), not the topic again.
+  // A name from the topic's first words (whole words, at most ~48 characters), not the topic again; Markdown's
+  // emphasis and code marks are left out (a cut could leave one unclosed).
   function shortName(topic) {
-    const first = topic.split(/(?<=[.?!])\s|\n/)[0].replace(/[?.!:;,]+$/, "");
+    const plain = topic.replace(/[*_`~]+/g, "").replace(/^#+\s*/, "").trim() || topic;
+    const first = plain.split(/(?<=[.?!])\s|\n/)[0].replace(/[?.!:;,]+$/, "");
     if (first.length <= 48) return first;
     const words = first.split(/\s+/);
     let name = "";
@@ -349,8 +397,9 @@
       format: form.querySelector('input[name="format"]:checked').value,
       moderatorId: Number($("#moderator").value),
       participants: participants(),
+      ...budget(),
     };
-    if (kind() === "workspace") return { ...body, kind: "workspace" };
+    if (kind() === "workspace") return { ...body, kind: "workspace", turnPolicy: pacing() };
     const fixed = validRounds();
     if (typeof fixed === "number") body.maxRounds = fixed; // Auto omits it: the server default applies
     return body;
@@ -377,6 +426,13 @@
 
   // --- wiring ----------------------------------------------------------------------------
   $("#default-rounds").textContent = page.defaultMaxRounds || 5;
+  const policy = page.roundPolicy || { maxEvents: 10, maxSeconds: 300 };
+  $("#ws-events").value = policy.maxEvents;
+  $("#ws-minutes").value = Math.round((policy.maxSeconds / 60) * 100) / 100;
+  for (const radio of form.querySelectorAll('input[name="kind"]')) radio.addEventListener("change", showKind);
+  for (const id of ["ws-events", "ws-minutes", "budget-tokens", "budget-usd"]) {
+    $(`#${id}`).addEventListener("input", () => { if (step === 3) renderReview(); });
+  }
   $("#wizard-next").addEventListener("click", () => { if (validate(step)) goTo(step + 1); });
   $("#wizard-back").addEventListener("click", () => history.back());
   window.addEventListener("popstate", (e) => {
@@ -415,6 +471,7 @@
   history.replaceState({ wizardStep: 1 }, "", window.location.pathname);
   step = 0;
   showStep(1);
+  showKind();
   $("#topic").focus();
   loadAgents();
 })();
