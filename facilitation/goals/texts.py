@@ -172,6 +172,10 @@ def interim(info: RunInfo, artifact: dict, missing: list) -> str:
             f"{artifact_text(info.pattern, artifact)}\nStill missing: {'; '.join(missing)}.\nDeadline: {info.deadline}.")
 
 
+DELIVERIES_HINT = "The run's page lists every report and whether it arrived."
+REPORT_NOT_EVERYONE = "I could not deliver the report to everyone; the run's owner has the details."
+
+
 def report(info: RunInfo, artifact: dict, completed: bool, confirmations: list, reason: str = "",
            esc: Escape = as_written) -> str:
     head = "Result" if completed else "Partial result (not completed" + (f": {esc(reason)}" if reason else "") + ")"

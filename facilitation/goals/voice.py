@@ -73,11 +73,26 @@ def react(room: Room, run: FacilitationRun, out: dict, addressed: bool = False) 
         say(room, texts.ask_confirmation(run.pattern, run.artifact, people, md), "confirmation")
 
 
+def _unreached(delivery: Delivery) -> str:
+    """Why a report did not go out, as a chat may read it (the delivery's diagnostic, with its REST hints,
+    stays on the run's page)."""
+    if delivery.identity_id is None and "no linked" in delivery.diagnostic:
+        return f"{delivery.recipient} has no linked chat account (they can link one on Convene's Chat accounts page)"
+    return delivery.diagnostic
+
+
+def _owner_name(room: Room) -> str:
+    return (room.owner.get_full_name() or room.owner.get_username()) if room.owner_id else ""
+
+
 def close_and_report(room: Room, run: FacilitationRun, *, completed: bool, reason: str = "") -> None:
     """The closing in the room, then the report to each principal, resolved now (the caller holds the locks).
 
-    The minutes (.docx) go with each report; a principal nobody can be reached at is a visible
-    diagnostic in the room, addressed to the initiator."""
+    The minutes (.docx) go with each report. A report that cannot go out (nobody holds the role, a holder
+    without a chat account) is said in the room, addressed to the run's owner, when the report's targets
+    are disclosed; when they are not, the room only hears that the report did not reach everyone and the
+    owner is told the details by direct message. Every report, and whether it arrived (a refusal learned
+    later included), is listed on the run's page (its deliveries)."""
     info = run_info(run, room)
     if run.mode == FacilitationRun.Mode.FACILITATE:
         report = texts.report(info, run.artifact, completed, run.confirmations, reason)
@@ -93,8 +108,14 @@ def close_and_report(room: Room, run: FacilitationRun, *, completed: bool, reaso
     for principal in run.report_to:
         for delivery in queue_direct(principal, report, room=room, attachment=attachment, plain=True):
             if delivery.status == Delivery.Status.UNDELIVERABLE:
-                problems.append(f"{texts.readable_targets([principal])}: {delivery.diagnostic}")
+                problems.append(f"{texts.readable_targets([principal])}: {_unreached(delivery)}")
     if problems:
-        who = f"{run.initiator_name}, " if run.initiator_name else ""
-        say(room, f"{who}I could not deliver the report to everyone: " + " ".join(problems), "report-diagnostic")
+        owner = _owner_name(room)
+        details = "I could not deliver the report to everyone: " + "; ".join(problems) + ". " + texts.DELIVERIES_HINT
+        if run.disclose_report_to:
+            say(room, md(f"{owner}, {details}" if owner else details), "report-diagnostic")
+        else:
+            say(room, texts.REPORT_NOT_EVERYONE, "report-diagnostic")
+            if room.owner_id:
+                queue_direct(f"user:{room.owner.get_username()}", f"Run \"{info.goal}\": {details}", room=room, plain=True)
     record("goals.report", room=room, data={"completed": completed, "reportTo": run.report_to, "problems": problems})

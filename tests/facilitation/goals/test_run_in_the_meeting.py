@@ -495,3 +495,36 @@ def test_what_people_wrote_reads_as_typed_in_every_message_of_the_run(telegram, 
     # The turn in the room (rendered as Markdown on the room page) holds the escaped form.
     said = Observation.objects.filter(room_id=data["id"], data__purpose="closing").get()
     assert "2\\*3\\*4" in said.content and "\\[click\\]" in said.content
+
+
+def test_undisclosed_report_targets_stay_undisclosed_when_a_report_cannot_go_out(telegram, post_telegram, run_tasks):
+    place = Telegram(telegram, post_telegram, run_tasks)
+    Group.objects.create(name="management").user_set.add(make_user("mia"))  # mia has no chat account
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    olga = ChatIdentity.objects.create(platform="telegram", external_id="709", name="olga", user=owner)
+    data = create_run(owner, discloseReportTo=False)
+    place.join(data["joinCode"], owner)
+    place.say("ana", "I'll take Lead")
+    place.say("ana", "/facilitator stop")
+    notice = place.group_texts()[-1]
+    assert "could not deliver the report to everyone" in notice and "owner" in notice
+    said = "\n".join(place.group_texts())
+    assert "mia" not in said and "management" not in said and "/api/" not in said
+    (told,) = [m["text"] for m in telegram.sent_to(olga.external_id)]
+    assert "everyone in management: mia has no linked chat account" in told and "/api/" not in told
+    # The details stay on the run's page: the undeliverable report with its diagnostic.
+    assert Delivery.objects.get(room_id=data["id"], principal="role:management").status == "undeliverable"
+
+
+def test_a_report_problem_in_the_room_is_addressed_to_the_owner_and_quotes_no_api_path(telegram, post_telegram, run_tasks):
+    place = Telegram(telegram, post_telegram, run_tasks)
+    Group.objects.create(name="management").user_set.add(make_user("mia"))
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner)
+    place.join(data["joinCode"], owner)  # Ana added the bot: she is the initiator, olga the owner
+    place.say("ana", "/facilitator stop")
+    notice = place.group_texts()[-1]
+    assert notice.startswith("Convener: olga, I could not deliver the report to everyone: everyone in management: mia has no "
+                             "linked chat account") and "/api/" not in notice
