@@ -29,7 +29,7 @@ from facilitation.runs.outages import rides_out
 from facilitation.workspace import prompts
 from facilitation.workspace.actions.adaptation import learn_round
 from facilitation.workspace.actions.observations import write_observation
-from facilitation.workspace.actions.rounds import end_round_if_due, round_step_shape
+from facilitation.workspace.actions.rounds import closing_round, end_round_if_due, round_step_shape
 from facilitation.workspace.actions.status import pause_itself
 from facilitation.workspace.actions.tasks import advance_task
 from facilitation.workspace.audit import log_invocation
@@ -302,14 +302,17 @@ def _offline_narrative(work: CloseWork) -> dict:
 def _next_round(room: Room, claim: Claim, number: int) -> bool:
     """End round ``number``'s close slot and open the next round's step (False, with nothing written,
     when the lease is gone). The agents are sent, on commit, only while the room runs that round (a
-    paused room sends them on resume, a closed one never). The caller holds the room's lock."""
+    paused room sends them on resume, a closed one never); when the scope closed the next round, its
+    close is sent instead. The caller holds the room's lock."""
     nxt = Turn.objects.filter(room=room, number=number + 1, ended_at__isnull=True).first()
     running = nxt is not None and room.status == Room.Status.ACTIVE and room.round == nxt.number
-    slots, later = round_step_shape(room, clock=running)
+    last = closing_round(room) if nxt is None else None
+    closing = last is not None and last.number > number  # the scope closed the next round: its close
+    slots, later = (1, {}) if closing else round_step_shape(room, clock=running)
     finished = leases.finish(claim, next_slots=slots, later=later)
     if finished is None:
         return False
-    if running:
+    if running or closing:
         scheduling.schedule(room.pk, finished.next)
     return True
 

@@ -22,7 +22,7 @@ from facilitation.runs.calls import again_later, timeouts
 from facilitation.runs.leases import ACTIVE
 from facilitation.runs.registry import Planned, StepResult, StepRun
 from facilitation.workspace import rounds
-from facilitation.workspace.actions.rounds import agent_seats, end_round_on_timeout, narrative_pending
+from facilitation.workspace.actions.rounds import agent_seats, closing_round, end_round_on_timeout, narrative_pending
 from facilitation.workspace.actions.status import BUDGET
 from facilitation.workspace.rules import current_turn
 from rooms.models import Room
@@ -75,10 +75,14 @@ class RoundStep:
 
 
 def plan(room) -> Planned | None:
-    """The room's step from its rounds: an ended round without its narrative is closed first;
-    otherwise the open round's agents and clock; nothing once the scope closed."""
+    """The room's step from its rounds: an ended round without its narrative is closed first (the
+    round the scope closed too, when it has observations); otherwise the open round's agents and
+    clock; nothing more once the scope closed."""
     if narrative_pending(room, room.round):
         return Planned(step=RoundClose(room.round - 1))
+    closing = closing_round(room)
+    if closing is not None:  # the round the scope closed, with observations: its narrative
+        return Planned(step=RoundClose(closing.number))
     turn = current_turn(room)
     if turn is None or turn.ended_at is not None:
         return None

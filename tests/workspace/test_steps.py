@@ -11,7 +11,10 @@ from facilitation.runs.registry import StepRun
 from facilitation.runs.runner import lease_seconds, run_step
 from facilitation.runs.scheduling import inline
 from facilitation.workspace import rounds, steps
-from facilitation.workspace.actions.lifecycle import do_complete_workspace, do_pause_workspace, do_resume_workspace, do_start_workspace
+from facilitation.workspace.actions.lifecycle import (
+    do_archive_workspace, do_complete_workspace, do_pause_workspace, do_resume_workspace, do_start_workspace,
+)
+from facilitation.workspace.actions.observations import do_post_observation
 from facilitation.workspace.actions.rounds import do_end_round
 from rooms.models import Invocation, Narrative, Observation, Room, Turn
 from tests.factories import make_user
@@ -207,6 +210,45 @@ def test_the_last_ended_round_gets_its_narrative_after_the_scope_closed(manager)
     assert Room.objects.get(pk=room.pk).status == Room.Status.COMPLETED
     assert Turn.objects.get(room=room, number=2).ended_by == Turn.EndedBy.SCOPE
     assert steps.plan(Room.objects.get(pk=room.pk)) is None  # nothing more to run
+
+
+def test_the_round_the_scope_closes_gets_its_narrative_when_it_has_observations(manager):
+    with inline():
+        room = _worked_round(manager)
+        assert typed(room, round=1).exists()
+        do_complete_workspace(room, manager)
+        ran = run_round_work(room)
+    assert [(r.step, r.outcome) for r in ran] == [("workspace.narrative", "committed")]
+    narrative = Narrative.objects.get(room=room, round=1)
+    assert narrative.generated_content and narrative.provider == "rehearsal"
+    assert Turn.objects.get(room=room, number=1).ended_by == Turn.EndedBy.SCOPE
+    assert Room.objects.get(pk=room.pk).status == Room.Status.COMPLETED
+    assert Invocation.objects.filter(room=room, component="narrative.generate", input__round=1).count() == 1
+    assert steps.plan(Room.objects.get(pk=room.pk)) is None
+    with inline():
+        assert run_round_work(room) == []  # written once
+
+
+def test_a_pending_close_and_the_round_the_scope_closes_both_get_their_narratives(manager):
+    with inline():
+        room = _worked_round(manager)
+        do_end_round(room, manager)  # round 1's close waits for a worker
+        do_post_observation(room, manager, event_type="decision", content="Ship the outbox first.")
+        do_archive_workspace(room, manager)  # closes round 2, which has an observation
+        ran = run_round_work(room)
+    assert [(r.step, r.outcome) for r in ran] == [("workspace.narrative", "committed")] * 2
+    assert sorted(Narrative.objects.filter(room=room).values_list("round", flat=True)) == [1, 2]
+    assert Room.objects.get(pk=room.pk).status == Room.Status.ARCHIVED
+
+
+def test_a_round_the_scope_closes_without_observations_gets_no_narrative(manager):
+    with inline():
+        room = make_workspace(manager, agents=2)
+        do_start_workspace(room, manager)
+        do_complete_workspace(room, manager)  # before any agent worked
+        run_round_work(room)
+    assert not Narrative.objects.filter(room=room).exists()
+    assert steps.plan(Room.objects.get(pk=room.pk)) is None
 
 
 def test_a_workspace_running_before_the_upgrade_gets_its_current_step(manager):

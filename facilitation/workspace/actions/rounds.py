@@ -1,5 +1,6 @@
 """Rounds: start, end (by the manager, by the turn policy, or when the scope closes), and the turn
-policy the manager may change.
+policy the manager may change. The round the scope closes gets its narrative too, when it has
+observations (``closing_round``): its close is the closed room's last step.
 
 A round runs as one step of the room (``facilitation.runs``): one slot per agent seat, all at
 once, and a last slot for the round's clock, ready after ``turnPolicy.maxSeconds``. Ending
@@ -19,7 +20,7 @@ from facilitation.runs.leases import Claim
 from facilitation.workspace.actions.status import pause_if_idle
 from facilitation.workspace.audit import log_invocation
 from facilitation.workspace.payloads import round_payload
-from facilitation.workspace.rules import correlation_of, current_turn, locked, new_correlation, require_open, require_status
+from facilitation.workspace.rules import CLOSED, correlation_of, current_turn, locked, new_correlation, require_open, require_status
 from rooms.errors import StateConflict
 from rooms.events import EventType, record_event
 from rooms.models import Narrative, Observation, Room, Seat, TaskAssignment, Turn
@@ -122,6 +123,10 @@ def end_round(room: Room, turn: Turn, *, ended_by: str, user=None) -> Turn | Non
                    correlation=turn.correlation_id, user=user,
                    input={"round": turn.number, "endedBy": ended_by}, output=f"{turn.event_count} observations")
     if ended_by == Turn.EndedBy.SCOPE:  # the scope closed: the room is read-only from now on
+        # Its last round still gets its narrative (when it has observations): its close becomes the
+        # room's step now, or after the previous round's close, still being written, opens it.
+        if turn.event_count and not narrative_pending(room, turn.number):
+            scheduling.schedule(room.pk, leases.advance(room))
         return None
     # The round's close becomes the room's step: agents still at work in it lose their lease.
     scheduling.schedule(room.pk, leases.advance(room))
@@ -136,6 +141,15 @@ def narrative_pending(room: Room, before_round: int) -> bool:
     if before_round <= 1:
         return False
     return not Narrative.objects.filter(room=room, round=before_round - 1).exists()
+
+
+def closing_round(room: Room) -> Turn | None:
+    """The round the scope closed while it still waits for its narrative (it has observations)."""
+    turn = current_turn(room)
+    if (room.status not in CLOSED or turn is None or turn.ended_by != Turn.EndedBy.SCOPE or not turn.event_count
+            or Narrative.objects.filter(room=room, round=turn.number).exists()):
+        return None
+    return turn
 
 
 def end_round_if_due(room: Room, turn: Turn) -> bool:
