@@ -1,10 +1,12 @@
 """A discussion's budget on its room page: everyone with access reads it, whoever controls the room sets it there."""
+import re
 from decimal import Decimal
 
 import pytest
 from playwright.sync_api import expect
 
 from rooms.actions.rooms import do_share_room
+from rooms.events import EventType, build, record_event
 from rooms.models import Invocation, Room
 from tests.browser.conftest import shot
 from tests.factories import make_discussion
@@ -42,13 +44,19 @@ def test_the_owner_sets_the_budget_on_the_page_and_a_viewer_only_reads_it(make_p
     page.reload()
     expect(line).to_have_text("Budget: 20,000 tokens and $1.50 · 25 % used")
     Room.objects.filter(pk=room.pk).update(status="concluded")
+    record_event(Room.objects.get(pk=room.pk), EventType.STATUS, build.status(Room.objects.get(pk=room.pk)))
     page.reload()
     expect(line).to_contain_text("25 % used")
     expect(page.get_by_role("button", name="Change budget")).to_be_hidden()
+    # A concluded discussion can be run again from a copy.
+    page.get_by_role("button", name="Copy as new draft").click()
+    page.wait_for_url(re.compile(rf".*/discussions/(?!{room.pk}/)\d+/$"))
+    copy = Room.objects.exclude(pk=room.pk).get(owner=owner)
+    assert copy.status == "draft" and copy.topic == room.topic
     assert not page.errors, page.errors
 
     viewer_page, viewer = make_page("vito")
     do_share_room(room, username=viewer.username, access="viewer", actor=owner)
     viewer_page.goto(f"/discussions/{room.pk}/")
     expect(viewer_page.locator("#budget-line")).to_have_text("Budget: 20,000 tokens and $1.50 · 25 % used")
-    assert viewer_page.locator("#btn-budget, #budget-form").count() == 0
+    assert viewer_page.locator("#btn-budget, #budget-form, #btn-copy-concluded, .toolbar-sep").count() == 0

@@ -107,7 +107,7 @@
 
   const STATUS_LABELS = { draft: "Draft", active: "Active", paused: "Paused", concluded: "Concluded", stopped: "Stopped", failed: "Failed",
                           completed: "Completed", archived: "Archived" };
-  const ROLE_LABELS = { participant: "Participant", observer: "Observer", devil_advocate: "Devil's advocate", facilitator: "Facilitator", system: "System" };
+  const ROLE_LABELS = { participant: "Participant", observer: "Observer", devil_advocate: "Devil's advocate", background: "Background", facilitator: "Facilitator", system: "System" };
 
   function statusBadge(status) {
     return el("span", { class: `badge status status-${status}`, "data-status": status }, STATUS_LABELS[status] || status);

@@ -51,6 +51,8 @@
     if (advance) advance.disabled = !open || advance.dataset.last === "1" || advance.dataset.busy === "1";
     const form = document.getElementById("comment-form");
     if (form) form.hidden = !open;
+    const copy = document.getElementById("btn-copy-concluded");
+    if (copy) copy.hidden = state.refused || state.status !== "concluded";
     const budget = document.getElementById("btn-budget");
     if (budget) {
       budget.hidden = state.refused || !SPENDING_STATES.includes(state.status);
@@ -567,6 +569,7 @@
     }
   }
   if ($("#btn-copy")) $("#btn-copy").addEventListener("click", copyAsDraft);
+  if ($("#btn-copy-concluded")) $("#btn-copy-concluded").addEventListener("click", copyAsDraft);
 
   // --- sharing (owner and staff) -----------------------------------------------------------
   const ACCESS = [["viewer", "Viewer"], ["participant", "Participant"]];
