@@ -168,6 +168,17 @@ def test_list_search_filter_rename_and_delete(make_page):
     page.get_by_label("Search").fill("")
     page.get_by_label("Status").select_option("draft")
     page.wait_for_function("() => document.querySelectorAll('#discussion-rows tr').length === 2")
+    # The search and filters are in the address: a reload (or Back, or a shared link) shows the same list.
+    page.get_by_label("Search").fill("pricing")
+    page.wait_for_function("() => document.querySelectorAll('#discussion-rows tr').length === 1")
+    assert page.url.endswith("/?q=pricing&status=draft")
+    page.reload()
+    page.wait_for_function("() => document.querySelectorAll('#discussion-rows tr').length === 1")
+    assert page.get_by_label("Search").input_value() == "pricing" and page.get_by_label("Status").input_value() == "draft"
+    page.goto("/?status=no-such-status&page=7")  # nothing it cannot show: the filter falls back, the page too
+    page.wait_for_function("() => document.querySelectorAll('#discussion-rows tr').length === 3")
+    assert page.get_by_label("Status").input_value() == ""
+    page.get_by_label("Status").select_option("draft")
     page.get_by_label("Kind").select_option("workspace")
     page.wait_for_function("() => document.querySelector('#list-status').textContent === 'No discussion matches.'")
     page.get_by_label("Kind").select_option("")

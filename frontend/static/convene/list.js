@@ -54,10 +54,30 @@
     return params;
   }
 
+  // The search, filters and page live in the address too: a reload, Back or a shared link shows the same list.
+  function remember(params) {
+    const shown = new URLSearchParams(params);
+    if (shown.get("page") === "1") shown.delete("page");
+    const url = `${window.location.pathname}${shown.toString() ? `?${shown}` : ""}`;
+    if (url !== `${window.location.pathname}${window.location.search}`) history.replaceState(null, "", url);
+  }
+
+  function restore() {
+    const params = new URLSearchParams(window.location.search);
+    $("#list-q").value = params.get("q") || "";
+    for (const [key, id] of [["status", "#list-filter-status"], ["kind", "#list-filter-kind"]]) {
+      const select = $(id);
+      select.value = params.get(key) || "";
+      if (select.value !== (params.get(key) || "")) select.value = "";  // not one of the choices
+    }
+    page = Math.max(1, Number.parseInt(params.get("page") || "1", 10) || 1);
+  }
+
   async function load() {
     const status = $("#list-status");
     try {
       const params = query();
+      remember(params);
       const { data, meta } = await request("GET", `discussions?${params}`);
       rows = Array.isArray(data) ? data : (data && data.results) || [];
       $("#discussion-rows").replaceChildren(...rows.map(row));
@@ -67,6 +87,7 @@
       status.textContent = rows.length ? `${total} discussion${total === 1 ? "" : "s"}`
         : (filtered ? "No discussion matches." : "No discussions yet. Create one to get started.");
       const pages = meta.totalPages || meta.pages || (meta.pageSize ? Math.ceil(total / meta.pageSize) : 1);
+      if (!rows.length && page > 1 && pages >= 1 && page > pages) { page = pages; return load(); }  // an old link's page
       $("#pager").hidden = !(pages > 1);
       $("#page-info").textContent = `Page ${page} of ${pages}`;
       $("#prev-page").disabled = page <= 1;
@@ -117,6 +138,7 @@
   });
   $("#prev-page").addEventListener("click", () => { page = Math.max(1, page - 1); load(); });
   $("#next-page").addEventListener("click", () => { page += 1; load(); });
+  restore();
   load();
 
   // The caller's facilitation runs (ephemeral ones are never in the list above).
