@@ -38,6 +38,12 @@ def estimate(request: LLMRequest, model: str) -> tuple[int, float]:
     return prompt + request.max_tokens, usd
 
 
+def need_text(need: tuple[int, float]) -> str:
+    """What a call may use at most, in words (a budget check reserves it before the call)."""
+    tokens, usd = need
+    return f"a call may use up to {tokens:,} tokens" + (f" (${usd:.2f})" if usd else "") + ", its prompt and the most it may write"
+
+
 def over(holder, need: tuple[int, float]) -> bool:
     """Would a call needing ``need`` (what ``estimate`` gives) take ``holder`` over its budget? ``holder``:
     a room, an agent or their context, anything with ``budget_tokens``, ``budget_usd``, ``tokens_used``

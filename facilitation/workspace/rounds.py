@@ -30,7 +30,7 @@ from facilitation.workspace import prompts
 from facilitation.workspace.actions.adaptation import learn_round
 from facilitation.workspace.actions.observations import write_observation
 from facilitation.workspace.actions.rounds import closing_round, end_round_if_due, round_step_shape
-from facilitation.workspace.actions.status import pause_itself
+from facilitation.workspace.actions.status import BUDGET, pause_itself
 from facilitation.workspace.actions.tasks import advance_task
 from facilitation.workspace.audit import log_invocation
 from facilitation.workspace.context import AgentContext, agent_context, narrative_context
@@ -113,17 +113,18 @@ def prepare_agent(room: Room, number: int, seat_id: int, timeout: float, provide
                      provider=provider_for(provider_override or ctx.provider), correlation=turn.correlation_id)
 
 
-def over_budget(room_id: int, agent_id: int | None, request: LLMRequest, model: str) -> tuple[str, str]:
-    """Whether a call would take the workspace or its agent over budget: ``("room" | "agent" | "", why)``."""
+def over_budget(room_id: int, agent_id: int | None, request: LLMRequest, model: str) -> tuple[str, str, tuple[int, float]]:
+    """Whether a call would take the workspace or its agent over budget: ``("room" | "agent" | "", why, need)``,
+    ``need`` being what the call may use at most (``budget.estimate``: its prompt and its output limit)."""
     need = budget.estimate(request, model)
     usage = ("budget_tokens", "budget_usd", "tokens_used", "cost_usd")
     room = Room.objects.only(*usage).filter(pk=room_id).first()
     if room is not None and budget.over(room, need):
-        return "room", "The workspace's budget is used up."
+        return "room", f"The next call would go over the workspace's budget: {budget.need_text(need)}.", need
     agent = Agent.objects.only("name", *usage).filter(pk=agent_id).first()
     if agent is not None and budget.over(agent, need):
-        return "agent", f"{agent.name} has used up its budget."
-    return "", ""
+        return "agent", f"{agent.name} has used up its budget.", need
+    return "", "", need
 
 
 def _round_open(room: Room, number: int) -> Turn | None:
@@ -156,9 +157,29 @@ def skip_agent(claim: Claim) -> bool:
 
 
 @rides_out
+def sit_out_for_budget(work: AgentWork, why: str, need: tuple[int, float], claim: Claim) -> bool:
+    """The workspace's budget does not cover the seat's next call: no call, and in one transaction the
+    workspace pauses itself (``status.BUDGET``, keeping ``need`` for the resume's check) and the seat's
+    slot is given back, not finished: once the manager raised the budget and resumed, the seat works
+    in this very round. Its invocation says why, marked discarded (it is not the seat's round's work).
+    False when the lease is gone."""
+    with transaction.atomic():
+        room = leases.locked_room(work.room_id)
+        if room is None or not leases.still_ours(claim):
+            return False
+        log_invocation(room, "agent.round_work", correlation=work.correlation, agent_id=work.context.agent_id,
+                       input={"round": work.round, "seatId": work.seat_id, "attempt": claim.attempt,
+                              "purpose": work.request.purpose},
+                       output="", success=False, error=f"discarded: {why} The seat works once the workspace resumes.")
+        pause_itself(room, BUDGET, work.correlation, need=need)
+        leases.give_back(claim)
+    return True
+
+
+@rides_out
 def commit_agent(work: AgentWork, called: Called, claim: Claim, pause: str = "") -> bool:
     """Write the seat's round in one transaction, ending its slot, if the slot's lease still holds;
-    ``pause``: the workspace pauses itself for that reason in the same transaction (``status.BUDGET``).
+    ``pause``: the workspace pauses itself for that reason in the same transaction.
 
     Returns False (and writes nothing but the discarded call's invocation) when the lease is gone,
     the round closed meanwhile, or the seat's round is already written.

@@ -23,7 +23,6 @@ from facilitation.runs.leases import ACTIVE
 from facilitation.runs.registry import Planned, StepResult, StepRun
 from facilitation.workspace import rounds
 from facilitation.workspace.actions.rounds import agent_seats, closing_round, end_round_on_timeout, narrative_pending
-from facilitation.workspace.actions.status import BUDGET
 from facilitation.workspace.rules import current_turn
 from rooms.models import Room
 
@@ -96,9 +95,11 @@ def run_agent(run: StepRun) -> StepResult:
             if step.seat_id is not None else None)
     if work is None or rounds.committed(run.room.pk, step.round, step.seat_id, work.correlation):
         return StepResult("skipped" if rounds.skip_agent(run.claim) else "lost_lease", step=step.kind)
-    over, why = rounds.over_budget(work.room_id, work.context.agent_id, work.request, _model(work))
-    if over:  # no call: the seat's round says why; the workspace's own budget pauses it
-        ok = rounds.commit_agent(work, rounds.Called(None, "over_budget", why), run.claim, pause=BUDGET if over == "room" else "")
+    over, why, need = rounds.over_budget(work.room_id, work.context.agent_id, work.request, _model(work))
+    if over == "room":  # no call: the workspace pauses itself; the seat works in this round once resumed
+        return StepResult("paused" if rounds.sit_out_for_budget(work, why, need, run.claim) else "lost_lease", step=step.kind)
+    if over:  # no call: the agent's own budget is used up, the seat's round says so
+        ok = rounds.commit_agent(work, rounds.Called(None, "over_budget", why), run.claim)
         return StepResult("committed" if ok else "lost_lease", step=step.kind)
     called = rounds.call_provider(work.provider, work.request, timeout, run.abandoned)
     retry = _again_later(run, called, "agent.round_work", work.correlation, work.context.agent_id,
@@ -134,7 +135,7 @@ def run_close(run: StepRun) -> StepResult:
     work = rounds.prepare_close(run.room, step.round, timeout, run.provider_override)
     if work is None:  # written meanwhile: the next round's agents start
         return StepResult("skipped" if rounds.skip_close(run.claim, step.round) else "lost_lease", step=step.kind)
-    over, why = rounds.over_budget(work.room_id, work.moderator_id, work.request, _model(work))
+    over, why, _need = rounds.over_budget(work.room_id, work.moderator_id, work.request, _model(work))
     if over:  # no call: the narrative is the offline one, labelled as such
         narrative = rounds.commit_narrative(work, rounds.Called(None, "over_budget", why), run.claim)
         return StepResult("committed" if narrative is not None else "lost_lease", step=step.kind)

@@ -256,7 +256,7 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     with transaction.atomic():
         assert pause_itself(locked(room_id), BUDGET, "budget-check")
     page.locator("#budget-notice").wait_for()
-    assert "its budget is used up" in page.locator("#budget-notice").inner_text()
+    assert "its agents' next calls would go over its budget" in page.locator("#budget-notice").inner_text()
     assert page.locator("#idle-notice").is_hidden()
     page.get_by_role("button", name="Resume").click()
     page.wait_for_function("() => document.querySelector('#budget-notice').hidden")
@@ -401,4 +401,35 @@ def test_the_desk_shows_the_newest_observations_of_a_long_workspace(make_page):
     total = typed(room_id).count()
     page.wait_for_function("(n) => document.querySelectorAll('#observations [data-observation-id]').length === n", arg=total)
     assert oldest in dom_observations(page) and page.locator("#observations-older").is_hidden()
+    assert page.errors == []
+
+
+def test_a_workspace_paused_for_its_budget_resumes_only_once_it_is_raised(make_page):
+    page, manager = make_page("bea")
+    room_id = create_workspace(page)
+    status, body = api(page, "PATCH", f"discussions/{room_id}", {"budgetTokens": 50, "turnPolicy": {"maxEvents": 50, "maxSeconds": 3600}})
+    assert status == 200, body
+    page.goto(f"/workspaces/{room_id}/")
+    page.wait_for_function("() => document.querySelector('#connection').dataset.state === 'online'")
+    page.get_by_role("button", name="Start").click()
+    page.locator("#budget-notice").wait_for()
+    assert Room.objects.get(pk=room_id).pause_reason == "budget" and not typed(room_id).exists()
+    notice = " ".join(page.locator("#budget-notice").inner_text().split())
+    assert "would go over its budget" in notice and "before the amount spent reaches the budget" in notice
+    # Resume without raising it: refused, and the desk says why.
+    page.get_by_role("button", name="Resume").click()
+    page.locator("#budget-refused").wait_for()
+    assert page.locator("#budget-refused").inner_text().startswith("Raise the budget first")
+    assert Room.objects.get(pk=room_id).status == "paused"
+    # Raised, then resumed: every agent works in round 1, the one whose call was refused too.
+    page.get_by_role("button", name="Change").click()
+    page.get_by_label("Token budget").fill("5000000")
+    page.get_by_role("button", name="Save", exact=True).click()
+    wait_for(lambda: Room.objects.get(pk=room_id).budget_tokens == 5_000_000 or None, timeout=20)
+    page.get_by_role("button", name="Resume").click()
+    wait_for(lambda: {o.seat_id for o in typed(room_id, 1)} == set(Seat.objects.filter(room_id=room_id, role="participant")
+                                                                     .values_list("pk", flat=True)) or None, timeout=60)
+    page.wait_for_function("() => document.querySelector('#budget-notice').hidden")
+    assert page.locator("#budget-refused").is_hidden()
+    assert Room.objects.get(pk=room_id).round == 1
     assert page.errors == []

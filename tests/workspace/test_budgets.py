@@ -45,21 +45,45 @@ def test_a_used_up_room_budget_makes_no_call_and_pauses_the_workspace(manager, c
     assert calls == [] and _agent_observations(room) == 0
     assert (room.status, room.pause_reason) == ("paused", "budget")
     refused = Invocation.objects.filter(room=room, component="agent.round_work")
-    assert refused.count() == 1 and not refused[0].success and "budget is used up" in refused[0].error
+    assert refused.count() == 1 and not refused[0].success
+    assert "The next call would go over the workspace's budget: a call may use up to" in refused[0].error
     pause = Invocation.objects.get(room=room, component="room.budget_pause")
-    assert pause.user_id is None
+    assert pause.user_id is None and pause.input["need"]["tokens"] > 50
     assert RoomEvent.objects.filter(room=room, type="discussion:status").last().payload["status"] == "paused"
     client.force_login(manager)
     assert client.get(f"/api/discussions/{room.pk}").json()["data"]["pauseReason"] == "budget"
-    # The manager raises the budget and resumes: the agents work.
+    # Resuming without raising the budget is refused: nothing could run.
+    r = client.post(f"/api/discussions/{room.pk}/resume")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "budget_exceeded"
+    assert r.json()["error"]["message"].startswith("Raise the budget first")
+    assert Room.objects.get(pk=room.pk).status == "paused"
+    # The manager raises the budget and resumes: every agent works in round 1, the one that sat out too.
     r = client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": 1_000_000}, content_type="application/json")
     assert r.status_code == 200 and r.json()["data"]["budgetTokens"] == 1_000_000
     with inline():
-        do_resume_workspace(room, manager)
+        assert client.post(f"/api/discussions/{room.pk}/resume").status_code == 200
         run_round_work(room)
     room.refresh_from_db()
-    assert room.status == "active" and _agent_observations(room) > 0
-    assert calls == ["workspace.observations"] * 2  # the two seats whose round 1 was not written yet
+    assert room.status == "active" and room.round == 1
+    assert calls == ["workspace.observations"] * 3
+    assert all(Observation.objects.filter(room=room, seat=seat, round=1).exists() for seat in agent_seats(room))
+
+
+def test_a_budget_raised_too_little_is_still_refused_and_a_pause_by_hand_resumes(manager, calls, client):
+    room = make_workspace(manager, turn_policy={"maxEvents": 50, "maxSeconds": 600})
+    Room.objects.filter(pk=room.pk).update(budget_tokens=50)
+    with inline():
+        do_start_workspace(room, manager)
+        run_round_work(room)
+    need = Invocation.objects.get(room=room, component="room.budget_pause").input["need"]["tokens"]
+    client.force_login(manager)
+    client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": need - 1}, content_type="application/json")
+    assert client.post(f"/api/discussions/{room.pk}/resume").status_code == 409
+    client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": need}, content_type="application/json")
+    assert client.post(f"/api/discussions/{room.pk}/resume").status_code == 200
+    # A pause by hand is never refused for the budget.
+    assert client.post(f"/api/discussions/{room.pk}/pause").status_code == 200
+    assert client.post(f"/api/discussions/{room.pk}/resume").status_code == 200
 
 
 def test_an_agent_over_its_own_budget_sits_the_round_out_and_the_others_work(manager, calls):
@@ -91,7 +115,7 @@ def test_a_narrative_over_budget_is_the_offline_one_without_a_call(manager, call
     narrative = Narrative.objects.get(room=room, round=1)
     assert narrative.provider == "rehearsal" and narrative.content
     generate = Invocation.objects.get(room=room, component="narrative.generate")
-    assert not generate.success and generate.input["fallback"] is True and "budget is used up" in generate.error
+    assert not generate.success and generate.input["fallback"] is True and "would go over the workspace's budget" in generate.error
     # The close made no model call (the offline narrative is written from the round's text); round 2's
     # first agent found the budget used up and paused the room.
     assert "workspace.narrative" not in calls[made:] and Room.objects.get(pk=room.pk).pause_reason == "budget"

@@ -7,7 +7,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from facilitation.workspace.actions.rounds import end_round, resume_work, start_round
-from facilitation.workspace.actions.status import status_changed
+from facilitation import budget
+from facilitation.workspace.actions.status import BUDGET, budget_need, status_changed
 from facilitation.workspace.rules import correlation_of, current_turn, locked, require_open, require_status, require_workspace
 from rooms.errors import StateConflict
 from rooms.models import Room, Turn
@@ -37,9 +38,19 @@ def do_pause_workspace(room: Room, user=None) -> Room:
 
 
 def do_resume_workspace(room: Room, user=None) -> Room:
+    """Resume a paused workspace. One that paused itself for its budget resumes only once the budget
+    covers the call it refused (409 ``budget_exceeded`` otherwise: nothing would run, and it would pause
+    again at once)."""
     with transaction.atomic():
         room = locked(room)
         require_status(room, (S.PAUSED,), "resume")
+        need = budget_need(room) if room.pause_reason == BUDGET else None
+        if need is not None and budget.over(room, need):
+            raise StateConflict(
+                "Raise the budget first: the agents' next calls would go over it "
+                f"({budget.need_text(need)}; spent {room.tokens_used:,} tokens, ${float(room.cost_usd):.2f}).",
+                {"budgetTokens": room.budget_tokens, "budgetUsd": float(room.budget_usd) if room.budget_usd is not None else None,
+                 "needTokens": need[0], "needUsd": need[1]}, code="budget_exceeded")
         room.status, room.pause_reason = S.ACTIVE, ""
         status_changed(room, user, "manager.resume_room", S.PAUSED, correlation_of(room))
         # Slots refused while paused run now; finished seats' slots are done.

@@ -28,14 +28,15 @@ IDLE = "idle"
 BUDGET = "budget"
 
 
-def status_changed(room: Room, user, component: str, before: str, correlation: str) -> None:
+def status_changed(room: Room, user, component: str, before: str, correlation: str, detail: dict | None = None) -> None:
     """Save ``room``'s new status (and the dates and reason that go with it), tell the browsers, and keep
-    the change in the log. The caller holds the room's lock. Only these fields are written: usage
-    added in the same transaction (``rooms.usage.add_usage``, an UPDATE) is not in ``room``."""
+    the change in the log (``detail``: more for its input). The caller holds the room's lock. Only these
+    fields are written: usage added in the same transaction (``rooms.usage.add_usage``, an UPDATE) is not
+    in ``room``."""
     room.save(update_fields=["status", "pause_reason", "started_at", "ended_at", "updated_at"])
     record_event(room, EventType.STATUS, status_payload(room))
-    log_invocation(room, component, correlation=correlation, user=user, input={"from": before, "to": room.status},
-                   output=room.status)
+    log_invocation(room, component, correlation=correlation, user=user,
+                   input={"from": before, "to": room.status, **(detail or {})}, output=room.status)
 
 
 def last_acted(room: Room) -> datetime | None:
@@ -76,11 +77,20 @@ def pause_if_idle(room: Room, correlation: str, now: datetime | None = None) -> 
     return pause_itself(room, IDLE, correlation)
 
 
-def pause_itself(room: Room, reason: str, correlation: str) -> bool:
+def pause_itself(room: Room, reason: str, correlation: str, need: tuple[int, float] | None = None) -> bool:
     """Pause an active workspace for ``reason`` (``IDLE``, ``BUDGET``), logged as ``room.<reason>_pause``
-    without a user; False when it is not active. The caller holds the room's lock."""
+    without a user (``need``: what the call the budget refused may use at most, kept in its input for the
+    resume's check, ``budget_need``); False when it is not active. The caller holds the room's lock."""
     if room.status != Room.Status.ACTIVE:
         return False
     room.status, room.pause_reason = Room.Status.PAUSED, reason
-    status_changed(room, None, f"room.{reason}_pause", Room.Status.ACTIVE, correlation)
+    detail = {"need": {"tokens": need[0], "usd": need[1]}} if need is not None else None
+    status_changed(room, None, f"room.{reason}_pause", Room.Status.ACTIVE, correlation, detail)
     return True
+
+
+def budget_need(room: Room) -> tuple[int, float] | None:
+    """What the call that paused the workspace for its budget may use at most (None: not known)."""
+    need = (Invocation.objects.filter(room=room, component=f"room.{BUDGET}_pause").order_by("-id")
+            .values_list("input__need", flat=True).first())
+    return (int(need["tokens"]), float(need["usd"])) if isinstance(need, dict) else None

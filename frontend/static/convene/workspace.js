@@ -34,6 +34,7 @@
     $("#read-only").hidden = !closed;
     $("#idle-notice").hidden = !(r.status === "paused" && r.pauseReason === "idle");
     $("#budget-notice").hidden = !(r.status === "paused" && r.pauseReason === "budget");
+    if ($("#budget-notice").hidden) $("#budget-refused").hidden = true;
     const policy = r.turnPolicy || {};
     $("#pacing-text").textContent = `${counted(policy.maxEvents, "observation")} or ${duration(policy.maxSeconds)}`;
     $("#budget-text").textContent = budgetText(r);
@@ -423,7 +424,10 @@
     try {
       const path = verb === "end" ? `${base}/rounds/end` : `${base}/${verb}`;
       await request("POST", path);
-    } catch (err) { toast(err.message, "error"); }
+    } catch (err) {
+      toast(err.message, "error");
+      if (err.code === "budget_exceeded") Object.assign($("#budget-refused"), { textContent: err.message, hidden: false });
+    }
     await refreshAll();
   }
 
