@@ -433,3 +433,30 @@ def test_a_workspace_paused_for_its_budget_resumes_only_once_it_is_raised(make_p
     assert page.locator("#budget-refused").is_hidden()
     assert Room.objects.get(pk=room_id).round == 1
     assert page.errors == []
+
+
+def test_live_events_keep_the_chosen_agent_and_a_new_task_starts_from_the_defaults(make_page):
+    page, manager = make_page("kira")
+    room_id = create_workspace(page)
+    seats = list(Seat.objects.filter(room_id=room_id, role="participant").order_by("position"))
+    page.goto(f"/workspaces/{room_id}/")
+    page.wait_for_function("() => document.querySelector('#connection').dataset.state === 'online'")
+    page.locator("#filter-seat").select_option(str(seats[1].pk))
+    page.get_by_label("Assign to").select_option(str(seats[2].pk))
+    page.get_by_label("Priority").select_option("5")
+    # Something happens in the room (here the pacing changes in another tab): the desk redraws.
+    status, body = api(page, "PATCH", f"discussions/{room_id}", {"turnPolicy": {"maxEvents": 12}})
+    assert status == 200, body
+    page.wait_for_function("() => document.querySelector('#pacing-text').textContent.startsWith('12 observations')")
+    assert page.locator("#filter-seat").input_value() == str(seats[1].pk)
+    assert page.get_by_label("Assign to").input_value() == str(seats[2].pk)
+    # Adding the task resets the whole form.
+    page.get_by_label("Title").fill("Write the runbook")
+    page.get_by_role("button", name="Add task").click()
+    task = wait_for(lambda: TaskAssignment.objects.filter(room_id=room_id).first(), timeout=20)
+    assert (task.priority, task.assignee_id) == (5, seats[2].pk)
+    page.wait_for_selector(f"#board [data-task-id='{task.pk}']")
+    assert page.get_by_label("Title").input_value() == ""
+    assert page.get_by_label("Priority").input_value() == "3" and page.get_by_label("Assign to").input_value() == ""
+    assert page.locator("#filter-seat").input_value() == str(seats[1].pk)
+    assert page.errors == []

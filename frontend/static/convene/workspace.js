@@ -67,9 +67,17 @@
   function renderSeats() {
     const list = $("#seats");
     const seats = state.room.participants || [];
-    const assign = $("#task-assignee");
-    if (assign) assign.replaceChildren(el("option", { value: "" }, "nobody"), ...seats.map((s) => el("option", { value: s.seatId }, s.name)));
-    $("#filter-seat").replaceChildren(el("option", { value: "" }, "all"), ...seats.map((s) => el("option", { value: s.seatId }, s.name)));
+    // Redrawn on every live event: the agent chosen in each select stays chosen (while its seat is there).
+    const refill = (sel, none) => {
+      if (!sel) return;
+      const keep = sel.value;
+      sel.replaceChildren(el("option", { value: "" }, none), ...seats.map((s) => el("option", { value: s.seatId }, s.name)));
+      sel.value = seats.some((s) => String(s.seatId) === keep) ? keep : "";
+    };
+    refill($("#task-assignee"), "nobody");
+    const filter = $("#filter-seat"), filtered = filter.value;
+    refill(filter, "all");
+    if (filter.value !== filtered) renderObservations();
     list.replaceChildren(...seats.map((s) => {
       const li = el("li", { "data-seat-id": s.seatId }, el("span", { class: "name" }, s.name),
         el("span", { class: "muted small spent" }, ` · ${(s.tokensUsed || 0).toLocaleString("en")} tokens`));
@@ -473,7 +481,7 @@
       try {
         await request("POST", `${base}/tasks`, { title: $("#task-title").value, priority: Number($("#task-priority").value),
           assigneeId: assignee ? Number(assignee) : null });
-        $("#task-title").value = "";
+        taskForm.reset();  // the next task starts from the defaults: no title, priority 3, nobody
       } catch (err) { toast(err.message, "error"); }
       await loadTasks();
     });
