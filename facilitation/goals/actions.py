@@ -221,13 +221,13 @@ def do_say_status(room_id: int) -> Observation:
 
 def do_stop_run(room_id: int, user=None, reason: str = "stopped by the owner",
                 state: str = FacilitationRun.State.STOPPED) -> FacilitationRun:
-    """Stop (or fail, at the deadline) a live run: a closing message with the partial result in the room, then the end."""
+    """Stop (or fail, at the deadline) a live run: the end, then the closing message with the partial result in
+    the room and the status in place showing the run's final state."""
     with transaction.atomic():
-        room, run = _locked(room_id)
-        if run.is_terminal:
-            raise StateConflict(f"The run is already {run.state}.", code="invalid_transition")
+        do_end_run(room_id, state, reason, user)
+        room, run = _locked(room_id)  # as the end left them (state, seq)
         close_and_report(room, run, completed=False, reason=reason)
-        return do_end_run(room_id, state, reason, user)
+    return run
 
 
 def do_remind(room_id: int) -> bool:
@@ -271,7 +271,7 @@ def do_end_at_deadline(room_id: int) -> FacilitationRun:
     minutes or kept time is complete (its minutes are the result)."""
     run = FacilitationRun.objects.get(room_id=room_id)
     if run.mode == FacilitationRun.Mode.FACILITATE:
-        return do_stop_run(room_id, reason="the deadline passed without a confirmed result", state=FacilitationRun.State.FAILED)
+        return do_stop_run(room_id, reason="the deadline passed", state=FacilitationRun.State.FAILED)
     return do_stop_run(room_id, reason="the time is up", state=FacilitationRun.State.COMPLETED)
 
 

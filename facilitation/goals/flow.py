@@ -7,8 +7,9 @@ people are on.
   ``?startgroup=CODE``) opens the run: the handshake, with whoever added the bot (else whoever
   linked it) as the initiator.
 - ``/facilitator status`` answers truthfully in the room and every linked chat;
-  ``/facilitator stop`` ends the run with its closing and reports, when the initiator or the
-  owner (a linked account) asks; anyone else is told who may.
+  ``/facilitator stop`` ends the run with its closing and reports and unlinks the chat, when the
+  initiator or the owner (a linked account) asks; whoever linked a chat may unlink it (the bridge's
+  stop); anyone else is told who may.
 - Every person's turn (a chat message or a browser comment) is read into the artifact
   (``reading``: the rules at once, or a model's tool call on a worker).
 """
@@ -17,11 +18,13 @@ import logging
 from facilitation.goals import actions, reading
 from rooms import meeting
 from rooms.access import can_control
+from rooms.actions.chat import do_unlink_chat, live_link
 from rooms.errors import StateConflict
 from rooms.models import Chat, ChatIdentity, FacilitationRun, Room
 
 log = logging.getLogger("convene.goals")
 
+UNLINKED = "This chat is no longer linked to the run. Thank you all."
 STOP_REFUSED = ("Only the person who invited me, or the run's owner (with a linked account), can stop this run. "
                 "Everyone can ask /facilitator status.")
 
@@ -62,18 +65,27 @@ def on_command(command: meeting.Command) -> str | None:
         actions.do_say_status(run.room_id)
         return ""  # said in the room, relayed to every linked chat
     if verb == "stop":
-        sender = command.sender
-        allowed = (run.initiator_key and sender.key == run.initiator_key) or (
-            sender.user_id and can_control(sender.user, run.room))
-        if not allowed:
-            return STOP_REFUSED
-        try:
-            actions.do_stop_run(run.room_id, user=sender.user if sender.user_id else None,
-                                reason=f"stopped by {sender.display_name}")
-        except StateConflict as exc:
-            return exc.message
-        return ""
+        return _stop(run, command)
     return None
+
+
+def _stop(run: FacilitationRun, command: meeting.Command) -> str | None:
+    """``/facilitator stop`` in a chat of the run: the initiator or the owner ends the run (closing and
+    reports) and this chat is unlinked; whoever linked this chat may still unlink it (the bridge's own
+    stop: None hands it over), as anyone allowed may once the run is over."""
+    sender = command.sender
+    link = live_link(command.chat)
+    if run.is_terminal or link is None:
+        return None
+    allowed = (run.initiator_key and sender.key == run.initiator_key) or (sender.user_id and can_control(sender.user, run.room))
+    if not allowed:
+        return None if link.linked_by_id == sender.pk else STOP_REFUSED
+    try:
+        actions.do_stop_run(run.room_id, user=sender.user if sender.user_id else None, reason=f"stopped by {sender.display_name}")
+    except StateConflict as exc:
+        return exc.message
+    do_unlink_chat(link, user=sender.user if sender.user_id else None, reason="stopped in chat")
+    return UNLINKED
 
 
 def on_human_turn(room_id: int, seq: int) -> None:

@@ -106,6 +106,8 @@ def _still(missing: list, state: str, esc: Escape = as_written) -> str:
         return f"Still missing: {'; '.join(esc(m) for m in missing)}."
     if state == "confirming":
         return "Still missing: your confirmation."
+    if state in ("stopped", "failed"):
+        return "It ended before it was confirmed."
     return "Nothing is missing." if state == "completed" else "Still missing: nothing."
 
 

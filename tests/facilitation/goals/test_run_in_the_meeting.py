@@ -25,6 +25,12 @@ GROUP = tu.group(-5001, "Launch team")
 TG = {"ana": tu.user(501, "Ana", "ana_s"), "ben": tu.user(502, "Ben", "benb"), "cy": tu.user(503, "Cy", "cy_d")}
 
 
+@pytest.fixture(autouse=True)
+def _runs_without_throttle(settings):
+    """Every test here creates runs as "olga" (the same user id after each rollback) within the throttle's window."""
+    settings.CONVENE_RATE_LIMITS = {**settings.CONVENE_RATE_LIMITS, "facilitation_runs_user": (10_000, 3600)}
+
+
 def create_run(owner, **over) -> dict:
     owner.user_permissions.add(Permission.objects.get(codename="start_facilitation_run"))
     api = Client()
@@ -276,8 +282,9 @@ def test_status_is_truthful_and_only_the_initiator_stops(place, managers):
     place.say("ana", "/facilitator stop")
     run = FacilitationRun.objects.get(room=room)
     assert run.state == "stopped" and Room.objects.get(pk=room.pk).status == "stopped"
-    closing = place.group_texts()[-1]
-    assert "without a confirmed result" in closing and "Partial result" in closing and "Lead: Cy" in closing
+    closing = next(t for t in reversed(place.group_texts()) if "without a confirmed result" in t)
+    assert "Partial result" in closing and "Lead: Cy" in closing
+    assert "no longer linked" in place.group_texts()[-1]  # and the chat is unlinked
     reports = Delivery.objects.filter(room=room, kind="direct", principal="role:management")
     assert reports.count() == 2 and all("Partial result" in d.text for d in reports)
 
@@ -507,7 +514,7 @@ def test_undisclosed_report_targets_stay_undisclosed_when_a_report_cannot_go_out
     place.join(data["joinCode"], owner)
     place.say("ana", "I'll take Lead")
     place.say("ana", "/facilitator stop")
-    notice = place.group_texts()[-1]
+    notice = next(t for t in place.group_texts() if "could not deliver" in t)
     assert "could not deliver the report to everyone" in notice and "owner" in notice
     said = "\n".join(place.group_texts())
     assert "mia" not in said and "management" not in said and "/api/" not in said
@@ -525,6 +532,74 @@ def test_a_report_problem_in_the_room_is_addressed_to_the_owner_and_quotes_no_ap
     data = create_run(owner)
     place.join(data["joinCode"], owner)  # Ana added the bot: she is the initiator, olga the owner
     place.say("ana", "/facilitator stop")
-    notice = place.group_texts()[-1]
+    notice = next(t for t in place.group_texts() if "could not deliver" in t)
     assert notice.startswith("Convener: olga, I could not deliver the report to everyone: everyone in management: mia has no "
                              "linked chat account") and "/api/" not in notice
+
+
+@pytest.mark.parametrize("place", ["telegram", "teams"], indirect=True)
+def test_stop_in_the_chat_ends_the_run_shows_it_in_place_and_unlinks_the_chat(place, managers):
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner)
+    room = Room.objects.get(pk=data["id"])
+    place.join(data["joinCode"], owner)
+    place.say("ana", "I'll take Lead")
+    place.say("ben", "I'll take Scribe")
+    assert FacilitationRun.objects.get(room=room).state == "confirming"
+    place.say("ana", "/facilitator stop")
+    assert FacilitationRun.objects.get(room=room).state == "stopped"
+    board = place.status_edits()[-1]  # the status in place shows the end, not a wait for confirmation
+    assert "(stopped)" in board and "confirmation" not in board and "It ended before it was confirmed." in board
+    assert not ChatLink.objects.filter(room=room, active=True).exists()
+    assert "no longer linked" in place.group_texts()[-1]
+    said = len(place.group_texts())
+    place.say("ana", "/facilitator stop")  # a second stop: the chat is not linked any more, and says so
+    assert len(place.group_texts()) == said + 1 and "not linked" in place.group_texts()[-1]
+    from facilitation.goals.actions import do_say_status
+
+    status = committed(do_say_status, room.pk).content  # asked on the room page
+    assert "(stopped)" in status and "It ended before it was confirmed." in status and "Still missing: nothing" not in status
+
+
+def test_whoever_linked_a_second_group_may_unlink_it_and_the_run_goes_on(telegram, post_telegram, run_tasks):
+    from rooms.actions.chat import do_create_room_code
+
+    place = Telegram(telegram, post_telegram, run_tasks)
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner)
+    room = Room.objects.get(pk=data["id"])
+    place.join(data["joinCode"], owner)
+    other, cat = tu.group(-7003, "Second team"), tu.user(504, "Cat", "cat")
+    post_telegram(tu.bot_added(other, cat))
+    code = committed(do_create_room_code, room, owner)
+    post_telegram(tu.command(other, cat, f"/facilitator start {code.code}"))
+    post_telegram(tu.command(other, cat, "/facilitator stop"))
+    run_tasks()
+    assert "Stopped: this chat is no longer linked" in telegram.sent_to(-7003)[-1]["text"]
+    assert list(ChatLink.objects.filter(room=room, active=True).values_list("chat__external_id", flat=True)) == ["-5001"]
+    assert FacilitationRun.objects.get(room=room).state == "active"
+    post_telegram(tu.command(GROUP, cat, "/facilitator stop"))  # in the first group Cat is nobody special
+    run_tasks()
+    assert "Only the person who invited me" in telegram.sent_to(GROUP["id"])[-1]["text"]
+    assert ChatLink.objects.filter(room=room, active=True).count() == 1
+
+
+def test_at_the_deadline_the_closing_says_why_once_and_the_status_shows_the_end(telegram, post_telegram, run_tasks):
+    from facilitation.tasks.goals import sweep_runs
+
+    place = Telegram(telegram, post_telegram, run_tasks)
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner, reportTo=[])
+    place.join(data["joinCode"], owner)
+    place.say("ana", "I'll take Lead")
+    place.say("ben", "I'll take Scribe")
+    FacilitationRun.objects.filter(room_id=data["id"]).update(deadline=timezone.now() - timedelta(seconds=1))
+    assert committed(sweep_runs)["failed"] == 1
+    place.drain()
+    closing = next(t for t in reversed(place.group_texts()) if "ending this run" in t)
+    assert "without a confirmed result (the deadline passed)." in closing and closing.count("confirmed result") == 1
+    board = place.status_edits()[-1]
+    assert "(ended without a result)" in board and "confirmation" not in board
