@@ -89,7 +89,9 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
             run.ended_at = timezone.now()
             room.status = Room.Status.CONCLUDED
             room.ended_at = run.ended_at
-            room.save(update_fields=["status", "ended_at", "updated_at"])
+            # The confirmed artifact is the room's conclusion (Markdown, like every conclusion: people's words escaped).
+            room.conclusion = texts.artifact_text(run.pattern, run.artifact, md)
+            room.save(update_fields=["status", "ended_at", "conclusion", "updated_at"])
             record_event(room, EventType.STATUS, build.status(room))
             out["completed"] = True
         out["changed"] = changed

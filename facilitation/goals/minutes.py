@@ -3,6 +3,10 @@ result was reached (the decisive moments), insights raised, the final artifact a
 confirmations, and what stayed open. Works on a live run and on the protocol a reaped run left."""
 import io
 import re
+from datetime import timezone as dt_timezone
+
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from facilitation.exports.docx import new_document
 from facilitation.goals import patterns, texts
@@ -13,6 +17,16 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 def _clean(text) -> str:
     return _CONTROL.sub("", str(text or ""))
+
+
+def _when(iso) -> str:
+    """A deadline as people read it: "26 Nov 2026, 13:50 UTC" (the protocol keeps it in ISO 8601)."""
+    moment = parse_datetime(str(iso or ""))
+    if moment is None:
+        return str(iso or "none")
+    if timezone.is_naive(moment):
+        moment = timezone.make_aware(moment, dt_timezone.utc)
+    return moment.astimezone(dt_timezone.utc).strftime("%d %b %Y, %H:%M UTC").lstrip("0")
 
 
 def run_facts(room: Room) -> dict:
@@ -34,7 +48,7 @@ def render_run_minutes(room: Room) -> bytes:
     doc.add_paragraph(_clean(f"Goal: {room.topic}"))
     if facts:
         doc.add_paragraph(_clean(f"Definition of done: {texts.definition_of_done(pattern, slots)}."))
-        doc.add_paragraph(_clean(f"Deadline: {facts.get('deadline')}. Result to: {texts.readable_targets(facts.get('reportTo') or []) or 'nobody'}."))
+        doc.add_paragraph(_clean(f"Deadline: {_when(facts.get('deadline'))}. Result to: {texts.readable_targets(facts.get('reportTo') or []) or 'nobody'}."))
         doc.add_paragraph(_clean(f"Outcome: {facts.get('state')}" + (f" ({facts['endReason']})" if facts.get("endReason") else "")))
     human = list(Observation.objects.filter(room=room, author_kind=Observation.AuthorKind.HUMAN).order_by("seq"))
     people = []

@@ -5,6 +5,7 @@ reports: the same flow above the MeetingSource seam, whichever platform people a
 import io
 import json
 from datetime import timedelta
+from datetime import timezone as dt_timezone
 
 import pytest
 from django.contrib.auth.models import Group, Permission
@@ -499,9 +500,14 @@ def test_what_people_wrote_reads_as_typed_in_every_message_of_the_run(telegram, 
     (minutes,) = [d for d in telegram.documents if str(d["chat_id"]) == manager.external_id]
     body = "\n".join(p.text for p in Document(io.BytesIO(minutes["data"])).paragraphs)
     assert all(line in body for line in lines)
+    deadline = FacilitationRun.objects.get(room_id=data["id"]).deadline.astimezone(dt_timezone.utc)
+    assert f"Deadline: {deadline.day} {deadline:%b %Y, %H:%M} UTC." in body  # as people read it, not ISO 8601
     # The turn in the room (rendered as Markdown on the room page) holds the escaped form.
     said = Observation.objects.filter(room_id=data["id"], data__purpose="closing").get()
     assert "2\\*3\\*4" in said.content and "\\[click\\]" in said.content
+    # The confirmed artifact is the room's conclusion (Markdown, so escaped the same way).
+    conclusion = Room.objects.get(pk=data["id"]).conclusion
+    assert conclusion.startswith("- karaoke with 2\\*3\\*4 people") and "(Ben)" in conclusion
 
 
 def test_undisclosed_report_targets_stay_undisclosed_when_a_report_cannot_go_out(telegram, post_telegram, run_tasks):
