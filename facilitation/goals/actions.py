@@ -75,8 +75,11 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
         confirms = [c.person for c in changes if isinstance(c, rules.Confirm)]
         check = patterns.check(run.pattern, run.slots, run.artifact)
         if confirms and check.done:
+            # Only those asked to confirm confirm (patterns.confirmers); anyone else's "confirmed" is not recorded.
+            asked = {p.lower() for p in patterns.confirmers(run.pattern, run.artifact, run.initiator_name or None,
+                                                            run.confirm_mode)}
             for person in confirms:
-                if person.lower() not in {c.lower() for c in run.confirmations}:
+                if person.lower() in asked and person.lower() not in {c.lower() for c in run.confirmations}:
                     run.confirmations = [*run.confirmations, person]
                     out["confirmed"] = True
         if check.done and run.state in (FacilitationRun.State.ACTIVE, FacilitationRun.State.WAITING):

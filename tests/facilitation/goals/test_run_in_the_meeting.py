@@ -609,3 +609,21 @@ def test_at_the_deadline_the_closing_says_why_once_and_the_status_shows_the_end(
     assert "without a confirmed result (the deadline passed)." in closing and closing.count("confirmed result") == 1
     board = place.status_edits()[-1]
     assert "(ended without a result)" in board and "confirmation" not in board
+
+
+def test_only_those_asked_to_confirm_are_recorded_as_confirming(telegram, post_telegram, run_tasks):
+    place = Telegram(telegram, post_telegram, run_tasks)
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner, reportTo=[])
+    place.join(data["joinCode"], owner)
+    place.say("ana", "I'll take Lead")
+    place.say("ben", "I'll take Scribe")
+    place.say("cy", "confirmed")  # Cy holds no role: not asked
+    assert FacilitationRun.objects.get(room_id=data["id"]).confirmations == []
+    place.say("ana", "confirmed")
+    place.say("ben", "confirmed")
+    run = FacilitationRun.objects.get(room_id=data["id"])
+    assert run.state == "completed" and run.confirmations == ["Ana", "Ben"]
+    closing = next(t for t in reversed(place.group_texts()) if "Confirmed by" in t)
+    assert "Confirmed by: Ana, Ben" in closing and "Cy" not in closing
