@@ -20,6 +20,7 @@ from rest_framework.fields import empty
 from facilitation.deliberation.consensus import ConsensusRules, RulesError
 from facilitation.deliberation.templates import TEMPLATES, get_template
 from rooms import limits
+from rooms.actions.rooms import CLEAR
 from rooms.errors import ValidationFailed
 from rooms.models import Room, Seat
 from rooms.serializers import wire_name
@@ -290,6 +291,7 @@ def _conclusion_headline(errors) -> str:
 
 
 class DiscussionPatchIn(Parsed):
+    CLEARABLE = ("budget_tokens", "budget_usd")
     name = Text(max_length=limits.NAME, required=False,
                 error_messages=_messages(f"A name of 1 to {limits.NAME} characters is required."))
     topic = Text(max_length=limits.TOPIC, required=False,
@@ -310,10 +312,12 @@ class DiscussionPatchIn(Parsed):
                                                       max_value="Must be from 1 to 20."))
     turn_policy = TurnPolicyIn(required=False, help_text="Workspace rooms: when a round ends by itself; the settings "
                                                          "not sent stay. Applies to the open round at once.")
-    budget_tokens = WholeNumber(min_value=1, max_value=MAX_BIG, required=False,
-                                help_text="A new token budget for the room (its next calls are checked against it).",
+    budget_tokens = WholeNumber(min_value=1, max_value=MAX_BIG, required=False, allow_null=True,
+                                help_text="A new token budget for the room (its next calls are checked against it); "
+                                          "null: no token budget any more.",
                                 error_messages=_messages("Must be a positive whole number."))
-    budget_usd = Money(min_value=0, max_value=1e6, required=False, help_text="A new budget in USD for the room.",
+    budget_usd = Money(min_value=0, max_value=1e6, required=False, allow_null=True,
+                       help_text="A new budget in USD for the room; null: no USD budget any more.",
                        error_messages=_messages("Must be a number from 0 to 1000000."))
 
     HEADLINES = {
@@ -328,7 +332,10 @@ class DiscussionPatchIn(Parsed):
             unknown = sorted(k for k in data if k not in self.fields)
             if unknown:
                 raise ValidationFailed("Some fields cannot be changed here.", {wire_name(k): [PATCH_UNKNOWN] for k in unknown})
-            data = {k: v for k, v in data.items() if v is not None}  # null: leave the field as it is
+            # null: leave the field as it is, but for a budget, which null removes (absent: unchanged)
+            cleared = [k for k in self.CLEARABLE if k in data and data[k] is None]
+            data = {k: v for k, v in data.items() if v is not None}
+            return {**super().to_internal_value(data), **{k: CLEAR for k in cleared}}
         return super().to_internal_value(data)
 
     def validate_max_rounds(self, value):

@@ -127,12 +127,23 @@ def _locked(room: Room) -> Room:
     return Room.objects.select_for_update().get(pk=room.pk)
 
 
+class _Clear:
+    """``do_update_room``'s value for a budget the caller removes (None there means unchanged)."""
+
+    def __repr__(self) -> str:
+        return "CLEAR"
+
+
+CLEAR = _Clear()
+_CLEARABLE = ("budget_tokens", "budget_usd")
+
+
 def do_update_room(room: Room, *, name: str | None = None, topic: str | None = None, format: str | None = None,
-                   max_rounds: int | None = None, conclusion: str | None = None, budget_tokens: int | None = None,
+                   max_rounds: int | None = None, conclusion: str | None = None, budget_tokens=None,
                    budget_usd=None, actor=None) -> Room:
-    """Change what is given (None: unchanged). The arguments are typed and in range: the API parses
-    the body with ``facilitation.actions.inputs.DiscussionPatchIn``; what needs the room (rounds
-    already run, a format fixed once started, a closed workspace) is checked here."""
+    """Change what is given (None: unchanged; ``CLEAR`` for a budget: no budget any more). The arguments
+    are typed and in range: the API parses the body with ``facilitation.actions.inputs.DiscussionPatchIn``;
+    what needs the room (rounds already run, a format fixed once started, a closed workspace) is checked here."""
     with transaction.atomic():
         room = _locked(room)
         if room.status in (Room.Status.COMPLETED, Room.Status.ARCHIVED):
@@ -144,7 +155,11 @@ def do_update_room(room: Room, *, name: str | None = None, topic: str | None = N
         before = _snapshot(room)
         for field, value in (("name", name), ("topic", topic), ("format", format), ("max_rounds", max_rounds),
                              ("conclusion", conclusion), ("budget_tokens", budget_tokens), ("budget_usd", budget_usd)):
-            if value is not None:
+            if value is CLEAR:
+                if field not in _CLEARABLE:
+                    raise ValueError(f"{field} cannot be cleared")
+                setattr(room, field, None)
+            elif value is not None:
                 setattr(room, field, value)
         room.save()
         record_event(room, EventType.STATUS, build.status(room))

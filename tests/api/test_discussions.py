@@ -159,6 +159,21 @@ def test_patch_raises_a_budget_and_the_audit_row_says_from_what(owner_api, clien
     assert Room.objects.get(pk=room.pk).budget_tokens == 5000
 
 
+def test_patch_with_a_null_budget_removes_it_and_an_absent_one_stays(owner_api, room):
+    Room.objects.filter(pk=room.pk).update(budget_tokens=1000, budget_usd=2)
+    url = f"/api/discussions/{room.pk}"
+    response = owner_api.patch(url, {"budgetTokens": None})
+    assert response.status_code == 200, response.json()
+    assert (response.json()["data"]["budgetTokens"], response.json()["data"]["budgetUsd"]) == (None, 2.0)
+    update = Invocation.objects.filter(room=room, component="room.update").last()
+    assert update.input["before"] == {"budgetTokens": 1000} and update.input["after"] == {"budgetTokens": None}
+    response = owner_api.patch(url, {"budgetTokens": None, "budgetUsd": None, "name": None})
+    assert response.status_code == 200, response.json()
+    saved = Room.objects.get(pk=room.pk)
+    assert (saved.budget_tokens, saved.budget_usd, saved.name) == (None, None, room.name)  # a null name stays as it is
+    assert owner_api.patch(url, {"name": "Renamed"}).json()["data"]["budgetTokens"] is None
+
+
 def test_patch_status_runs_the_lifecycle(owner_api, room):
     url = f"/api/discussions/{room.pk}"
     assert owner_api.patch(url, {"status": "active"}).json()["data"]["status"] == "active"

@@ -432,6 +432,14 @@ def test_a_workspace_paused_for_its_budget_resumes_only_once_it_is_raised(make_p
     page.wait_for_function("() => document.querySelector('#budget-notice').hidden")
     assert page.locator("#budget-refused").is_hidden()
     assert Room.objects.get(pk=room_id).round == 1
+    # Emptying the field removes the budget ("no limit"), with its audit row.
+    page.get_by_role("button", name="Change").click()
+    assert page.get_by_label("Token budget").input_value() == "5000000"
+    page.get_by_label("Token budget").fill("")
+    page.get_by_role("button", name="Save", exact=True).click()
+    wait_for(lambda: Room.objects.get(pk=room_id).budget_tokens is None or None, timeout=20)
+    page.wait_for_function("() => document.querySelector('#budget-text').textContent.endsWith('no budget caps it.')")
+    assert Invocation.objects.filter(room_id=room_id, component="room.update").last().input["after"] == {"budgetTokens": None}
     assert page.errors == []
 
 

@@ -129,9 +129,12 @@
     e.preventDefault();
     const policy = { maxEvents: Number($("#pacing-events").value), maxSeconds: Math.round(Number($("#pacing-minutes").value) * 60) };
     const body = { turnPolicy: policy };
-    // An empty budget field leaves the budget as it is.
-    if ($("#budget-tokens").value !== "") body.budgetTokens = Number($("#budget-tokens").value);
-    if ($("#budget-usd").value !== "") body.budgetUsd = Number($("#budget-usd").value);
+    // An empty budget field is no limit: a budget the room had is removed (null), none stays none.
+    for (const [box, key] of [["#budget-tokens", "budgetTokens"], ["#budget-usd", "budgetUsd"]]) {
+      const value = $(box).value.trim();
+      if (value !== "") body[key] = Number(value);
+      else if (state.room[key] != null) body[key] = null;
+    }
     try {
       await request("PATCH", base, body);
       closePacing();
