@@ -401,6 +401,14 @@ def test_the_desk_shows_the_newest_observations_of_a_long_workspace(make_page):
     total = typed(room_id).count()
     page.wait_for_function("(n) => document.querySelectorAll('#observations [data-observation-id]').length === n", arg=total)
     assert oldest in dom_observations(page) and page.locator("#observations-older").is_hidden()
+    # What the offline rehearsal model wrote says so; a person's observation does not.
+    agent = typed(room_id).filter(provider="rehearsal").first()
+    assert page.locator(f"[data-observation-id='{agent.pk}'] > .badge.rehearsal").inner_text() == "rehearsal"
+    assert page.locator(f"[data-observation-id='{mine.pk}'] > .badge.rehearsal").count() == 0
+    page.get_by_role("button", name="End round").click()
+    narrative = wait_for(lambda: Narrative.objects.filter(room_id=room_id, round=1).first(), timeout=60)
+    assert narrative.provider == "rehearsal"
+    page.locator("#narrative-rehearsal").wait_for()
     assert page.errors == []
 
 

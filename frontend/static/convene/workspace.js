@@ -17,6 +17,11 @@
     box.hidden = false;
   }
 
+  // Text written by the offline rehearsal model says so wherever it appears.
+  function rehearsalTag(item) {
+    return item.rehearsal ? el("span", { class: "badge rehearsal small", title: "Written by the offline rehearsal model" }, "rehearsal") : null;
+  }
+
   function seatName(seatId) {
     const seat = (state.room && state.room.participants || []).find((p) => p.seatId === seatId);
     return seat ? seat.name : "";
@@ -211,7 +216,7 @@
     }
     const item = (o) => el("li", { class: `obs obs-${o.type}`, "data-observation-id": o.id, "data-type": o.type },
       el("span", { class: `badge type-${o.type}` }, o.type), " ",
-      el("strong", {}, o.author.name), el("span", { class: "muted small" }, ` · round ${o.round}`
+      el("strong", {}, o.author.name), o.rehearsal ? " " : null, rehearsalTag(o), el("span", { class: "muted small" }, ` · round ${o.round}`
         + (o.confidence !== null ? ` · confidence ${o.confidence.toFixed(2)}` : "") + (o.respondingToId ? ` · re #${o.respondingToId}` : "")),
       el("p", {}, o.content),
       byParent.has(o.id) ? el("ol", { class: "replies" }, ...byParent.get(o.id).map(item)) : null);
@@ -238,6 +243,7 @@
     const n = state.narratives.find((x) => String(x.id) === $("#narrative-round").value);
     if (!n) return;
     $("#narrative-generated").textContent = n.generatedContent;
+    $("#narrative-rehearsal").hidden = !n.rehearsal;
     const fields = editorFields();
     const saved = { text: n.content, decisions: lines(n.keyDecisions), steps: lines(n.nextSteps) };
     // The editor follows the narrative unless the manager changed something in it since it was loaded.
