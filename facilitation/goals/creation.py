@@ -1,7 +1,7 @@
 """Creating a facilitation run: validated first (nothing written on bad input), behind a
 permission, a per-user rate limit, a daily quota and a cap on live runs, with a bounded TTL."""
 import secrets
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone as dt_timezone
 
 from django.conf import settings
 from django.db import transaction
@@ -46,7 +46,7 @@ def _deadline(value, now: datetime) -> datetime:
     if parsed is None:
         raise ValidationFailed("deadline is required.", {"deadline": ["An ISO 8601 date and time, e.g. 2026-12-01T17:00:00Z."]})
     if timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, timezone.utc)
+        parsed = timezone.make_aware(parsed, dt_timezone.utc)  # a deadline without an offset is read as UTC
     if parsed <= now:
         raise ValidationFailed("The deadline has passed.", {"deadline": ["Must be in the future."]})
     return parsed

@@ -1,6 +1,6 @@
 """Facilitation runs over REST and their actions: create (permission, validation, quotas, TTL bound),
 the artifact built from what people say, confirmation, the deadline, stop and the reaper."""
-from datetime import timedelta
+from datetime import timedelta, timezone as dt_timezone
 
 import pytest
 from django.contrib.auth.models import Permission
@@ -103,6 +103,14 @@ def test_bad_runs_are_400_and_write_nothing(runner, over, field):
     assert answer.status_code == 400
     assert field in answer.json()["error"]["details"]
     assert not FacilitationRun.objects.exists() and not Room.objects.filter(kind="facilitation").exists()
+
+
+def test_a_deadline_without_an_offset_is_read_as_utc(runner):
+    naive = (timezone.now() + timedelta(hours=3)).replace(tzinfo=None, microsecond=0)
+    answer = create(runner, deadline=naive.isoformat())
+    assert answer.status_code == 201, answer.content
+    run = FacilitationRun.objects.get(room_id=answer.json()["data"]["id"])
+    assert run.deadline == naive.replace(tzinfo=dt_timezone.utc)
 
 
 def test_concurrent_cap_and_quota(runner, settings):
