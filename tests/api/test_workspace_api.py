@@ -259,6 +259,16 @@ def test_complete_then_everything_is_409(clients, ws):
     assert clients["owner"].post(f"{base(ws)}/archive").status_code == 409
 
 
+def test_a_draft_cannot_be_completed_but_can_be_archived(clients, ws):
+    r = clients["owner"].post(f"{base(ws)}/complete")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "invalid_transition"
+    assert "never ran" in r.json()["error"]["message"]
+    assert clients["owner"].patch(base(ws), {"status": "completed"}).status_code == 409
+    assert clients["owner"].get(base(ws)).json()["data"]["status"] == "draft"
+    assert not Invocation.objects.filter(room=ws, component="manager.complete_room").exists()
+    assert clients["owner"].post(f"{base(ws)}/archive").json()["data"]["status"] == "archived"
+
+
 def test_end_round_by_manager_opens_the_next(clients, ws):
     start(clients, ws)
     clients["owner"].post(f"{base(ws)}/observations", {"type": "blocker", "content": "No staging queue."})

@@ -288,8 +288,16 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     components = set(page.eval_on_selector_all("#invocations li", "ns => ns.map(n => n.dataset.component)"))
     assert {"round.start", "agent.round_work", "narrative.generate", "manager.edit_narrative"} <= components
 
+    # Complete asks first (it cannot be undone); keeping it open changes nothing.
+    page.get_by_role("button", name="Complete", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Complete this workspace?")
+    dialog.wait_for()
+    assert "cannot be undone" in dialog.inner_text()
+    dialog.get_by_role("button", name="Keep it open").click()
+    assert dialog.is_hidden() and Room.objects.get(pk=room_id).status == "active"
     # Complete the scope: read-only everywhere, controls gone, writes refused.
-    page.get_by_role("button", name="Complete").click()
+    page.get_by_role("button", name="Complete", exact=True).click()
+    dialog.get_by_role("button", name="Complete workspace").click()
     page.locator("#read-only").wait_for()
     wait_for(lambda: Room.objects.get(pk=room_id).status == "completed" or None, timeout=20)
     for control in ("#btn-end-round", "#task-form", "#btn-save-narrative", "#btn-start", "#btn-pause"):
@@ -309,8 +317,9 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     assert {"Still open", "Tasks", "Rounds", "Agents"} <= set(headings)
     # A completed scope can still be archived; then no control is left at all.
     archive = page.get_by_role("button", name="Archive")
-    assert archive.is_visible() and not page.get_by_role("button", name="Complete").is_visible()
+    assert archive.is_visible() and not page.get_by_role("button", name="Complete", exact=True).is_visible()
     archive.click()
+    page.get_by_role("dialog", name="Archive this workspace?").get_by_role("button", name="Archive workspace").click()
     page.wait_for_function("() => document.querySelector('#desk').dataset.status === 'archived'")
     assert Room.objects.get(pk=room_id).status == "archived"
     assert not page.locator("#workspace-controls").is_visible() and page.locator("#read-only").is_visible()
@@ -349,14 +358,19 @@ def test_a_manager_creates_a_workspace_in_the_wizard(make_page):
     assert room.kind == "workspace" and room.status == "draft" and room.topic == TOPIC
     assert sorted(Seat.objects.filter(room=room, role="participant").values_list("agent__name", flat=True)) == ["Architect", "Designer"]
     assert page.url.endswith(f"/workspaces/{room.pk}/")
-    # In the list: a workspace has no turn limit ("0", not "0 of 5") and its closed states have labels.
+    # A draft that never ran cannot be completed (there is no scope to close); it can be archived.
+    page.wait_for_function("() => document.querySelector('#desk').dataset.status === 'draft'")
+    assert page.get_by_role("button", name="Complete", exact=True).is_disabled()
     status, body = api(page, "POST", f"discussions/{room.pk}/complete")
+    assert status == 409 and body["error"]["code"] == "invalid_transition", body
+    # In the list: a workspace has no turn limit ("0", not "0 of 5") and its closed states have labels.
+    status, body = api(page, "POST", f"discussions/{room.pk}/archive")
     assert status == 200, body
     page.goto("/")
     row = page.locator(f"#discussion-rows tr[data-id='{room.pk}']")
     row.wait_for()
     cells = row.locator("td").all_inner_texts()
-    assert [c.strip() for c in cells[1:4]] == ["workspace", "Completed", "0"]
+    assert [c.strip() for c in cells[1:4]] == ["workspace", "Archived", "0"]
 
 
 def _bulk_observations(room_id, n, number=1):

@@ -68,6 +68,9 @@ def _close(room: Room, user, target: str, component: str) -> Room:
         if closed or (before in Room.TERMINAL and before != S.COMPLETED):
             raise StateConflict(f"This workspace is {before}: it cannot become {target}.", {"status": before},
                                 code="room_closed" if closed else "invalid_transition")
+        if before == S.DRAFT and target == S.COMPLETED:
+            raise StateConflict("This workspace never ran, so there is no scope to complete: start it, or archive it.",
+                                {"status": before}, code="invalid_transition")
         turn = current_turn(room)
         correlation = correlation_of(room)
         if turn is not None and turn.ended_at is None:

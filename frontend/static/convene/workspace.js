@@ -55,7 +55,7 @@
       $("#observation-hint").hidden = running || closed;
     }
     const verbs = { start: r.status === "draft", pause: r.status === "active", resume: r.status === "paused",
-      complete: !closed, archive: r.status !== "archived" };
+      complete: !closed && r.status !== "draft", archive: r.status !== "archived" };
     for (const [verb, on] of Object.entries(verbs)) {
       const b = document.querySelector(`[data-verb="${verb}"]`);
       if (b) { b.disabled = !on; b.hidden = closed && !on; }
@@ -437,7 +437,23 @@
       section("Narratives", data.narratives, (n) => `Round ${n.round}: ${n.content.slice(0, 200)}`));
   }
 
+  // Complete and Archive cannot be undone: the manager confirms them first.
+  function confirmClose(verb) {
+    const dialog = $("#close-dialog");
+    const label = verb === "complete" ? "Complete" : "Archive";
+    if (!dialog || typeof dialog.showModal !== "function") return Promise.resolve(window.confirm(`${label} this workspace for good?`));
+    $("#close-title").textContent = `${label} this workspace?`;
+    $("#close-text").textContent = $("#close-text").dataset[verb];
+    $("#close-confirm").textContent = `${label} workspace`;
+    return new Promise((resolve) => {
+      dialog.returnValue = "";
+      dialog.addEventListener("close", () => resolve(dialog.returnValue === "confirm"), { once: true });
+      dialog.showModal();
+    });
+  }
+
   async function control(verb) {
+    if ((verb === "complete" || verb === "archive") && !(await confirmClose(verb))) return;
     try {
       const path = verb === "end" ? `${base}/rounds/end` : `${base}/${verb}`;
       await request("POST", path);
