@@ -304,6 +304,11 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
         assert not page.locator(control).is_visible(), control
     assert page.locator("#seats select").count() == 0
     assert page.locator("#narrative-content").get_attribute("readonly") is not None
+    # Read-only throughout: the decisions and next steps too, and the pacing no longer reads as live.
+    for box in ("Key decisions (one per line)", "Next steps (one per line)"):
+        assert not page.get_by_label(box).is_editable(), box
+    pacing = " ".join(page.locator("#round-pacing").inner_text().split())
+    assert "No round runs any more: the scope is closed." in pacing and "A round ends by itself" not in pacing
     status, body = api(page, "POST", f"discussions/{room_id}/tasks", {"title": "Too late", "priority": 1})
     assert status == 409 and body["error"]["code"], body
     assert TaskAssignment.objects.filter(room_id=room_id).count() == 2  # the two made before it closed

@@ -64,8 +64,12 @@
     if (end) { end.disabled = !["active", "paused"].includes(r.status); end.hidden = closed; }
     const toolbar = $("#workspace-controls");
     if (toolbar) toolbar.hidden = r.status === "archived";
-    const editor = $("#narrative-content");
-    editor.readOnly = closed || !page.canControl;
+    $("#pacing-live").hidden = closed;
+    $("#pacing-closed").hidden = !closed;
+    // Closed: the narrative's text, decisions and next steps read, nothing edits them.
+    for (const box of [$("#narrative-content"), $("#narrative-decisions-edit"), $("#narrative-steps-edit")]) {
+      if (box) box.readOnly = closed || !page.canControl;
+    }
     renderSeats();
   }
 
