@@ -92,6 +92,7 @@ def workspace_desk(request, discussion_id: int):
         "canControl": can_control(request.user, room),
         "canParticipate": can_participate(request.user, room),
         "idlePauseSeconds": settings.CONVENE["WORKSPACE_IDLE_PAUSE"],
+        "idleRounds": settings.CONVENE["WORKSPACE_IDLE_ROUNDS"],
     })
 
 

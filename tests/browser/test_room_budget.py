@@ -39,6 +39,15 @@ def test_the_owner_sets_the_budget_on_the_page_and_a_viewer_only_reads_it(make_p
     assert (room.budget_tokens, room.budget_usd) == (20000, Decimal("1.5"))
     assert Invocation.objects.filter(room_id=room.pk, component="room.update", input__after__budgetTokens=20000).exists()
 
+    # An emptied field takes that budget away.
+    page.get_by_role("button", name="Change budget").click()
+    page.get_by_label("US dollars").fill("")
+    page.get_by_role("button", name="Save budget").click()
+    expect(line).to_have_text("Budget: 20,000 tokens · 0 % used")
+    room.refresh_from_db()
+    assert (room.budget_tokens, room.budget_usd) == (20000, None)
+    Room.objects.filter(pk=room.pk).update(budget_usd=Decimal("1.5"))
+
     # Spending shows against it; the form is there only while the room can still spend.
     Room.objects.filter(pk=room.pk).update(tokens_used=5000)
     page.reload()

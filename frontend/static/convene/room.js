@@ -99,9 +99,13 @@
 
   async function saveBudget(e) {
     e.preventDefault();
-    const body = {};  // an empty field leaves that budget as it is
-    if ($("#budget-tokens").value !== "") body.budgetTokens = Number($("#budget-tokens").value);
-    if ($("#budget-usd").value !== "") body.budgetUsd = Number($("#budget-usd").value);
+    // An emptied field clears that budget (null); a field that had none and stays empty is not sent.
+    const body = {};
+    for (const [field, key] of [["#budget-tokens", "budgetTokens"], ["#budget-usd", "budgetUsd"]]) {
+      const had = state.budget && state.budget[key === "budgetTokens" ? "tokens" : "usd"] != null;
+      if ($(field).value !== "") body[key] = Number($(field).value);
+      else if (had) body[key] = null;
+    }
     if (!Object.keys(body).length) { closeBudget(); return; }
     try {
       const { data } = await request("PATCH", `discussions/${id}`, body);

@@ -45,6 +45,7 @@
     $("#budget-text").textContent = budgetText(r);
     if (closed) closePacing();
     if (page.idlePauseSeconds) $("#idle-limit").textContent = duration(page.idlePauseSeconds);
+    if (page.idleRounds) $("#idle-rounds").textContent = String(page.idleRounds);
     // Closed: every writing control goes; a completed scope can still be archived.
     document.querySelectorAll(".manager-only, #observation-form").forEach((n) => { n.hidden = closed && n.id !== "workspace-controls"; });
     // Observations are published while the room runs (active or paused): before that the form says so.
