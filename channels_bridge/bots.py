@@ -37,9 +37,18 @@ def telegram_identity() -> tuple[str, str]:
 
 
 def note_teams_bot(bot_id: str, name: str) -> None:
+    """The bot's id and name as Teams addresses it (each activity's ``recipient``). Its own account is kept as
+    a chat identity too: the hints that say how to @mention the bot use its name from there."""
+    from rooms.models import ChatIdentity
+
+    if not bot_id:
+        return
     row = state("teams")
-    if bot_id and (row.bot_id != bot_id or row.bot_name != name):
+    if row.bot_id != bot_id or row.bot_name != name:
         BotState.objects.filter(pk=row.pk).update(bot_id=bot_id, bot_name=name or "")
+    elif ChatIdentity.objects.filter(platform="teams", external_id=bot_id, is_bot=True, name=name).exists():
+        return
+    see_identity(Account("teams", bot_id, name=name or "", is_bot=True))
 
 
 def teams_bot_id() -> str:

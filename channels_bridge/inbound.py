@@ -3,7 +3,9 @@
 Each event becomes rows through actions: the bot added (and by whom), rosters, a group
 upgraded to a supergroup, a message recorded as a turn of the linked room, and commands
 (``/facilitator start CODE`` links the group to a room; ``/start CODE`` in a direct chat
-links the sender's account to their Convene user). The bot's own messages are never
+links the sender's account to their Convene user). What the bot tells people to type is worded for
+their platform (``rooms.actions.chat.typed_command``): on Teams a group command follows the bot's
+@mention and a personal chat takes ``start CODE``. The bot's own messages are never
 input; other bots' messages only when they address our bot.
 """
 import logging
@@ -29,13 +31,26 @@ from rooms.models import Chat, ChatIdentity, ChatLink, ChatMember, Delivery, Roo
 
 log = logging.getLogger("convene.bridge")
 
-HELP_GROUP = ("I relay this chat to a Convene discussion and back. In the group: "
-              "/facilitator start CODE links it to the discussion whose code it is, "
-              "/facilitator status says who moderates and toward what, /facilitator stop ends it.")
-HELP_DIRECT = ("Hello! To link this account to your Convene user, open Convene in your browser, choose "
-               "Chat accounts, get a code there and send /start CODE here.")
-GREETING = ("Hello, I am the Convene facilitator. Nothing here is relayed until someone links this chat "
-            "to a discussion with /facilitator start CODE (the code comes from the discussion's owner).")
+def _typed(chat: Chat, words: str) -> str:
+    """A command as people type it in this chat (Teams: after the bot's @mention)."""
+    return chat_actions.typed_command(chat.platform, words, direct=chat.kind == Chat.Kind.DIRECT)
+
+
+def help_group(chat: Chat) -> str:
+    return ("I relay this chat to a Convene discussion and back. In the group: "
+            f"{_typed(chat, 'facilitator start CODE')} links it to the discussion whose code it is, "
+            f"{_typed(chat, 'facilitator status')} says who moderates and toward what, "
+            f"{_typed(chat, 'facilitator stop')} ends it.")
+
+
+def help_direct(platform: str) -> str:
+    return ("Hello! To link this account to your Convene user, open Convene in your browser, choose "
+            f"Chat accounts, get a code there and send {chat_actions.typed_command(platform, 'start CODE', direct=True)} here.")
+
+
+def greeting(chat: Chat) -> str:
+    return ("Hello, I am the Convene facilitator. Nothing here is relayed until someone links this chat "
+            f"to a discussion with {_typed(chat, 'facilitator start CODE')} (the code comes from the discussion's owner).")
 
 
 def _person(identity: ChatIdentity | None) -> meeting.Person | None:
@@ -58,7 +73,7 @@ def on_bot_added(ev: BotAdded, correlation: str) -> Chat:
     if chat.platform == "teams" and chat.kind != Chat.Kind.DIRECT:
         _fetch_teams_roster(chat, correlation)
     if chat.kind != Chat.Kind.DIRECT and not ChatLink.objects.filter(chat=chat, active=True).exists():
-        _reply(chat, GREETING)
+        _reply(chat, greeting(chat))
     inviter = chat.added_by
     meeting.publish(meeting.MeetingEvent("bot_added", chat.platform, chat.pk, actor=_person(inviter)))
     return chat
@@ -119,7 +134,7 @@ def on_message(ev: Message, own_id: str, correlation: str) -> str:
     if ev.command is not None:
         return on_command(chat, identity, ev.command, direct=ev.is_direct, correlation=correlation)
     if ev.is_direct:
-        queue_direct_to_identity(identity, HELP_DIRECT, kind=Delivery.Kind.REPLY, correlation_id=correlation)
+        queue_direct_to_identity(identity, help_direct(identity.platform), kind=Delivery.Kind.REPLY, correlation_id=correlation)
         return "direct message answered"
     obs = do_record_chat_message(chat, identity, ev.clean_text or ev.text, message_id=ev.message_id, reply_to=ev.reply_to, correlation_id=correlation)
     return f"turn {obs.seq}" if obs is not None else "not linked"
@@ -163,11 +178,11 @@ def on_command(chat: Chat, identity: ChatIdentity, command: tuple[str, tuple[str
     if verb == "start":
         return _link(chat, identity, rest, correlation)
     if verb == "status":
-        _reply(chat, status_text(link), room=link.room if link else None)
+        _reply(chat, status_text(link, chat), room=link.room if link else None)
         return "status"
     if verb == "stop":
         return _stop(chat, identity, link, correlation)
-    _reply(chat, HELP_GROUP)
+    _reply(chat, help_group(chat))
     return "help"
 
 
@@ -176,7 +191,7 @@ def _direct_command(identity: ChatIdentity, name: str, args: tuple[str, ...], co
         name, args = "start", args[1:]
     code = args[0] if name == "start" and args else ""
     if not code:
-        queue_direct_to_identity(identity, HELP_DIRECT, kind=Delivery.Kind.REPLY, correlation_id=correlation)
+        queue_direct_to_identity(identity, help_direct(identity.platform), kind=Delivery.Kind.REPLY, correlation_id=correlation)
         return "help"
     try:
         linked = chat_actions.do_link_identity(identity, code, correlation_id=correlation)
@@ -191,7 +206,7 @@ def _direct_command(identity: ChatIdentity, name: str, args: tuple[str, ...], co
 
 def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation: str) -> str:
     if not args:
-        _reply(chat, "Send /facilitator start CODE with the code from the discussion's owner.")
+        _reply(chat, f"Send {_typed(chat, 'facilitator start CODE')} with the code from the discussion's owner.")
         return "start without code"
     try:
         link = chat_actions.do_link_chat(chat, args[0], identity, correlation_id=correlation)
@@ -201,15 +216,16 @@ def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation
     room = link.room
     if room.kind != Room.Kind.FACILITATION:  # a facilitation run opens with its handshake instead
         _reply(chat, f"Linked to the discussion \u201c{room.name}\u201d. What is said here appears there, and what is said "
-                 "there appears here. /facilitator status tells more; /facilitator stop ends it.", room=room)
+                 f"there appears here. {_typed(chat, 'facilitator status')} tells more; {_typed(chat, 'facilitator stop')} ends it.",
+               room=room)
     transaction.on_commit(lambda: meeting.publish(meeting.MeetingEvent("linked", chat.platform, chat.pk, room_id=room.pk,
                                                                        actor=_person(identity))))
     return f"linked to room {room.pk}"
 
 
-def status_text(link: ChatLink | None) -> str:
+def status_text(link: ChatLink | None, chat: Chat) -> str:
     if link is None:
-        return "No facilitation is active here: this chat is not linked to a discussion. " + HELP_GROUP
+        return "No facilitation is active here: this chat is not linked to a discussion. " + help_group(chat)
     room = link.room
     moderator = room.moderator.name if room.moderator_id else "nobody yet"
     state = room.engine_state or {}

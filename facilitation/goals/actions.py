@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from facilitation.goals import patterns, rules, texts
 from facilitation.goals.shapes import artifact_shape
-from facilitation.goals.voice import close_and_report, md, react, run_info, say, show_status
+from facilitation.goals.voice import close_and_report, commands_for, linked_chats, md, react, run_info, say, show_status
 from rooms.actions.deliveries import queue_direct, queue_post
 from rooms.audit import record
 from rooms.errors import StateConflict
@@ -194,7 +194,8 @@ def do_open_run(room_id: int, *, initiator_name: str = "", initiator_user=None, 
         room.save(update_fields=["status", "started_at", "updated_at"])
         record_event(room, EventType.STATUS, build.status(room))
         record_event(room, EventType.ARTIFACT, build.artifact(artifact_shape(run)))  # the run's state changed
-        say(room, texts.handshake(run_info(run, room), md), "handshake")
+        status_command, stop_command = commands_for(linked_chats(room), md)
+        say(room, texts.handshake(run_info(run, room), md, status_command, stop_command), "handshake")
         show_status(room, run)
         _audit("goals.open_run", room, initiator_user, initiator=run.initiator_name, initiatorKey=run.initiator_key)
     return run
@@ -208,7 +209,7 @@ def do_introduce_to_chat(room_id: int, chat_id: int) -> bool:
         chat = Chat.objects.filter(pk=chat_id, links__room=room, links__active=True).first()
         if run.is_terminal or run.state == FacilitationRun.State.WAITING or chat is None or not chat.bot_present:
             return False
-        queue_post(chat, texts.handshake(run_info(run, room)), room=room)
+        queue_post(chat, texts.handshake(run_info(run, room), texts.as_written, *commands_for([chat])), room=room)
         show_status(room, run, chats=[chat])
         _audit("goals.introduce", room, chat=chat.pk)
     return True

@@ -18,15 +18,20 @@ import logging
 from facilitation.goals import actions, reading
 from rooms import meeting
 from rooms.access import can_control
-from rooms.actions.chat import do_unlink_chat, live_link
+from rooms.actions.chat import do_unlink_chat, live_link, typed_command
 from rooms.errors import StateConflict
 from rooms.models import Chat, ChatIdentity, FacilitationRun, Room
 
 log = logging.getLogger("convene.goals")
 
 UNLINKED = "This chat is no longer linked to the run. Thank you all."
-STOP_REFUSED = ("Only the person who invited me, or the run's owner (with a linked account), can stop this run. "
-                "Everyone can ask /facilitator status.")
+
+
+def stop_refused(chat: Chat) -> str:
+    """The answer to a stop by someone who may not stop the run, with the status command as typed in that chat."""
+    status = typed_command(chat.platform, "facilitator status", direct=chat.kind == Chat.Kind.DIRECT)
+    return ("Only the person who invited me, or the run's owner (with a linked account), can stop this run. "
+            f"Everyone can ask {status}.")
 
 
 def _run(room_id: int | None) -> FacilitationRun | None:
@@ -79,7 +84,7 @@ def _stop(run: FacilitationRun, command: meeting.Command) -> str | None:
         return None
     allowed = (run.initiator_key and sender.key == run.initiator_key) or (sender.user_id and can_control(sender.user, run.room))
     if not allowed:
-        return None if link.linked_by_id == sender.pk else STOP_REFUSED
+        return None if link.linked_by_id == sender.pk else stop_refused(command.chat)
     try:
         actions.do_stop_run(run.room_id, user=sender.user if sender.user_id else None, reason=f"stopped by {sender.display_name}")
     except StateConflict as exc:

@@ -66,7 +66,13 @@ def readable_targets(report_to: list) -> str:
     return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def handshake(info: RunInfo, esc: Escape = as_written) -> str:
+#: How the run's commands are typed where the handshake is read (``voice.commands_for`` words them per platform:
+#: on Teams they follow the bot's @mention).
+STATUS_COMMAND, STOP_COMMAND = "/facilitator status", "/facilitator stop"
+
+
+def handshake(info: RunInfo, esc: Escape = as_written, status_command: str = STATUS_COMMAND,
+              stop_command: str = STOP_COMMAND) -> str:
     by = f" {esc(info.initiator)} invited me." if info.initiator else ""
     return (f"Hello, I am {info.facilitator}, your facilitator for this run.{by}\n"
             f"Goal: {info.goal}\n"
@@ -74,7 +80,7 @@ def handshake(info: RunInfo, esc: Escape = as_written) -> str:
             f"Deadline: {info.deadline}.\n"
             f"The result goes to: {_targets(info)}.\n"
             f"{MODES.get(info.mode, MODES['facilitate'])}\n"
-            "Ask me anytime with /facilitator status; end it with /facilitator stop.")
+            f"Ask me anytime with {status_command}; end it with {stop_command}.")
 
 
 def artifact_text(pattern: str, artifact: dict, esc: Escape = as_written) -> str:

@@ -11,10 +11,11 @@ from django.utils import timezone
 
 from facilitation.exports.markdown import escape_markdown as md
 from facilitation.goals import floor, patterns, texts
+from rooms.actions.chat import typed_command
 from rooms.actions.deliveries import queue_direct, queue_relay, queue_status
 from rooms.audit import record
 from rooms.events import EventType, build, next_seq, record_event
-from rooms.models import ChatLink, Delivery, FacilitationRun, Observation, Room, Seat
+from rooms.models import Chat, ChatLink, Delivery, FacilitationRun, Observation, Room, Seat
 
 
 def run_info(run: FacilitationRun, room: Room) -> texts.RunInfo:
@@ -22,6 +23,26 @@ def run_info(run: FacilitationRun, room: Room) -> texts.RunInfo:
                          pattern=run.pattern, slots=run.slots, deadline=run.deadline.strftime("%Y-%m-%d %H:%M UTC"),
                          report_to=list(run.report_to), disclose_report_to=run.disclose_report_to, mode=run.mode,
                          initiator=run.initiator_name or None)
+
+
+def linked_chats(room: Room) -> list[Chat]:
+    """The chats the room's messages reach now (linked, with the bot still in them)."""
+    return [link.chat for link in ChatLink.objects.filter(room=room, active=True).select_related("chat").order_by("pk")
+            if link.chat.bot_present]
+
+
+def commands_for(chats: list[Chat], esc: texts.Escape = texts.as_written) -> tuple[str, str]:
+    """``/facilitator status`` and ``/facilitator stop`` as people type them in ``chats``: on Teams after the
+    bot's @mention. Read in chats of both platforms (or in none yet), Telegram's form comes first and Teams'
+    follows in brackets when a Teams chat is among them."""
+    def typed(words: str) -> str:
+        forms = {chat.platform: typed_command(chat.platform, words) for chat in chats}
+        first = esc(forms.get("telegram") or forms.get("teams") or typed_command("telegram", words))
+        if "telegram" in forms and "teams" in forms:
+            return f"{first} (on Teams: {esc(forms['teams'])})"
+        return first
+
+    return typed("facilitator status"), typed("facilitator stop")
 
 
 def say(room: Room, text: str, purpose: str) -> Observation:

@@ -8,6 +8,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -72,6 +73,44 @@ def see_identity(account: Account, *, service_url: str = "") -> ChatIdentity:
             setattr(identity, f, defaults[f])
         identity.save(update_fields=[*changed, "last_seen_at"])
     return identity
+
+
+# --- how people address the bot -------------------------------------------------------------
+
+#: The name people @mention on Teams until the bridge has met the bot (the app's name in its manifest).
+DEFAULT_BOT_NAME = "Convene"
+
+
+def _own_bot_id(platform: str) -> str:
+    if platform == "telegram":
+        token = settings.BRIDGES.get("TELEGRAM_BOT_TOKEN") or ""
+        return token.split(":", 1)[0] if ":" in token else ""
+    if platform == "teams":
+        app_id = settings.BRIDGES.get("TEAMS_APP_ID") or ""
+        return f"28:{app_id}" if app_id else ""
+    return ""
+
+
+def bot_name(platform: str) -> str:
+    """The bot's name as people see it on ``platform`` ("" until the bridge has met it): on Teams, the name
+    they @mention. The bridge records the bot's own account as a chat identity when it meets it."""
+    own = _own_bot_id(platform)
+    if not own:
+        return ""
+    return ChatIdentity.objects.filter(platform=platform, external_id=own, is_bot=True).values_list("name", flat=True).first() or ""
+
+
+def typed_command(platform: str, words: str, *, direct: bool = False, bot: str | None = None) -> str:
+    """A command as a person types it to the bot on ``platform`` (``words``: "facilitator status", "start CODE").
+
+    Telegram: a slash command (``/facilitator status``; in a direct chat ``/start CODE``). Teams: in a group
+    or channel the bot hears a command only when it is @mentioned (``@Convene facilitator status``, with the
+    bot's name as Teams shows it); in a personal chat the words alone (``start CODE``)."""
+    if platform == "teams":
+        if direct:
+            return words
+        return f"@{bot or bot_name('teams') or DEFAULT_BOT_NAME} {words}"
+    return f"/{words}"
 
 
 def see_chat(ref: ChatRef) -> Chat:

@@ -17,6 +17,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from rooms import principals
+from rooms.actions.chat import typed_command
 from rooms.audit import new_correlation_id, record
 from rooms.dispatch import enqueue_on_commit
 from rooms.events import EventType, build, record_event
@@ -180,6 +181,13 @@ def queue_status(chat: Chat, text: str, *, card: dict | None = None, room: Room 
     return delivery
 
 
+def _start_hint(platform: str | None) -> str:
+    """How the identity code is sent to the bot in a direct chat, on ``platform`` (on any, when None)."""
+    if platform:
+        return typed_command(platform, "start CODE", direct=True)
+    return f"{typed_command('telegram', 'start CODE', direct=True)} (Teams: {typed_command('teams', 'start CODE', direct=True)})"
+
+
 def queue_direct(principal: str, text: str, *, room: Room | None = None, platform: str | None = None,
                  correlation_id: str | None = None, attachment: dict | None = None, plain: bool = False) -> list[Delivery]:
     """A direct message to a principal, resolved now: one delivery per holder and chat account.
@@ -207,7 +215,7 @@ def queue_direct(principal: str, text: str, *, room: Room | None = None, platfor
                     platform=platform or "", recipient=user.get_username(), text=text,
                     status=Delivery.Status.UNDELIVERABLE,
                     diagnostic=f"{user.get_username()} has no linked {platform or 'chat'} account: they can link one "
-                               "with POST /api/me/chat-identities and /start CODE in a direct chat with the bot.",
+                               f"with POST /api/me/chat-identities and {_start_hint(platform)} in a direct chat with the bot.",
                 ))
             for identity in reachable:
                 created.append(_create(
@@ -225,7 +233,7 @@ def queue_direct(principal: str, text: str, *, room: Room | None = None, platfor
 
 def queue_direct_to_identity(identity: ChatIdentity, text: str, *, room: Room | None = None, kind: str = Delivery.Kind.DIRECT,
                              correlation_id: str | None = None) -> Delivery:
-    """A direct message to one chat account (e.g. the answer to /start in a direct chat)."""
+    """A direct message to one chat account (e.g. the answer to ``start CODE`` in a direct chat)."""
     with transaction.atomic():
         correlation = correlation_id or new_correlation_id()
         delivery = _create(

@@ -92,7 +92,47 @@ def test_the_bot_added_knows_its_inviter_and_the_roster(teams, post_teams, run_t
     assert chat.added_by.external_id == people["ana"]["id"] and chat.service_url == teams.service_url
     roster = set(ChatMember.objects.filter(chat=chat).values_list("identity__name", flat=True))
     assert roster == {"Ana Lima", "Ben Okafor"}
-    assert "/facilitator start CODE" in teams.sent_to(chat_conv["id"])[0]["activity"]["text"]
+    assert "@Convene facilitator start CODE" in teams.sent_to(chat_conv["id"])[0]["activity"]["text"]
+
+
+def test_every_hint_says_how_a_command_is_typed_on_teams(teams, post_teams, run_tasks, people, chat_conv):
+    """On Teams a group command works only after the bot's @mention (with the name Teams shows), and a personal
+    chat takes ``start CODE``: the greeting, the help, the link's and the stop's answers say exactly that."""
+    teams.bot_name = "Fox Facilitator"
+    owner = make_user("olga")
+    room = make_discussion(owner)
+    post_teams(teams.bot_added(chat_conv, people["ana"]))
+    run_tasks()
+    greeting = teams.sent_to(chat_conv["id"])[-1]["activity"]["text"]
+    assert "@Fox Facilitator facilitator start CODE" in greeting and "/facilitator" not in greeting
+    # Typed as the hint says (the mention, then the words), the command works: here, the help.
+    post_teams(teams.message(chat_conv, people["ben"], "facilitator help"))
+    run_tasks()
+    help_text = teams.sent_to(chat_conv["id"])[-1]["activity"]["text"]
+    for verb in ("start CODE", "status", "stop"):
+        assert f"@Fox Facilitator facilitator {verb}" in help_text
+    assert "/facilitator" not in help_text
+    # Without the mention a slash command is an ordinary message: nothing answers it.
+    sent = len(teams.sent_to(chat_conv["id"]))
+    post_teams(teams.message(chat_conv, people["ben"], "/facilitator status", mention_bot=False))
+    run_tasks()
+    assert len(teams.sent_to(chat_conv["id"])) == sent
+    code = committed(do_create_room_code, room, owner)
+    post_teams(teams.message(chat_conv, people["ana"], f"facilitator start {code.code}"))
+    run_tasks()
+    linked = teams.sent_to(chat_conv["id"])[-1]["activity"]["text"]
+    assert "@Fox Facilitator facilitator status tells more; @Fox Facilitator facilitator stop ends it." in linked
+    post_teams(teams.message(chat_conv, people["ben"], "facilitator start"))
+    run_tasks()
+    assert teams.sent_to(chat_conv["id"])[-1]["activity"]["text"].startswith("Send @Fox Facilitator facilitator start CODE")
+    # A personal chat: "start CODE", no slash, no mention.
+    personal = teams.conversation("a:1personal-ben", "personal")
+    post_teams(teams.message(personal, people["ben"], "hello", mention_bot=False))
+    run_tasks()
+    direct = teams.sent_to(personal["id"])[-1]["activity"]["text"]
+    assert "send start CODE here" in direct and "/start" not in direct
+    # The bot's own account is known by the name Teams shows.
+    assert ChatIdentity.objects.get(external_id=teams.bot_id).name == "Fox Facilitator"
 
 
 def test_link_relay_and_no_echo(teams, post_teams, run_tasks, people, chat_conv):

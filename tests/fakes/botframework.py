@@ -51,6 +51,7 @@ class FakeBotFramework(LoopbackServer):
         super().__init__()
         self.app_id, self.app_password, self.tenant_id = app_id, app_password, tenant_id
         self.bot_id = f"28:{app_id}"
+        self.bot_name = "Convene"  # the app's name as Teams shows it (and people @mention it)
         self.keys = [SigningKey()]
         self.issued: dict[str, float] = {}
         self.token_requests = 0
@@ -249,7 +250,7 @@ class FakeBotFramework(LoopbackServer):
             "type": type_, "id": f"f:{uuid.uuid4().hex[:12]}", "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
             "localTimestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000+00:00", time.gmtime()),
             "serviceUrl": self.service_url, "channelId": "msteams", "from": sender, "conversation": conversation,
-            "recipient": {"id": self.bot_id, "name": "Convene"},
+            "recipient": {"id": self.bot_id, "name": self.bot_name},
             "channelData": {"tenant": {"id": self.tenant_id}}, "locale": "en-US", **fields,
         }
 
@@ -271,8 +272,9 @@ class FakeBotFramework(LoopbackServer):
     def message(self, conversation: dict, sender: dict, text: str, mention_bot: bool = True, mentions=()) -> dict:
         entities, body = [], text
         if mention_bot:
-            body = f"<at>Convene</at> {text}"
-            entities.append({"type": "mention", "text": "<at>Convene</at>", "mentioned": {"id": self.bot_id, "name": "Convene"}})
+            body = f"<at>{self.bot_name}</at> {text}"
+            entities.append({"type": "mention", "text": f"<at>{self.bot_name}</at>",
+                             "mentioned": {"id": self.bot_id, "name": self.bot_name}})
         for person in mentions:
             entities.append({"type": "mention", "text": f"<at>{person['name']}</at>", "mentioned": person})
         entities.append({"type": "clientInfo", "locale": "en-US", "country": "US", "platform": "Web"})

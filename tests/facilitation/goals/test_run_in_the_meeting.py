@@ -207,7 +207,8 @@ def test_roles_from_invitation_to_confirmed_result_and_two_reports(place, manage
     assert run.state == "active"
     (handshake,) = [t for t in place.group_texts() if "your facilitator for this run" in t]
     assert "Every role carries exactly one name" in handshake and "The result goes to: everyone in management." in handshake
-    assert "/facilitator stop" in handshake and "Deadline" in handshake
+    stop = "@Convene facilitator stop" if place.platform == "teams" else "/facilitator stop"  # Teams: after the @mention
+    assert stop in handshake and "Deadline" in handshake
     if place.platform != "web":  # whoever added the bot is the initiator
         assert run.initiator_name == "Ana" and run.initiator_key.startswith(place.platform + ":")
 
@@ -627,3 +628,22 @@ def test_only_those_asked_to_confirm_are_recorded_as_confirming(telegram, post_t
     assert run.state == "completed" and run.confirmations == ["Ana", "Ben"]
     closing = next(t for t in reversed(place.group_texts()) if "Confirmed by" in t)
     assert "Confirmed by: Ana, Ben" in closing and "Cy" not in closing
+
+
+def test_on_teams_the_run_says_how_its_commands_are_typed_there(teams, post_teams, run_tasks):
+    """In a Teams group a command works only after the bot's @mention: the handshake and the refused stop name the
+    commands that way, with the bot's name as Teams shows it, and never as a slash command."""
+    teams.bot_name = "Fox Facilitator"
+    place = Teams(teams, post_teams, run_tasks)
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner)
+    place.join(data["joinCode"], owner)
+    (handshake,) = [t for t in place.group_texts() if "your facilitator for this run" in t]
+    assert ("Ask me anytime with @Fox Facilitator facilitator status; end it with @Fox Facilitator facilitator stop."
+            in handshake)
+    assert "/facilitator" not in handshake
+    place.say("cy", "facilitator stop")  # Cy neither invited the bot nor owns the run
+    refused = place.group_texts()[-1]
+    assert "Only the person who invited me" in refused and refused.endswith("Everyone can ask @Fox Facilitator facilitator status.")
+    assert FacilitationRun.objects.get(room_id=data["id"]).state == "active"
