@@ -2,7 +2,7 @@
 // the invocation log, kept live by the room's events (each event refreshes what it names).
 (function () {
   "use strict";
-  const { request, el, toast, pageData, statusBadge, duration, counted, budgetText } = window.Convene;
+  const { request, el, toast, pageData, statusBadge, duration, counted, budgetText, fieldErrors } = window.Convene;
   const page = pageData();
   const id = page.discussionId;
   const base = `discussions/${id}`;
@@ -16,6 +16,35 @@
     box.textContent = err.message || String(err);
     box.hidden = false;
   }
+
+  // The desk's words for the fields the API names in its error details.
+  const FIELD_LABELS = { title: "Title", content: "Text", keyDecisions: "Key decisions", nextSteps: "Next steps", blockers: "Blockers",
+    type: "Type", respondingToId: "Reply to", priority: "Priority", assigneeId: "Assign to", personaId: "Persona", roleId: "Role",
+    username: "Username", access: "Access" };
+  const LIST_ITEMS = 50;  // a narrative's key decisions and next steps (facilitation.workspace.inputs.LIST_ITEMS)
+
+  // An API error as the manager reads it: its message, then what is wrong with each field (a 400 says).
+  function errorText(err) {
+    const lines = err && err.status === 400 ? fieldErrors(err).map((line) => {
+      const i = line.indexOf(": ");
+      const field = line.slice(0, i);
+      return i > 0 && FIELD_LABELS[field] ? `${FIELD_LABELS[field]}${line.slice(i)}` : line;
+    }) : [];
+    return [(err && err.message) || String(err), ...lines].join("\n");
+  }
+
+  function failed(err) { toast(errorText(err), "error"); }
+
+  // A form's own message under it (what the manager must change before anything is sent); "" clears it.
+  function formMessage(selector, message) {
+    const box = $(selector);
+    if (!box) return;
+    box.textContent = message || "";
+    box.hidden = !message;
+  }
+
+  // Text of spaces only is no text: the form says so and sends nothing.
+  function blank(value) { return !String(value || "").trim(); }
 
   // Text written by the offline rehearsal model says so wherever it appears.
   function rehearsalTag(item) {
@@ -43,7 +72,10 @@
     const policy = r.turnPolicy || {};
     $("#pacing-text").textContent = `${counted(policy.maxEvents, "observation")} or ${duration(policy.maxSeconds)}`;
     $("#budget-text").textContent = budgetText(r);
-    if (closed) closePacing();
+    if (closed) {
+      closePacing();
+      for (const box of ["#task-form-error", "#observation-error", "#narrative-error"]) formMessage(box, "");
+    }
     if (page.idlePauseSeconds) $("#idle-limit").textContent = duration(page.idlePauseSeconds);
     if (page.idleRounds) $("#idle-rounds").textContent = String(page.idleRounds);
     // Closed: every writing control goes; a completed scope can still be archived.
@@ -100,7 +132,7 @@
             try {
               await request("PATCH", `${base}/participants/${s.seatId}`, { [key]: Number(sel.value), version: s.version });
               toast(`${s.name} now ${said} ${sel.selectedOptions[0].textContent}`);
-            } catch (err) { toast(err.message, "error"); }
+            } catch (err) { failed(err); }
             await loadRoom();
           });
           return sel;
@@ -149,7 +181,7 @@
       await request("PATCH", base, body);
       closePacing();
       toast(`A round now ends after ${counted(policy.maxEvents, "observation")} or ${duration(policy.maxSeconds)}`);
-    } catch (err) { toast(err.message, "error"); }
+    } catch (err) { failed(err); }
     await loadRoom();
   }
 
@@ -276,11 +308,24 @@
   function lines(items) { return (items || []).join("\n"); }
   function items(text) { return text.split("\n").map((l) => l.trim()).filter(Boolean); }
 
+  // What the narrative editor holds that the API would refuse anyway, in the desk's words ("" when nothing).
+  function narrativeProblem(fields) {
+    if (blank(fields.text.value)) return "The narrative's text is empty (spaces do not count): write what happened in the round.";
+    for (const [key, label] of [["decisions", "key decisions"], ["steps", "next steps"]]) {
+      const n = fields[key] ? items(fields[key].value).length : 0;
+      if (n > LIST_ITEMS) return `At most ${LIST_ITEMS} ${label}, one per line: there are ${n}.`;
+    }
+    return "";
+  }
+
   async function saveNarrative() {
     const n = state.editing;
     if (!n) return;
+    const fields = editorFields();
+    const problem = narrativeProblem(fields);
+    formMessage("#narrative-error", problem);
+    if (problem) return;
     try {
-      const fields = editorFields();
       const body = { content: fields.text.value, version: n.version };
       if (fields.decisions && fields.decisions.value !== n.decisions) body.keyDecisions = items(fields.decisions.value);
       if (fields.steps && fields.steps.value !== n.steps) body.nextSteps = items(fields.steps.value);
@@ -296,7 +341,7 @@
         $("#narrative-conflict").hidden = false;
         const current = err.details.current;
         state.editing = { ...n, version: current.version, text: current.content };
-      } else toast(err.message, "error");
+      } else failed(err);
     }
   }
 
@@ -358,7 +403,8 @@
         el("option", { value: "" }, "nobody"),
         ...seats.map((s) => el("option", { value: s.seatId, selected: String(s.seatId) === String(draft.assignee) }, s.name)))) : null,
       el("button", { class: "btn btn-small", type: "submit" }, "Save"),
-      el("button", { class: "btn btn-ghost btn-small", type: "button", "data-action": "cancel" }, "Cancel"));
+      el("button", { class: "btn btn-ghost btn-small", type: "button", "data-action": "cancel" }, "Cancel"),
+      el("p", { id: "task-edit-error", class: "error form-error", role: "alert", hidden: true }));
     form.querySelector("[data-action=cancel]").addEventListener("click", () => { state.taskDraft = null; renderTaskEditor(); });
     form.addEventListener("input", () => {
       draft.title = form.elements.title.value;
@@ -371,6 +417,9 @@
 
   async function saveTask(t) {
     const draft = state.taskDraft;
+    const problem = blank(draft.title) ? "A task needs a title (spaces do not count)." : "";
+    formMessage("#task-edit-error", problem);
+    if (problem) { $("#task-edit input[name=title]").focus(); return; }
     const body = {};
     if (draft.title.trim() !== t.title) body.title = draft.title.trim();
     if (Number(draft.priority) !== t.priority) body.priority = Number(draft.priority);
@@ -380,7 +429,7 @@
     try {
       if (Object.keys(body).length) await request("PATCH", `${base}/tasks/${t.id}`, body);
       state.taskDraft = null;
-    } catch (err) { toast(err.message, "error"); }
+    } catch (err) { failed(err); }
     await loadTasks();
   }
 
@@ -401,7 +450,7 @@
     }
     try {
       await request("POST", `${base}/tasks/${t.id}/${action}`);
-    } catch (err) { toast(err.message, "error"); }
+    } catch (err) { failed(err); }
     await loadTasks();
   }
 
@@ -463,7 +512,7 @@
       const path = verb === "end" ? `${base}/rounds/end` : `${base}/${verb}`;
       await request("POST", path);
     } catch (err) {
-      toast(err.message, "error");
+      failed(err);
       if (err.code === "budget_exceeded") Object.assign($("#budget-refused"), { textContent: err.message, hidden: false });
     }
     await refreshAll();
@@ -498,24 +547,30 @@
     const form = $("#observation-form");
     if (form) form.addEventListener("submit", async (e) => {
       e.preventDefault();
+      const problem = blank($("#obs-content").value) ? "Write the observation's text first (spaces do not count)." : "";
+      formMessage("#observation-error", problem);
+      if (problem) { $("#obs-content").focus(); return; }
       try {
         await request("POST", `${base}/observations`, { type: $("#obs-type").value, content: $("#obs-content").value });
         $("#obs-content").value = "";
-      } catch (err) { toast(err.message, "error"); }
+      } catch (err) { failed(err); }
     });
     $("#board").addEventListener("click", (e) => { onTaskAction(e).catch(fail); });
     const taskForm = $("#task-form");
     if (taskForm) taskForm.addEventListener("submit", async (e) => {
       e.preventDefault();
+      const problem = blank($("#task-title").value) ? "A task needs a title (spaces do not count)." : "";
+      formMessage("#task-form-error", problem);
+      if (problem) { $("#task-title").focus(); return; }
       const assignee = $("#task-assignee").value;
       try {
         await request("POST", `${base}/tasks`, { title: $("#task-title").value, priority: Number($("#task-priority").value),
           assigneeId: assignee ? Number(assignee) : null });
         taskForm.reset();  // the next task starts from the defaults: no title, priority 3, nobody
-      } catch (err) { toast(err.message, "error"); }
+      } catch (err) { failed(err); }
       await loadTasks();
     });
-    $("#search-form").addEventListener("submit", (e) => { e.preventDefault(); const q = $("#search-q").value.trim(); if (q) search(q).catch((err) => toast(err.message, "error")); });
+    $("#search-form").addEventListener("submit", (e) => { e.preventDefault(); const q = $("#search-q").value.trim(); if (q) search(q).catch(failed); });
     const log = $("#log-correlation");
     if (log) log.addEventListener("change", () => loadLog().catch(fail));
     const logList = $("#invocations");

@@ -1,0 +1,98 @@
+"""The desk says what is wrong with what the manager typed, and lets the manager answer and share.
+
+Against the live stack, like ``test_workspace_desk``; the agents and the narrator run on the offline
+rehearsal model.
+"""
+import pytest
+
+from rooms.models import Invocation, Narrative, Observation, TaskAssignment
+from tests.browser.conftest import api
+from tests.browser.test_workspace_desk import create_workspace, typed
+from tests.waiting import wait_for
+
+pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+
+def running_workspace(page, *, narrative=False):
+    """A started workspace whose rounds do not end by themselves; with ``narrative``, round 1 ended."""
+    room_id = create_workspace(page)
+    status, body = api(page, "PATCH", f"discussions/{room_id}", {"turnPolicy": {"maxEvents": 1000, "maxSeconds": 3600}})
+    assert status == 200, body
+    assert api(page, "POST", f"discussions/{room_id}/start")[0] == 200
+    wait_for(lambda: typed(room_id, 1).count() >= 3 or None, timeout=60)
+    if narrative:
+        assert api(page, "POST", f"discussions/{room_id}/rounds/end")[0] == 200
+        wait_for(lambda: Narrative.objects.filter(room_id=room_id, round=1).first(), timeout=60)
+    return room_id
+
+
+def open_desk(page, room_id):
+    page.goto(f"/workspaces/{room_id}/")
+    page.wait_for_function("() => document.querySelector('#connection').dataset.state === 'online'")
+
+
+def writes(page):
+    """Every request the page sends that could change something (filled as the page sends them)."""
+    sent = []
+    page.on("request", lambda r: sent.append(f"{r.method} {r.url}") if r.method != "GET" else None)
+    return sent
+
+
+def test_the_desk_says_what_is_wrong_and_sends_nothing_blank(make_page):
+    page, manager = make_page("quinn")
+    room_id = running_workspace(page, narrative=True)
+    narrative = Narrative.objects.get(room_id=room_id, round=1)
+    open_desk(page, room_id)
+    page.wait_for_function("() => !document.querySelector('#narrative-body').hidden")
+    people = Observation.objects.filter(room_id=room_id, author_kind="human").count()
+    sent = writes(page)
+
+    # A task titled with spaces: the form says so, nothing is sent or saved.
+    page.get_by_label("Title").fill("   ")
+    page.get_by_role("button", name="Add task").click()
+    page.locator("#task-form-error").wait_for()
+    assert page.locator("#task-form-error").inner_text() == "A task needs a title (spaces do not count)."
+    # An observation of spaces: the same.
+    page.locator("#obs-content").fill("  \t ")
+    page.get_by_role("button", name="Publish").click()
+    page.locator("#observation-error").wait_for()
+    assert "Write the observation's text first" in page.locator("#observation-error").inner_text()
+    # A narrative whose text is blank, then one with 51 key decisions.
+    page.locator("#narrative-content").fill("   ")
+    page.get_by_role("button", name="Save narrative").click()
+    page.locator("#narrative-error").wait_for()
+    assert "The narrative's text is empty" in page.locator("#narrative-error").inner_text()
+    page.locator("#narrative-content").fill("Round 1: the outbox goes first.")
+    page.get_by_label("Key decisions (one per line)").fill("\n".join(f"Decision {i}" for i in range(51)))
+    page.get_by_role("button", name="Save narrative").click()
+    page.wait_for_function("() => document.querySelector('#narrative-error').textContent"
+                           " === 'At most 50 key decisions, one per line: there are 51.'")
+    page.wait_for_timeout(300)
+    assert sent == []
+    assert TaskAssignment.objects.filter(room_id=room_id).count() == 0
+    assert Observation.objects.filter(room_id=room_id, author_kind="human").count() == people
+    assert Narrative.objects.get(pk=narrative.pk).version == narrative.version
+
+    # What only the server checks comes back with its details, field by field, in the desk's words.
+    page.get_by_label("Key decisions (one per line)").fill("x" * 1001)
+    page.get_by_role("button", name="Save narrative").click()
+    page.wait_for_function("() => !document.querySelector('#toast').hidden"
+                           " && document.querySelector('#toast').textContent.includes('Key decisions')")
+    assert page.locator("#toast").inner_text().split("\n") == [
+        "The narrative edit is not valid.", "Key decisions: Each item has at most 1000 characters."]
+    assert page.locator("#narrative-error").is_hidden()
+    assert Narrative.objects.get(pk=narrative.pk).version == narrative.version
+    assert not Invocation.objects.filter(room_id=room_id, component="manager.edit_narrative").exists()
+
+    # A task being edited cannot lose its title to spaces either.
+    status, body = api(page, "POST", f"discussions/{room_id}/tasks", {"title": "Write the runbook", "priority": 2})
+    assert status == 201, body
+    page.get_by_role("button", name="Edit Write the runbook").click()
+    sent.clear()
+    page.locator("#task-edit").get_by_label("Title").fill("  ")
+    page.locator("#task-edit").get_by_role("button", name="Save").click()
+    page.locator("#task-edit-error").wait_for()
+    assert page.locator("#task-edit-error").inner_text() == "A task needs a title (spaces do not count)."
+    page.wait_for_timeout(300)
+    assert sent == [] and TaskAssignment.objects.get(pk=body["data"]["id"]).title == "Write the runbook"
+    assert page.errors == []
