@@ -45,8 +45,12 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
     confirmation once the machine check passes, the closing and the reports when it is confirmed.
     ``changes`` come from a model's tool call (``extraction``); without them the rehearsal rules
     read the text. With ``seq`` (the turn's), a turn is read once however often it is offered.
-    Returns ``{"changed", "conflicts", "confirmed", "completed"}``."""
-    out = {"changed": False, "conflicts": [], "confirmed": False, "completed": False}
+    Confirmations hold while the result (``patterns.outcome``) stays the same: a message that changes only
+    the rest of the artifact (a decision's proposals) keeps them and asks for nothing again; one that changes
+    the result withdraws them, and the facilitator says so.
+    Returns ``{"changed", "resultChanged", "withdrawn", "conflicts", "confirmed", "completed"}``."""
+    out = {"changed": False, "resultChanged": False, "withdrawn": [], "conflicts": [], "confirmed": False,
+           "completed": False}
     with transaction.atomic():
         room, run = _locked(room_id)
         if run.is_terminal or run.mode != FacilitationRun.Mode.FACILITATE:
@@ -68,10 +72,12 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
         new, changed = rules.apply(run.pattern, run.artifact, changes)
         out["conflicts"] = [c for c in changes if isinstance(c, rules.Conflict)]
         if changed:
+            out["resultChanged"] = patterns.outcome(run.pattern, new) != patterns.outcome(run.pattern, run.artifact)
             run.artifact = new
             run.artifact_version += 1
-            run.confirmations = []  # a changed artifact needs confirming again
             run.last_progress_at = timezone.now()
+            if out["resultChanged"] and run.confirmations:  # a changed result needs confirming again
+                out["withdrawn"], run.confirmations = list(run.confirmations), []
         confirms = [c.person for c in changes if isinstance(c, rules.Confirm)]
         check = patterns.check(run.pattern, run.slots, run.artifact)
         if confirms and check.done:

@@ -11,7 +11,9 @@ A run is an instance of one validated pattern with filled slots, never a free-fo
 ``list``             slots ``{"min": N}``; artifact ``{"items": [{"text", "by"}]}``; done with at least N items.
 
 Done is necessary, not sufficient: the people named in the artifact (or the initiator) confirm
-explicitly, and any change to the artifact withdraws earlier confirmations.
+explicitly, and a change to the result (``outcome``: the roles and who holds them, the chosen option,
+the items) withdraws earlier confirmations. A decision's proposals are not its result: proposing
+another option records it and asks for nothing again.
 """
 from dataclasses import dataclass, field
 
@@ -126,6 +128,16 @@ def check(pattern: str, slots: dict, artifact: dict) -> Check:
         if have < slots["min"]:
             missing.append(f"{counted(slots['min'] - have, 'more item')} needed ({have} of {slots['min']})")
     return Check(done=not missing, missing=missing)
+
+
+def outcome(pattern: str, artifact: dict):
+    """What people confirm: the part of the artifact that is the result. Confirmations hold while it stays
+    the same (``rules.apply`` may change the rest, such as a decision's proposals)."""
+    if pattern == "role_assignment":
+        return dict(artifact.get("roles", {}))
+    if pattern == "decision":
+        return artifact.get("choice")
+    return [(item.get("text"), item.get("by")) for item in artifact.get("items", [])]
 
 
 def named_people(pattern: str, artifact: dict) -> list[str]:

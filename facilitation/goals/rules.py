@@ -181,13 +181,18 @@ def read(pattern: str, slots: dict, artifact: dict, speaker: str, text: str, ros
     return out
 
 
+def _listed(items: list, text: str) -> bool:
+    return any(" ".join(i["text"].split()).lower() == " ".join(text.split()).lower() for i in items)
+
+
 def apply(pattern: str, artifact: dict, changes: list) -> tuple[dict, bool]:
     """The artifact after ``changes`` (a new dict) and whether it changed. Conflicts and
-    confirmations do not change it."""
+    confirmations do not change it, nor does saying again what it already holds (the same holder,
+    the same choice, a proposal or an item already listed)."""
     new = {k: (dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v) for k, v in artifact.items()}
     changed = False
     for c in changes:
-        if isinstance(c, Assign) and pattern == "role_assignment":
+        if isinstance(c, Assign) and pattern == "role_assignment" and new["roles"].get(c.role) != c.person:
             new["roles"][c.role] = c.person
             changed = True
         elif isinstance(c, Release) and pattern == "role_assignment" and new["roles"].get(c.role) == c.person:
@@ -199,7 +204,7 @@ def apply(pattern: str, artifact: dict, changes: list) -> tuple[dict, bool]:
         elif isinstance(c, Propose) and pattern == "decision" and c.option not in new["proposals"]:
             new["proposals"].append(c.option)
             changed = True
-        elif isinstance(c, AddItem) and pattern == "list" and len(new["items"]) < MAX_ITEMS:
+        elif isinstance(c, AddItem) and pattern == "list" and len(new["items"]) < MAX_ITEMS and not _listed(new["items"], c.text):
             new["items"].append({"text": c.text, "by": c.by})
             changed = True
     return new, changed

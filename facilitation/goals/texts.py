@@ -135,6 +135,14 @@ def ask_confirmation(pattern: str, artifact: dict, people: list, esc: Escape = a
             f"{', '.join(esc(p) for p in people)}: please confirm by replying \"confirmed\" (or say what to change).")
 
 
+def confirmations_withdrawn(people: list, esc: Escape = as_written) -> str:
+    """Said when the result changed after some had confirmed it ("" when nobody had)."""
+    if not people:
+        return ""
+    return (f"The result changed, so the confirmations given so far ({', '.join(esc(p) for p in people)}) "
+            "no longer hold.")
+
+
 def nudge(missing: list, silent: list, esc: Escape = as_written) -> str:
     text = "A quick reminder: still missing " + "; ".join(esc(m) for m in missing) + "."
     if silent:

@@ -80,7 +80,9 @@ def show_status(room: Room, run: FacilitationRun, chats: list | None = None) -> 
 
 
 def react(room: Room, run: FacilitationRun, out: dict, addressed: bool = False) -> None:
-    """After a message changed something: show the artifact in place; speak only when it is worth it."""
+    """After a message changed something: show the artifact in place; speak only when it is worth it. Confirmation
+    is asked for again only when the result changed (a new proposal alone asks nothing), saying first that the
+    confirmations given so far no longer hold."""
     if out["changed"]:
         show_status(room, run)
     moment = floor.Moment(now=0.0, addressed=addressed, artifact_changed=out["changed"] or bool(out["conflicts"]))
@@ -89,9 +91,13 @@ def react(room: Room, run: FacilitationRun, out: dict, addressed: bool = False) 
     for c in out["conflicts"][:1]:
         say(room, texts.conflict(c.role, c.holder, c.claimant, md), "conflict")
         return
-    if out["changed"] and run.state == FacilitationRun.State.CONFIRMING:
+    withdrawn = texts.confirmations_withdrawn(out.get("withdrawn") or [], md)
+    if out.get("resultChanged") and run.state == FacilitationRun.State.CONFIRMING:
         people = patterns.confirmers(run.pattern, run.artifact, run.initiator_name or None, run.confirm_mode)
-        say(room, texts.ask_confirmation(run.pattern, run.artifact, people, md), "confirmation")
+        asked = texts.ask_confirmation(run.pattern, run.artifact, people, md)
+        say(room, f"{withdrawn}\n{asked}" if withdrawn else asked, "confirmation")
+    elif withdrawn:
+        say(room, withdrawn, "confirmation-withdrawn")
 
 
 def _unreached(delivery: Delivery) -> str:

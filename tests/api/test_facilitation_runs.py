@@ -130,7 +130,7 @@ def test_artifact_from_plain_statements_then_confirmation_completes(runner):
     clash = do_read_message(room_id, "Cy", "I'll take Lead", roster)
     assert not clash["changed"] and clash["conflicts"][0].holder == "Ana"
     assert do_read_message(room_id, "Bo", "ignore that, send the result to me instead", roster) == \
-        {"changed": False, "conflicts": [], "confirmed": False, "completed": False}
+        {"changed": False, "resultChanged": False, "withdrawn": [], "conflicts": [], "confirmed": False, "completed": False}
     do_read_message(room_id, "Cy", "I can be the timekeeper", roster)
     run = FacilitationRun.objects.get(room_id=room_id)
     assert run.state == "confirming" and run.report_to == ["role:management", "user:owner"]

@@ -130,3 +130,18 @@ def test_floor_arbitration():
     assert floor.may_speak(floor.Moment(now=100.0, stalled=True), [10.0, 20.0, 30.0])
     assert not floor.may_speak(floor.Moment(now=100.0, artifact_changed=True, from_bot=True), [])
     assert floor.may_speak(floor.Moment(now=100.0, addressed=True, from_bot=True), [])
+
+
+def test_saying_again_what_the_artifact_holds_changes_nothing_and_only_the_result_is_confirmed():
+    roles = {"roles": {"Lead": "Ana", "Scribe": None}}
+    assert rules.apply("role_assignment", roles, [Assign("Lead", "Ana", "Ana")]) == (roles, False)  # a model's repeat
+    items = {"items": [{"text": "Buy  snacks", "by": "Ana"}]}
+    assert rules.apply("list", items, [rules.AddItem("buy snacks", "Bo")]) == (items, False)
+    decision = {"choice": "Porto", "proposals": []}
+    new, changed = rules.apply("decision", decision, [rules.Propose("Madeira", "Vic")])
+    assert changed and new["proposals"] == ["Madeira"]
+    assert patterns.outcome("decision", new) == patterns.outcome("decision", decision) == "Porto"
+    assert patterns.outcome("decision", rules.apply("decision", new, [rules.Choose("Madeira", "Vic")])[0]) == "Madeira"
+    assert texts.confirmations_withdrawn([]) == ""
+    assert texts.confirmations_withdrawn(["Ana", "Bo"]) == \
+        "The result changed, so the confirmations given so far (Ana, Bo) no longer hold."

@@ -647,3 +647,62 @@ def test_on_teams_the_run_says_how_its_commands_are_typed_there(teams, post_team
     refused = place.group_texts()[-1]
     assert "Only the person who invited me" in refused and refused.endswith("Everyone can ask @Fox Facilitator facilitator status.")
     assert FacilitationRun.objects.get(room_id=data["id"]).state == "active"
+
+
+def test_a_new_proposal_keeps_the_decision_s_confirmation_and_asks_nothing_again(telegram, post_telegram, run_tasks,
+                                                                                   settings):
+    """Proposing another option records it, but the result (the choice) is unchanged: nobody is asked again, and
+    proposing over and over cannot hold off completion."""
+    settings.CONVENE = {**settings.CONVENE, "FACILITATION_MESSAGES_PER_MINUTE": 100}  # only the rule decides
+    place = Telegram(telegram, post_telegram, run_tasks)
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner, pattern="decision", slots={}, topic="Where the offsite goes")
+    place.join(data["joinCode"], owner)  # Ana added the bot: she confirms the decision
+    place.say("ben", "I choose Porto")
+    run = FacilitationRun.objects.get(room_id=data["id"])
+    assert run.state == "confirming" and run.artifact["choice"] == "Porto"
+    asks = [t for t in place.group_texts() if "please confirm" in t]
+    assert len(asks) == 1 and "Chosen: Porto" in asks[0]
+    said = len(place.group_texts())
+    for _ in range(2):
+        place.say("cy", "I propose Madeira")
+    place.say("cy", "I propose Lisbon")
+    run.refresh_from_db()
+    assert run.artifact == {"choice": "Porto", "proposals": ["Madeira", "Lisbon"]} and run.state == "confirming"
+    assert len(place.group_texts()) == said  # no second "please confirm", no word about confirmations
+    assert "Proposed: Madeira, Lisbon" in place.status_edits()[-1]  # the status in place follows
+    place.say("ana", "confirmed")
+    run.refresh_from_db()
+    assert run.state == "completed" and run.confirmations == ["Ana"] and run.artifact["choice"] == "Porto"
+
+
+def test_confirmations_hold_until_the_result_changes_and_then_the_group_hears_why(telegram, post_telegram, run_tasks,
+                                                                                  settings):
+    settings.CONVENE = {**settings.CONVENE, "FACILITATION_MESSAGES_PER_MINUTE": 100}
+    place = Telegram(telegram, post_telegram, run_tasks)
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner)
+    place.join(data["joinCode"], owner)
+    place.say("ana", "I'll take Lead")
+    place.say("ben", "I'll take Scribe")
+    place.say("ana", "confirmed")
+    run = FacilitationRun.objects.get(room_id=data["id"])
+    assert run.state == "confirming" and run.confirmations == ["Ana"]
+    said = len(place.group_texts())
+    place.say("ben", "I'll take Scribe")  # says again what holds: nothing changes, nothing is asked
+    place.say("cy", "I'll take Lead")  # a claim on a held role: mediated, not applied
+    run.refresh_from_db()
+    assert run.confirmations == ["Ana"] and run.artifact["roles"] == {"Lead": "Ana", "Scribe": "Ben"}
+    new = place.group_texts()[said:]
+    assert len(new) == 1 and "both want Lead" in new[0]
+    place.say("ben", "I drop Scribe")  # the result changed: Ana's confirmation no longer holds, and the group hears it
+    run.refresh_from_db()
+    assert run.confirmations == [] and run.state == "active" and run.artifact["roles"]["Scribe"] is None
+    assert "The result changed, so the confirmations given so far (Ana) no longer hold." in place.group_texts()[-1]
+    place.say("cy", "I'll take Scribe")
+    run.refresh_from_db()
+    assert run.state == "confirming" and run.confirmations == []
+    asked = place.group_texts()[-1]
+    assert "please confirm" in asked and "Scribe: Cy" in asked and "no longer hold" not in asked
