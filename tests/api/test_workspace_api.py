@@ -2,7 +2,7 @@
 import pytest
 
 from rooms.events.schemas import validate
-from rooms.models import Invocation, Narrative, Observation, RoomEvent, TaskAssignment
+from rooms.models import Invocation, Narrative, Observation, Role, RoomEvent, TaskAssignment
 from tests.workspace.helpers import agent_seats, make_workspace
 
 
@@ -298,3 +298,25 @@ def test_invocation_log_filters(clients, ws):
     assert [r["component"] for r in rows] == ["round.start", "manager.publish_observation"]
     rows = clients["owner"].get(f"{base(ws)}/invocations", {"component": "manager.start_room"}).json()["data"]
     assert len(rows) == 1 and rows[0]["user"] == "owner"
+
+
+@pytest.mark.parametrize("key", ["facilitator", "observer"])
+def test_a_workspace_agent_cannot_work_as_facilitator_or_observer(clients, ws, key):
+    """Those are seat roles no workspace agent works in: 400 on roleId, the seat unchanged, nothing logged or pushed."""
+    role = Role.objects.filter(key=key).first() or Role.objects.create(key=key, name=key.title(), is_builtin=True)
+    seat = agent_seats(ws)[0]
+    before = (seat.work_role_id, seat.version, seat.role)
+    r = clients["owner"].patch(f"{base(ws)}/participants/{seat.pk}", {"roleId": role.pk, "version": 1})
+    assert r.status_code == 400, r.json()
+    error = r.json()["error"]
+    assert error["code"] == "validation_error" and list(error["details"]) == ["roleId"]
+    assert f"cannot work as {role.name}" in error["details"]["roleId"][0]
+    seat.refresh_from_db()
+    assert (seat.work_role_id, seat.version, seat.role) == before
+    assert not Invocation.objects.filter(room=ws, component="manager.swap_persona").exists()
+    assert events(ws, "discussion:participant") == []
+    # A working role is still taken.
+    worker = Role.objects.create(key="release-reviewer", name="Release reviewer", function="Checks a plan can ship", created_by=ws.owner)
+    r = clients["owner"].patch(f"{base(ws)}/participants/{seat.pk}", {"roleId": worker.pk, "version": 1})
+    assert r.status_code == 200, r.json()
+    assert r.json()["data"]["roleId"] == worker.pk and r.json()["data"]["role"] == "participant"

@@ -5,7 +5,7 @@ rehearsal model.
 """
 import pytest
 
-from rooms.models import Invocation, Narrative, Observation, TaskAssignment
+from rooms.models import Invocation, Narrative, Observation, Role, Seat, TaskAssignment
 from tests.browser.conftest import api
 from tests.browser.test_workspace_desk import create_workspace, typed
 from tests.waiting import wait_for
@@ -95,4 +95,26 @@ def test_the_desk_says_what_is_wrong_and_sends_nothing_blank(make_page):
     assert page.locator("#task-edit-error").inner_text() == "A task needs a title (spaces do not count)."
     page.wait_for_timeout(300)
     assert sent == [] and TaskAssignment.objects.get(pk=body["data"]["id"]).title == "Write the runbook"
+    assert page.errors == []
+
+
+def test_an_agent_is_offered_only_roles_it_works_in(make_page):
+    page, manager = make_page("rory")
+    room_id = create_workspace(page)
+    seat = Seat.objects.filter(room_id=room_id, role="participant").select_related("agent").order_by("position").first()
+    open_desk(page, room_id)
+    select = page.get_by_label(f"Role of {seat.agent.name}")
+    select.wait_for()
+    offered = select.locator("option").all_inner_texts()
+    # The built-in presets are seeded: the working roles are there, the facilitator's and the observer's are not.
+    assert "Participant" in offered and "Devil's advocate" in offered and "Systems architect" in offered
+    assert "Facilitator" not in offered and "Observer" not in offered
+    # The server refuses them too, and says why.
+    observer = Role.objects.get(key="observer", is_builtin=True)
+    status, body = api(page, "PATCH", f"discussions/{room_id}/participants/{seat.pk}", {"roleId": observer.pk, "version": 1})
+    assert status == 400 and "cannot work as Observer" in body["error"]["details"]["roleId"][0], body
+    assert Seat.objects.get(pk=seat.pk).work_role_id is None
+    page.get_by_label(f"Role of {seat.agent.name}").select_option(label="Devil's advocate")
+    wait_for(lambda: Seat.objects.get(pk=seat.pk).work_role_id == Role.objects.get(key="devil_advocate", is_builtin=True).pk
+             or None, timeout=20)
     assert page.errors == []

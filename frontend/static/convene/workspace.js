@@ -9,6 +9,8 @@
   const $ = (sel) => document.querySelector(sel);
   const TYPES = ["question", "blocker", "solution", "agreement", "disagreement", "observation", "decision", "analysis", "concern", "clarification"];
   const CLOSED = ["completed", "archived"];
+  // Roles no workspace agent works in (the server refuses them: facilitation.workspace.rules.NOT_WORK_ROLES).
+  const NOT_WORK_ROLES = ["facilitator", "observer"];
   const state = { room: null, observations: [], narratives: [], tasks: [], personas: [], editing: null, taskDraft: null, roles: [] };
 
   function fail(err) {
@@ -127,7 +129,7 @@
         // The manager swaps the persona a seat works as, and the role it works in (mid-room, one at a time).
         const swap = (label, key, items, current, said) => {
           const sel = el("select", { "aria-label": `${label} of ${s.name}` },
-            ...items.map((x) => el("option", { value: x.id, selected: x.id === current }, x.name)));
+            ...items.map((x) => el("option", { value: x.id, selected: x.id === current, disabled: x.disabled }, x.name)));
           sel.addEventListener("change", async () => {
             try {
               await request("PATCH", `${base}/participants/${s.seatId}`, { [key]: Number(sel.value), version: s.version });
@@ -138,7 +140,11 @@
           return sel;
         };
         li.append(el("span", { class: "muted small" }, " · works as "), swap("Persona", "personaId", state.personas, s.personaId, "works as"));
-        if (state.roles.length) li.append(el("span", { class: "muted small" }, " in the role "), swap("Role", "roleId", state.roles, s.roleId, "works in the role"));
+        // Only roles an agent works in; one it holds otherwise (its own, from before) shows, but cannot be chosen again.
+        const roles = state.roles.filter((x) => !NOT_WORK_ROLES.includes(x.key));
+        const held = state.roles.find((x) => x.id === s.roleId && NOT_WORK_ROLES.includes(x.key));
+        if (held) roles.unshift({ ...held, disabled: true });
+        if (roles.length) li.append(el("span", { class: "muted small" }, " in the role "), swap("Role", "roleId", roles, s.roleId, "works in the role"));
       } else {
         const p = state.personas.find((x) => x.id === s.personaId);
         const r = state.roles.find((x) => x.id === s.roleId);
