@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from facilitation.goals import patterns, rules, texts
 from facilitation.goals.shapes import artifact_shape
-from facilitation.goals.voice import close_and_report, commands_for, linked_chats, md, react, run_info, say, show_status
+from facilitation.goals.voice import (close_and_report, commands_for, escaper_for, linked_chats, md, react, run_info, say,
+                                      show_status)
 from rooms.actions.deliveries import queue_direct, queue_post
 from rooms.audit import record
 from rooms.errors import StateConflict
@@ -215,7 +216,8 @@ def do_introduce_to_chat(room_id: int, chat_id: int) -> bool:
         chat = Chat.objects.filter(pk=chat_id, links__room=room, links__active=True).first()
         if run.is_terminal or run.state == FacilitationRun.State.WAITING or chat is None or not chat.bot_present:
             return False
-        queue_post(chat, texts.handshake(run_info(run, room), texts.as_written, *commands_for([chat])), room=room)
+        esc = escaper_for(chat)  # people's words read as typed: escaped where the chat shows Markdown (Teams)
+        queue_post(chat, texts.handshake(run_info(run, room), esc, *commands_for([chat], esc)), room=room)
         show_status(room, run, chats=[chat])
         _audit("goals.introduce", room, chat=chat.pk)
     return True

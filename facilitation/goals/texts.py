@@ -37,13 +37,13 @@ class RunInfo:
     initiator: str | None = None
 
 
-def definition_of_done(pattern: str, slots: dict) -> str:
+def definition_of_done(pattern: str, slots: dict, esc: Escape = as_written) -> str:
     if pattern == "role_assignment":
         extra = "" if slots.get("allowMultiple") else ", nobody holding two"
-        return f"every role ({', '.join(slots['roles'])}) has exactly one person{extra}, and you confirm it"
+        return f"every role ({', '.join(esc(r) for r in slots['roles'])}) has exactly one person{extra}, and you confirm it"
     if pattern == "decision":
         options = slots.get("options") or []
-        among = f" among {', '.join(options)}" if options else ""
+        among = f" among {', '.join(esc(o) for o in options)}" if options else ""
         return f"one option is chosen{among}, and you confirm it"
     return f"the list has at least {counted(slots['min'], 'item')}, and you confirm it"
 
@@ -75,8 +75,8 @@ def handshake(info: RunInfo, esc: Escape = as_written, status_command: str = STA
               stop_command: str = STOP_COMMAND) -> str:
     by = f" {esc(info.initiator)} invited me." if info.initiator else ""
     return (f"Hello, I am {info.facilitator}, your facilitator for this run.{by}\n"
-            f"Goal: {info.goal}\n"
-            f"Done when: {definition_of_done(info.pattern, info.slots)}.\n"
+            f"Goal: {esc(info.goal)}\n"
+            f"Done when: {definition_of_done(info.pattern, info.slots, esc)}.\n"
             f"Deadline: {info.deadline}.\n"
             f"The result goes to: {_targets(info)}.\n"
             f"{MODES.get(info.mode, MODES['facilitate'])}\n"
@@ -118,8 +118,8 @@ def _still(missing: list, state: str, esc: Escape = as_written) -> str:
 
 
 def status(info: RunInfo, artifact: dict, missing: list, state: str, esc: Escape = as_written) -> str:
-    return (f"I am {info.facilitator}, moderating this run ({_state(state)}).\nGoal: {info.goal}\n"
-            f"Done when: {definition_of_done(info.pattern, info.slots)}.\nDeadline: {info.deadline}.\n"
+    return (f"I am {info.facilitator}, moderating this run ({_state(state)}).\nGoal: {esc(info.goal)}\n"
+            f"Done when: {definition_of_done(info.pattern, info.slots, esc)}.\nDeadline: {info.deadline}.\n"
             f"The result goes to: {_targets(info)}.\nSo far:\n{artifact_text(info.pattern, artifact, esc)}\n"
             f"{_still(missing, state, esc)}")
 
@@ -196,4 +196,4 @@ def report(info: RunInfo, artifact: dict, completed: bool, confirmations: list, 
            esc: Escape = as_written) -> str:
     head = "Result" if completed else "Partial result (not completed" + (f": {esc(reason)}" if reason else "") + ")"
     confirmed_by = f"\nConfirmed by: {', '.join(esc(c) for c in confirmations)}" if confirmations else ""
-    return f"{head} of \"{info.goal}\"\n{artifact_text(info.pattern, artifact, esc)}{confirmed_by}"
+    return f"{head} of \"{esc(info.goal)}\"\n{artifact_text(info.pattern, artifact, esc)}{confirmed_by}"

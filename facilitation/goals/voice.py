@@ -31,6 +31,12 @@ def linked_chats(room: Room) -> list[Chat]:
             if link.chat.bot_present]
 
 
+def escaper_for(chat: Chat) -> texts.Escape:
+    """How people's words go into a message posted to ``chat`` so they read as typed: Teams shows a post as
+    Markdown (escaped), Telegram as plain text (as written)."""
+    return md if chat.platform == "teams" else texts.as_written
+
+
 def commands_for(chats: list[Chat], esc: texts.Escape = texts.as_written) -> tuple[str, str]:
     """``/facilitator status`` and ``/facilitator stop`` as people type them in ``chats``: on Teams after the
     bot's @mention. Read in chats of both platforms (or in none yet), Telegram's form comes first and Teams'

@@ -706,3 +706,35 @@ def test_confirmations_hold_until_the_result_changes_and_then_the_group_hears_wh
     assert run.state == "confirming" and run.confirmations == []
     asked = place.group_texts()[-1]
     assert "please confirm" in asked and "Scribe: Cy" in asked and "no longer hold" not in asked
+
+
+def test_a_teams_group_linked_later_reads_the_handshake_as_typed(teams, post_teams, run_tasks):
+    """The handshake posted to a group linked later: Teams shows a post as Markdown, so people's words in it (the goal,
+    the roles) are escaped and render exactly as typed; the commands are the Teams ones."""
+    from markdown_it import MarkdownIt
+
+    from rooms.actions.chat import do_create_room_code
+
+    place = Teams(teams, post_teams, run_tasks)
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    goal = "Pick **one** host for 2*3*4 [site](http://evil.example)"
+    data = create_run(owner, topic=goal, slots={"roles": ["Lead_dev", "Scribe"]})
+    room = Room.objects.get(pk=data["id"])
+    place.join(data["joinCode"], owner)
+    other = teams.conversation("19:second@thread.v2", "groupChat")
+    post_teams(teams.bot_added(other, place.people["cy"]))
+    code = committed(do_create_room_code, room, owner)
+    post_teams(teams.message(other, place.people["cy"], f"facilitator start {code.code}"))
+    run_tasks()
+    (hello,) = [a["activity"] for a in teams.sent_to(other["id"]) if "your facilitator" in (a["activity"].get("text") or "")]
+    assert hello["textFormat"] == "markdown"
+    assert "Goal: Pick \\*\\*one\\*\\* host for 2\\*3\\*4 \\[site\\](http://evil.example)" in hello["text"]
+    assert "every role (Lead\\_dev, Scribe)" in hello["text"] and "@Convene facilitator status" in hello["text"]
+    tokens = [t for block in MarkdownIt("commonmark").parse(hello["text"]) for t in (block.children or [])]
+    assert not {"strong_open", "em_open", "link_open"} & {t.type for t in tokens}
+    rendered = "".join(t.content for t in tokens if t.type == "text")
+    assert goal in rendered and "Lead_dev" in rendered
+    # The room's own handshake (relayed to the first group) reads the goal as typed too.
+    said = Observation.objects.get(room=room, data__purpose="handshake")
+    assert "Goal: Pick \\*\\*one\\*\\* host" in said.content
