@@ -57,6 +57,10 @@ class Text(serializers.CharField):
         return super().to_internal_value(data)
 
 
+#: The largest room budget in USD: ``Room.budget_usd`` holds 12 digits, 6 of them after the point.
+MAX_USD = Decimal("999999.99")
+
+
 class Money(serializers.FloatField):
     """A finite amount, kept exact to the micro-unit (a ``Decimal``)."""
 
@@ -234,8 +238,8 @@ class DiscussionCreateIn(Parsed):
                                                               "Add at least one participant."))
     budget_tokens = WholeNumber(min_value=1, max_value=MAX_BIG, required=False, allow_null=True,
                                 error_messages=_messages("Must be a positive whole number."))
-    budget_usd = Money(min_value=0, max_value=1e6, required=False, allow_null=True,
-                       error_messages=_messages("Must be a number from 0 to 1000000."))
+    budget_usd = Money(min_value=0, max_value=MAX_USD, required=False, allow_null=True,
+                       error_messages=_messages(f"Must be a number from 0 to {MAX_USD:,}."))
     template, consensus, max_parallel = _deliberation_fields()
     turn_policy = TurnPolicyIn(required=False, help_text="Workspace rooms: when a round ends by itself.")
 
@@ -316,9 +320,9 @@ class DiscussionPatchIn(Parsed):
                                 help_text="A new token budget for the room (its next calls are checked against it); "
                                           "null: no token budget any more.",
                                 error_messages=_messages("Must be a positive whole number."))
-    budget_usd = Money(min_value=0, max_value=1e6, required=False, allow_null=True,
+    budget_usd = Money(min_value=0, max_value=MAX_USD, required=False, allow_null=True,
                        help_text="A new budget in USD for the room; null: no USD budget any more.",
-                       error_messages=_messages("Must be a number from 0 to 1000000."))
+                       error_messages=_messages(f"Must be a number from 0 to {MAX_USD:,}."))
 
     HEADLINES = {
         "budget_tokens": "The budget is not valid.", "budget_usd": "The budget is not valid.",

@@ -49,6 +49,8 @@ def test_create_accepts_kind_and_budgets(owner_api, catalog):
     ({"participants": "ada"}, "participants"),
     ({"budgetTokens": -1}, "budgetTokens"),
     ({"budgetUsd": "lots"}, "budgetUsd"),
+    ({"budgetUsd": 1000000}, "budgetUsd"),  # more than the column holds
+    ({"budgetUsd": 999999.9999995}, "budgetUsd"),  # rounds up to it
     ({"name": "nul\x00byte"}, "name"),
 ])
 def test_create_rejects_bad_fields_and_creates_nothing(owner_api, catalog, change, field):
@@ -137,13 +139,21 @@ def test_patch_updates_fields(owner_api, room):
                                            ({"status": "exploded"}, "status"), ({"conclusion": 5}, "conclusion"),
                                            ({"moderatorId": 1}, "moderatorId"), ({"participants": []}, "participants"),
                                            ({"budgetTokens": 0}, "budgetTokens"), ({"budgetTokens": "lots"}, "budgetTokens"),
-                                           ({"budgetUsd": -1}, "budgetUsd"), ({"budgetUsd": "NaN"}, "budgetUsd")])
+                                           ({"budgetUsd": -1}, "budgetUsd"), ({"budgetUsd": "NaN"}, "budgetUsd"),
+                                           ({"budgetUsd": 1000000}, "budgetUsd")])
 def test_patch_rejects_bad_fields_and_changes_nothing(owner_api, room, change, field):
     before = Room.objects.filter(pk=room.pk).values().get()
     response = owner_api.patch(f"/api/discussions/{room.pk}", {"name": "Would change", **change})
     assert response.status_code == 400
     assert field in response.json()["error"]["details"]
     assert Room.objects.filter(pk=room.pk).values().get() == before
+
+
+def test_the_largest_budget_is_kept_and_read_back(owner_api, catalog, room):
+    made = owner_api.post("/api/discussions", create_body(catalog, budgetUsd=999999.99))
+    assert made.status_code == 201 and made.json()["data"]["budgetUsd"] == 999999.99
+    assert owner_api.patch(f"/api/discussions/{room.pk}", {"budgetUsd": 999999.99}).status_code == 200
+    assert owner_api.get("/api/discussions").status_code == 200  # every row still reads back
 
 
 def test_patch_raises_a_budget_and_the_audit_row_says_from_what(owner_api, clients, room):

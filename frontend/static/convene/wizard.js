@@ -98,7 +98,7 @@
     const usd = $("#budget-usd").value.trim();
     let msg = "";
     if (tokens && !(Number.isInteger(Number(tokens)) && Number(tokens) >= 1)) msg = "Tokens: a whole number of at least 1, or empty.";
-    else if (usd && !(Number(usd) >= 0 && Number(usd) <= 1e6)) msg = "US dollars: from 0 to 1,000,000, or empty.";
+    else if (usd && !(Number(usd) >= 0 && Number(usd) <= 999999.99)) msg = "US dollars: from 0 to 999,999.99, or empty.";
     fieldError("budget-error", msg);
     if (msg) return false;
     if (tokens) out.budgetTokens = Number(tokens);
