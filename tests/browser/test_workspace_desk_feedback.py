@@ -118,3 +118,45 @@ def test_an_agent_is_offered_only_roles_it_works_in(make_page):
     wait_for(lambda: Seat.objects.get(pk=seat.pk).work_role_id == Role.objects.get(key="devil_advocate", is_builtin=True).pk
              or None, timeout=20)
     assert page.errors == []
+
+
+def test_the_manager_replies_to_a_question_from_the_desk(make_page):
+    page, manager = make_page("sami")
+    room_id = running_workspace(page)
+    status, body = api(page, "POST", f"discussions/{room_id}/observations", {"type": "question", "content": "Who signs off the cut-over?"})
+    assert status == 201, body
+    question = body["data"]["id"]
+    open_desk(page, room_id)
+    page.wait_for_selector(f"#observations [data-observation-id='{question}']")
+    # Only questions and blockers carry a Reply.
+    kinds = page.eval_on_selector_all("#observations [data-action=reply]", "bs => bs.map(b => b.closest('[data-observation-id]').dataset.type)")
+    assert kinds and set(kinds) <= {"question", "blocker"}
+    assert page.locator("#obs-reply").is_hidden()
+
+    # Reply opens the form with its target shown; cancelling it publishes a plain observation again.
+    page.get_by_role("button", name=f"Reply to question #{question}").click()
+    target = page.locator("#obs-reply")
+    assert target.is_visible() and "Replying to question" in target.inner_text() and "Who signs off the cut-over?" in target.inner_text()
+    assert page.evaluate("document.activeElement.id") == "obs-content"
+    page.get_by_role("button", name="Cancel reply").click()
+    assert target.is_hidden()
+    page.locator("#obs-type").select_option("observation")
+    page.locator("#obs-content").fill("The cut-over needs a date first.")
+    page.get_by_role("button", name="Publish").click()
+    plain = wait_for(lambda: Observation.objects.filter(room_id=room_id, content="The cut-over needs a date first.").first(), timeout=20)
+    assert plain.responding_to_id is None
+
+    # The reply itself: posted with respondingToId, shown under the question, which is no longer open.
+    page.get_by_role("button", name=f"Reply to question #{question}").click()
+    assert page.locator("#obs-type").input_value() == "clarification"
+    page.locator("#obs-content").fill("The finance lead signs it off.")
+    page.get_by_role("button", name="Publish").click()
+    reply = wait_for(lambda: Observation.objects.filter(room_id=room_id, content="The finance lead signs it off.").first(), timeout=20)
+    assert (reply.responding_to_id, reply.event_type, reply.author_kind) == (question, "clarification", "human")
+    page.wait_for_selector(f"[data-observation-id='{question}'] .replies [data-observation-id='{reply.pk}']")
+    assert target.is_hidden() and page.locator("#obs-content").input_value() == ""
+    page.locator("#filter-open").check()
+    assert page.locator(f"#observations [data-observation-id='{question}']").count() == 0
+    status, body = api(page, "GET", f"discussions/{room_id}/observations?unanswered=true&type=question")
+    assert question not in [o["id"] for o in body["data"]]
+    assert page.errors == []

@@ -11,7 +11,7 @@
   const CLOSED = ["completed", "archived"];
   // Roles no workspace agent works in (the server refuses them: facilitation.workspace.rules.NOT_WORK_ROLES).
   const NOT_WORK_ROLES = ["facilitator", "observer"];
-  const state = { room: null, observations: [], narratives: [], tasks: [], personas: [], editing: null, taskDraft: null, roles: [] };
+  const state = { room: null, observations: [], narratives: [], tasks: [], personas: [], editing: null, taskDraft: null, roles: [], replyTo: null };
 
   function fail(err) {
     const box = $("#room-error");
@@ -88,6 +88,11 @@
       const running = ["active", "paused"].includes(r.status);
       for (const control of form.elements) control.disabled = !running;
       $("#observation-hint").hidden = running || closed;
+      if (form.dataset.running !== String(running)) {  // the Reply buttons come and go with it
+        form.dataset.running = String(running);
+        renderObservations();
+      }
+      renderReply();
     }
     const verbs = { start: r.status === "draft", pause: r.status === "active", resume: r.status === "paused",
       complete: !closed && r.status !== "draft", archive: r.status !== "archived" };
@@ -257,17 +262,48 @@
       if (!byParent.has(parent)) byParent.set(parent, []);
       byParent.get(parent).push(o);
     }
+    const canReply = replyable();
     const item = (o) => el("li", { class: `obs obs-${o.type}`, "data-observation-id": o.id, "data-type": o.type },
       el("span", { class: `badge type-${o.type}` }, o.type), " ",
       el("strong", {}, o.author.name), o.rehearsal ? " " : null, rehearsalTag(o), el("span", { class: "muted small" }, ` · round ${o.round}`
         + (o.confidence !== null ? ` · confidence ${o.confidence.toFixed(2)}` : "") + (o.respondingToId ? ` · re #${o.respondingToId}` : "")),
       el("p", {}, o.content),
+      canReply && ANSWERABLE.includes(o.type) ? el("button", { type: "button", class: "btn btn-link btn-small", "data-action": "reply",
+        "aria-label": `Reply to ${o.type} #${o.id}`, "aria-controls": "observation-form" }, "Reply") : null,
       byParent.has(o.id) ? el("ol", { class: "replies" }, ...byParent.get(o.id).map(item)) : null);
     $("#observations").replaceChildren(...(byParent.get(null) || []).map(item));
     const empty = $("#observations-empty");
     empty.hidden = shown.length > 0;
     empty.textContent = state.observations.length ? "No observation matches these filters."
       : "No observations yet: once the room runs, the agents publish theirs every round.";
+  }
+
+  // Questions and blockers are answered by a reply (an observation responding to them): until one exists they are
+  // open (the "Unanswered" filter, the report's "Still open"). The observation form publishes the reply.
+  const ANSWERABLE = ["question", "blocker"];
+  const REPLY_TYPE = { question: "clarification", blocker: "solution" };  // what a reply is first offered as
+
+  function replyable() {
+    return !!$("#observation-form") && !!state.room && ["active", "paused"].includes(state.room.status);
+  }
+
+  function replyTo(o) {
+    state.replyTo = o;
+    if (o) $("#obs-type").value = REPLY_TYPE[o.type] || "observation";
+    renderReply();
+    if (o) $("#obs-content").focus();
+  }
+
+  // The reply target above the form's fields, with a way out of it.
+  function renderReply() {
+    const box = $("#obs-reply");
+    if (!box) return;
+    const o = state.replyTo;
+    if (o && !replyable()) state.replyTo = null;
+    box.hidden = !state.replyTo;
+    if (!state.replyTo) return;
+    const text = o.content.length > 140 ? `${o.content.slice(0, 140)}…` : o.content;
+    $("#obs-reply-text").textContent = `Replying to ${o.type} #${o.id} by ${o.author.name}: “${text}”`;
   }
 
   async function loadNarratives() {
@@ -556,11 +592,22 @@
       const problem = blank($("#obs-content").value) ? "Write the observation's text first (spaces do not count)." : "";
       formMessage("#observation-error", problem);
       if (problem) { $("#obs-content").focus(); return; }
+      const body = { type: $("#obs-type").value, content: $("#obs-content").value };
+      if (state.replyTo) body.respondingToId = state.replyTo.id;
       try {
-        await request("POST", `${base}/observations`, { type: $("#obs-type").value, content: $("#obs-content").value });
+        await request("POST", `${base}/observations`, body);
         $("#obs-content").value = "";
+        replyTo(null);
       } catch (err) { failed(err); }
     });
+    $("#observations").addEventListener("click", (e) => {
+      const button = e.target.closest("button[data-action=reply]");
+      if (!button) return;
+      const id = Number(button.closest("[data-observation-id]").dataset.observationId);
+      replyTo(state.observations.find((o) => o.id === id) || null);
+    });
+    const cancelReply = $("#btn-cancel-reply");
+    if (cancelReply) cancelReply.addEventListener("click", () => { replyTo(null); $("#obs-content").focus(); });
     $("#board").addEventListener("click", (e) => { onTaskAction(e).catch(fail); });
     const taskForm = $("#task-form");
     if (taskForm) taskForm.addEventListener("submit", async (e) => {
