@@ -160,3 +160,18 @@ def test_the_manager_replies_to_a_question_from_the_desk(make_page):
     status, body = api(page, "GET", f"discussions/{room_id}/observations?unanswered=true&type=question")
     assert question not in [o["id"] for o in body["data"]]
     assert page.errors == []
+
+
+def test_the_invocation_log_names_the_agents(make_page):
+    page, manager = make_page("tove")
+    room_id = running_workspace(page, narrative=True)
+    open_desk(page, room_id)
+    names = {s.agent_id: s.agent.name for s in Seat.objects.filter(room_id=room_id).select_related("agent")}
+    rows = Invocation.objects.filter(room_id=room_id, agent__isnull=False).order_by("id")
+    assert {r.agent_id for r in rows} >= {s for s, _ in names.items()}  # the agents' work and the narrator's
+    last = rows.last()
+    page.wait_for_selector(f"#invocations [data-invocation-id='{last.pk}']")
+    for row in rows:
+        who = page.locator(f"#invocations [data-invocation-id='{row.pk}'] .who").inner_text()
+        assert names[row.agent_id] in who and f"agent {row.agent_id}" not in who, who
+    assert page.errors == []

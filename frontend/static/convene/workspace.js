@@ -58,6 +58,15 @@
     return seat ? seat.name : "";
   }
 
+  // An agent by its name: the room's agents and its narrator are known to the desk (an id only for one that is not).
+  function agentName(agentId) {
+    const r = state.room || {};
+    const seat = (r.participants || []).find((p) => p.agentId === agentId);
+    if (seat) return seat.name;
+    if (r.moderator && r.moderator.id === agentId) return r.moderator.name;
+    return `agent ${agentId}`;
+  }
+
   async function loadRoom() {
     state.room = (await request("GET", base)).data;
     const r = state.room;
@@ -520,7 +529,8 @@
     }
     box.replaceChildren(...logView.rows.map((i) => el("li", { "data-component": i.component, "data-invocation-id": i.id },
       el("code", {}, i.component), " ", el("a", { href: "#", class: "correlation", "data-correlation": i.correlationId }, i.correlationId),
-      el("span", { class: "muted small" }, ` ${i.user || ""}${i.agentId ? ` agent ${i.agentId}` : ""} ${i.success ? "" : "failed"}`))));
+      el("span", { class: "muted small who", "data-agent-id": i.agentId || null },
+        ` ${[i.user, i.agentId ? agentName(i.agentId) : ""].filter(Boolean).join(" · ")} ${i.success ? "" : "failed"}`))));
   }
 
   async function search(q) {
