@@ -73,7 +73,9 @@ def votes_document(room: Room) -> dict:
     template = get_template(room.template) if room.template else None
     return {"phase": room.phase or None, "template": room.template or None, "sealed": sealed, "tally": tally,
             "votes": list(entries.values()), "consensus": consensus, "rules": rules.as_payload(),
-            "eligible": len(speaking), "voted": sum(1 for s in speaking if str(s.pk) in voted),
+            # The voters the verdict counts: every speaking seat, and each person without a seat who voted.
+            "eligible": len(speaking) + sum(1 for b in ballots if not b.seated),
+            "voted": sum(1 for s in speaking if str(s.pk) in voted) + sum(1 for b in ballots if not b.seated),
             "phases": [p.as_payload() for p in template.phases] if template else [],
             "history": phase_history(room)}
 

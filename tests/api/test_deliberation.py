@@ -133,3 +133,16 @@ def test_the_votes_document_lists_every_phase_change_where_it_happened(people, c
     history = Api(owner).get(f"/api/discussions/{room.pk}/votes").json()["data"]["history"]
     events = list(RoomEvent.objects.filter(room=room, type="discussion:phase").order_by("seq").values_list("seq", flat=True))
     assert history == [{"phase": "shape", "seq": events[0]}, {"phase": "commit", "seq": events[1]}]
+
+
+def test_the_votes_counts_say_what_the_verdict_counts(people, catalog):
+    owner = people["owner"]
+    room = discussion(owner, template="feature")
+    RoomMember.objects.create(room=room, user=people["participant"], access="participant")
+    Api(owner).post(f"/api/discussions/{room.pk}/advance")
+    said = Api(people["participant"]).post(f"/api/discussions/{room.pk}/comments", {"content": "Fine by me.\nVOTE: READY"})
+    assert said.status_code == 201
+    votes = Api(owner).get(f"/api/discussions/{room.pk}/votes").json()["data"]
+    # Three speaking seats that have not voted, and one person who has: four voters, one of whom voted.
+    assert (votes["eligible"], votes["voted"]) == (4, 1)
+    assert votes["consensus"]["reason"].startswith("1 of 4 voters") and votes["consensus"]["reached"] is False
