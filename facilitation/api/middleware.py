@@ -7,7 +7,8 @@ the top of ``MIDDLEWARE`` so it sees the final response.
 """
 import logging
 
-from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.conf import settings
+from django.core.exceptions import BadRequest, PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, JsonResponse
 
 from facilitation.api.envelope import error_json
@@ -52,6 +53,8 @@ class ApiEnvelopeMiddleware:
         return response
 
     def process_exception(self, request, exception):
+        if _is_api(request) and isinstance(exception, RequestDataTooBig):  # over Django's own cap: as over ours
+            return error_json(413, "too_large", f"The request body is larger than {settings.API_MAX_BODY_BYTES} bytes.")
         if not _is_api(request) or isinstance(exception, (Http404, PermissionDenied, BadRequest, SuspiciousOperation)):
             return None  # Django answers these with their status; __call__ wraps the page
         log.exception("unhandled error in %s %s", request.method, request.path)

@@ -44,6 +44,15 @@ def test_a_body_over_the_limit_is_413(owner_api, settings):
     assert response.status_code == 413 and response.json()["error"]["code"] == "too_large"
 
 
+def test_a_body_over_djangos_own_cap_is_413_too(owner_api, room, settings):
+    # Django refuses a body over DATA_UPLOAD_MAX_MEMORY_SIZE wherever it is read first: the same answer as ours.
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE, settings.API_MAX_BODY_BYTES = 1_000, 4_000
+    for path in (f"/api/discussions/{room.pk}/comments", "/api/roles"):
+        response = owner_api.client.post(path, '{"content": "' + "x" * 2_000 + '"}', content_type="application/json")
+        assert response.status_code == 413, (path, response.content)
+        assert response.json()["error"]["code"] == "too_large"
+
+
 @pytest.mark.parametrize("path, body", [
     ("/api/personas", {"name": "Huge", "prompt": "p" * MB}),
     ("/api/roles", {"name": "Huge", "basePrompt": "p" * MB}),
