@@ -3,11 +3,14 @@
 The claim (a locked conditional update) makes one worker the sender; parts already sent
 are skipped on a retry; a transient failure is retried with exponential backoff and
 jitter until ``MAX_ATTEMPTS``, then the delivery is ``undeliverable`` with its diagnostic.
-Pacing waits (a token bucket said "not yet") do not count as attempts.
+Pacing waits (a token bucket said "not yet", or is blocked after a 429) do not count as attempts; they are
+bounded by time instead: a delivery the pace would hold back beyond ``BRIDGES["MAX_WAIT_SECONDS"]``
+(default an hour) after it was queued is ``undeliverable`` with that reason, and is never sent later.
 """
 import random
 
 from django.conf import settings
+from django.utils import timezone
 
 from channels_bridge import bots
 from rooms.actions import deliveries as outbox
@@ -49,6 +52,10 @@ def send_delivery(delivery_id: int) -> float | None:
         bots.touch_sent(d.platform)
         return _hand_over(d.pk)
     if result.kind == "wait":
+        held_back = _held_back_too_long(d, result.wait)
+        if held_back:
+            outbox.mark_undeliverable(d.pk, diagnostic=held_back)
+            return _hand_over(d.pk)
         outbox.release_delivery(d.pk, wait=result.wait)
         return max(0.05, result.wait)
     if result.kind == "undeliverable":
@@ -61,6 +68,20 @@ def send_delivery(delivery_id: int) -> float | None:
     wait = result.wait if result.wait is not None else backoff(d.attempts)
     outbox.mark_retrying(d.pk, wait=wait, diagnostic=result.diagnostic)
     return max(0.05, wait)
+
+
+MAX_WAIT_SECONDS = 3600.0
+
+
+def _held_back_too_long(d, wait: float) -> str:
+    """The reason to give up on a delivery the pace keeps holding back ("" while it may still wait): the wait
+    asked for now would end past ``MAX_WAIT_SECONDS`` after it was queued."""
+    limit = float(settings.BRIDGES.get("MAX_WAIT_SECONDS", MAX_WAIT_SECONDS))
+    if (timezone.now() - d.created_at).total_seconds() + max(0.0, wait) <= limit:
+        return ""
+    parts = f" ({d.parts_sent} of its parts had gone out)" if d.parts_sent else ""
+    return (f"Not sent{parts}: the platform's pace (rate limits) would have held it back more than {round(limit / 60)} "
+            f"minutes after it was queued (the next try was {round(wait)} s away). It will not be sent later.")
 
 
 def _hand_over(delivery_id: int) -> None:

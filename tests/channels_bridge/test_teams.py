@@ -266,3 +266,31 @@ def test_a_deleted_status_card_is_posted_again_once_even_when_paced(teams, run_t
     delivery = Delivery.objects.filter(kind="status").order_by("-id").first()
     assert delivery.status == "sent" and delivery.message_ids == [second["id"]]
     assert Chat.objects.get(pk=chat.pk).status_message_id == second["id"]
+
+
+def test_a_delivery_the_pace_keeps_holding_back_gives_up_once_and_is_never_sent(teams, run_tasks, chat_conv, settings):
+    """Pacing waits are not attempts, but they are bounded: a delivery whose wait would end past
+    BRIDGES["MAX_WAIT_SECONDS"] after it was queued is undeliverable with that reason, and stays unsent."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from channels_bridge.sender import send_delivery
+
+    settings.BRIDGES = {**settings.BRIDGES, "MAX_WAIT_SECONDS": 600,
+                        "RATE_LIMITS": {**settings.BRIDGES["RATE_LIMITS"], "teams_conversation": (1, 0.002)}}
+    chat = Chat.objects.create(platform="teams", external_id=chat_conv["id"], service_url=teams.service_url)
+    first = committed(queue_post, chat, "One")
+    run_tasks()  # takes the bucket's one token: the next message waits about 500 s
+    assert Delivery.objects.get(pk=first.pk).status == "sent"
+    second = committed(queue_post, chat, "Two")
+    assert 0 < committed(send_delivery, second.pk) <= 600  # within the bound: given back to wait, not an attempt
+    second.refresh_from_db()
+    assert second.status == "queued" and second.attempts == 0
+    Delivery.objects.filter(pk=second.pk).update(created_at=timezone.now() - timedelta(minutes=5),
+                                                 next_attempt_at=timezone.now())
+    assert committed(send_delivery, second.pk) is None  # 5 minutes queued + ~500 s more would pass 10 minutes
+    second.refresh_from_db()
+    assert second.status == "undeliverable" and "rate limits" in second.diagnostic and "10 minutes" in second.diagnostic
+    assert committed(send_delivery, second.pk) is None  # finished: never tried again
+    assert [a["activity"]["text"] for a in teams.sent_to(chat_conv["id"])] == ["One"]
