@@ -88,7 +88,13 @@ def render(doc: DiscussionFile) -> str:
 
 
 def parse(text: str) -> DiscussionFile:
-    """Read a file ``render`` wrote. Raises ``FileError`` naming the line of the first problem."""
+    """Read a file ``render`` wrote. Raises ``FileError`` naming the line of the first problem.
+
+    A file an editor saved with a byte-order mark or with Windows line ends (its first line ends in CR)
+    is read as the file it was: the mark is dropped and every CR LF read as LF."""
+    text = text.removeprefix("\ufeff")
+    if text.split("\n", 1)[0].endswith("\r"):
+        text = text.replace("\r\n", "\n")
     lines = text.split("\n")
     if not lines or lines[0].strip() != MAGIC:
         raise FileError(f"the file must start with {MAGIC}", 1)

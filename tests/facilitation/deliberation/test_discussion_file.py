@@ -30,6 +30,14 @@ def test_export_import_export_is_identical(turns, name):
     assert again.header == doc.header
 
 
+def test_a_file_saved_with_a_byte_order_mark_or_windows_line_ends_reads_the_same():
+    doc = DiscussionFile(header=HEADER, turns=[FileTurn(1, 1, "A", "participant", content="first line\n\nsecond line")])
+    text = render(doc)
+    for saved in ("\ufeff" + text, text.replace("\n", "\r\n"), "\ufeff" + text.replace("\n", "\r\n")):
+        again = parse(saved)
+        assert render(again) == text and again.turns[0].content == "first line\n\nsecond line"
+
+
 @pytest.mark.parametrize("mutate, line", [
     (lambda t: t.replace("<!-- convene discussion file v1 -->", "hello"), 1),
     (lambda t: t.replace('topic: "Should', 'topic "Should'), 4),
