@@ -5,7 +5,7 @@ rehearsal model.
 """
 import pytest
 
-from rooms.models import Invocation, Narrative, Observation, Role, Seat, TaskAssignment
+from rooms.models import Invocation, Narrative, Observation, Role, RoomMember, Seat, TaskAssignment
 from tests.browser.conftest import api
 from tests.browser.test_workspace_desk import create_workspace, typed
 from tests.waiting import wait_for
@@ -175,3 +175,37 @@ def test_the_invocation_log_names_the_agents(make_page):
         who = page.locator(f"#invocations [data-invocation-id='{row.pk}'] .who").inner_text()
         assert names[row.agent_id] in who and f"agent {row.agent_id}" not in who, who
     assert page.errors == []
+
+
+def test_the_owner_shares_a_workspace_from_the_desk(make_page):
+    page, manager = make_page("uma")
+    room_id = create_workspace(page)
+    guest_page, guest = make_page("ulf")
+    open_desk(page, room_id)
+    members = page.locator("#members")
+    members.get_by_text("Not shared with anyone yet.").wait_for()
+    assert "uma" in members.inner_text()
+    # Share with a person as a viewer; then as a participant; then take it away again.
+    page.get_by_label("Username").fill("ulf")
+    page.locator("#share-access").select_option("viewer")
+    page.get_by_role("button", name="Share").click()
+    page.locator("#members [data-username='ulf']").wait_for()
+    assert RoomMember.objects.get(room_id=room_id, user=guest).access == "viewer"
+    assert page.get_by_label("Username").input_value() == ""
+    guest_page.goto(f"/workspaces/{room_id}/")
+    guest_page.wait_for_function("() => document.querySelector('#connection').dataset.state === 'online'")
+    assert guest_page.locator("#sharing, #observation-form").count() == 0  # a viewer neither shares nor publishes
+    page.get_by_label("Access of ulf").select_option("participant")
+    wait_for(lambda: RoomMember.objects.get(room_id=room_id, user=guest).access == "participant" or None, timeout=20)
+    guest_page.locator("#observation-form").wait_for(timeout=20000)  # the guest's desk redraws for the new access
+    page.once("dialog", lambda d: d.accept())
+    page.get_by_role("button", name="Remove ulf").click()
+    members.get_by_text("Not shared with anyone yet.").wait_for()
+    assert not RoomMember.objects.filter(room_id=room_id, user=guest).exists()
+    # Somebody who does not exist: the form says so and nothing is shared.
+    page.get_by_label("Username").fill("nobody-here")
+    page.get_by_role("button", name="Share").click()
+    page.locator("#share-error").wait_for()
+    assert page.locator("#share-error").inner_text()
+    assert not RoomMember.objects.filter(room_id=room_id).exists()
+    assert page.errors == [] and guest_page.errors == []
