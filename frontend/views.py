@@ -16,6 +16,7 @@ from facilitation.goals.texts import STATE_WORDS as RUN_STATES
 from facilitation.workspace.actions.rounds import DEFAULT_POLICY, POLICY_LIMITS
 from rooms import limits
 from rooms.access import can_control, can_participate, can_view
+from rooms.actions.chat import typed_command
 from rooms.events.types import client_names
 from rooms.models import Room
 from rooms.queries import measured_latency
@@ -77,6 +78,8 @@ def discussion_room(request, discussion_id: int):
         "controls": verbs_by_status(),  # the lifecycle table: verbs allowed from each status
         "owner": room.owner.get_username() if room.owner_id else "",
         "runStates": RUN_STATES if room.kind == Room.Kind.FACILITATION else {},
+        # How a Teams group types the join command: the bot @mentioned by its name there.
+        "teamsStart": typed_command("teams", "facilitator start") if room.kind == Room.Kind.FACILITATION else "",
     })
 
 

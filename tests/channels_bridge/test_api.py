@@ -66,6 +66,7 @@ def test_links_codes_and_unlinking(room, people):
     assert created.status_code == 201
     data = created.json()["data"]
     assert data["command"] == f"/facilitator start {data['code']}" and data["expiresAt"]
+    assert data["teamsCommand"] == f"@Convene facilitator start {data['code']}"  # a Teams group hears the bot when mentioned
     chat = Chat.objects.create(platform="telegram", external_id="-1", title="Team")
     link = ChatLink.objects.create(chat=chat, room=room)
     listed = api(people["viewer"]).get(url).json()["data"]
@@ -102,6 +103,7 @@ def test_chat_identity_codes_and_links(people):
     me = api(people["participant"])
     created = me.post("/api/me/chat-identities")
     assert created.status_code == 201 and created.json()["data"]["command"].startswith("/start ")
+    assert created.json()["data"]["teamsCommand"] == f"start {created.json()['data']['code']}"  # a Teams personal chat
     assert ChatCode.objects.get().purpose == "identity"
     mine = ChatIdentity.objects.create(platform="telegram", external_id="9", name="P", user=people["participant"])
     ChatIdentity.objects.create(platform="telegram", external_id="10", name="Q", user=people["other"])

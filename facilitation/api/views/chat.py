@@ -17,7 +17,9 @@ from facilitation.api.envelope import ok
 from facilitation.api.parsing import int_param, json_body
 from facilitation.api.permissions import MAX_ID, controllable_room, viewable_room
 from rooms import limits
-from rooms.actions.chat import do_create_identity_code, do_create_room_code, do_unlink_chat, do_unlink_identity
+from rooms.actions.chat import (
+    do_create_identity_code, do_create_room_code, do_unlink_chat, do_unlink_identity, typed_command,
+)
 from rooms.chat_shapes import delivery_shape, identity_shape, link_shape
 from rooms.errors import NotFound, ValidationFailed
 from rooms.models import ChatIdentity, ChatLink, Delivery
@@ -37,12 +39,18 @@ class CommentIn(serializers.Serializer):
 class CodeOut(Out):
     code = serializers.CharField()
     expires_at = serializers.DateTimeField()
-    command = serializers.CharField(help_text="What to send the bot.")
+    command = serializers.CharField(help_text="What to send the bot on Telegram.")
+    teams_command = serializers.CharField(help_text="The same on Teams: in a group the bot is @mentioned by its name "
+                                                    "there; in a personal chat the words alone.")
     telegram_link = serializers.CharField(allow_null=True, help_text="A t.me link that does the same, when the bot's name is known.")
 
     @staticmethod
     def get_command(code, context) -> str:
         return context["command"]
+
+    @staticmethod
+    def get_teams_command(code, context) -> str:
+        return context["teams_command"]
 
     @staticmethod
     def get_telegram_link(code, context) -> str | None:
@@ -56,8 +64,12 @@ class LinkDeleteIn(serializers.Serializer):
 LinkRemovedEnvelope = schemas.envelope("LinkRemovedEnvelope", LinkOut())
 
 
-def _code_shape(code, command: str, deep_link: str) -> dict:
-    return CodeOut.render(code, command=command, telegram_link=telegram_link(deep_link, code.code))
+def _code_shape(code, words: str, deep_link: str, direct: bool) -> dict:
+    """A code with the command that uses it (``words`` with the code), as typed on each platform."""
+    words = f"{words} {code.code}"
+    return CodeOut.render(code, command=typed_command("telegram", words, direct=direct),
+                          teams_command=typed_command("teams", words, direct=direct),
+                          telegram_link=telegram_link(deep_link, code.code))
 
 
 class CommentsView(APIView):
@@ -112,7 +124,7 @@ class LinksView(APIView):
     def post(self, request, id: int):
         room = controllable_room(request.user, id)
         code = do_create_room_code(room, request.user)
-        return ok(_code_shape(code, f"/facilitator start {code.code}", "startgroup"), status=201)
+        return ok(_code_shape(code, "facilitator start", "startgroup", direct=False), status=201)
 
     @extend_schema(tags=TAG_BRIDGES, operation_id="discussions_links_remove", summary="Unlink a chat",
                    description="Name the link in the body (`{\"linkId\"}`) or as `?linkId=`. Owner and staff.",
@@ -150,7 +162,7 @@ class ChatIdentitiesView(APIView):
                    responses=schemas.responses({201: schemas.envelope("IdentityCodeEnvelope", CodeOut())}, 403, 429))
     def post(self, request):
         code = do_create_identity_code(request.user)
-        return ok(_code_shape(code, f"/start {code.code}", "start"), status=201)
+        return ok(_code_shape(code, "start", "start", direct=True), status=201)
 
 
 class ChatIdentityView(APIView):

@@ -33,6 +33,7 @@
     try {
       const { data } = await request("POST", "me/chat-identities");
       $("#chats-command").textContent = data.command;
+      if ($("#chats-command-teams")) $("#chats-command-teams").textContent = data.teamsCommand;
       $("#chats-telegram").hidden = !data.telegramLink;
       if (data.telegramLink) $("#chats-telegram-link").href = data.telegramLink;
       $("#chats-code-box").hidden = false;

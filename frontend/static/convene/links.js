@@ -55,6 +55,7 @@
       const until = new Date(data.expiresAt).toLocaleTimeString();
       const parts = [el("p", { text: "Add the bot to the group, then send there:" }),
                      el("code", { id: "link-command", text: data.command }),
+                     el("p", { class: "small" }, "In a Teams chat, mention the bot: ", el("code", { id: "link-command-teams", text: data.teamsCommand })),
                      el("p", { class: "muted small", text: `The code works once, until ${until}.` })];
       if (data.telegramLink) parts.splice(2, 0, el("p", {}, "Or open ", el("a", { href: data.telegramLink, target: "_blank", rel: "noopener", text: "this Telegram link" }), "."));
       codeBox.replaceChildren(...parts);

@@ -48,6 +48,7 @@
     if (!open) return;
     const command = `/facilitator start ${run.joinCode}`;
     document.getElementById("run-join-command").textContent = command;
+    document.getElementById("run-join-teams").textContent = `${pageData().teamsStart || "@Convene facilitator start"} ${run.joinCode}`;
     document.getElementById("run-join-telegram").hidden = !run.telegramLink;
     if (run.telegramLink) document.getElementById("run-join-link").href = run.telegramLink;
     document.getElementById("run-join-copy").onclick = () => navigator.clipboard.writeText(command)
