@@ -1,0 +1,73 @@
+"""What the OpenAPI schema promises matches what the server does: rate limits, required fields,
+the bodies it takes, and the formats of values (the QA findings of an integration over REST)."""
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+from django.conf import settings as django_settings
+
+from rooms.models import Agent
+from tests.api.conftest import Api
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+WRITES = ("post", "put", "patch", "delete")
+
+
+@pytest.fixture
+def schema(db):
+    return Api().get("/api/schema").json()
+
+
+def resolve(schema: dict, node: dict) -> dict:
+    while "$ref" in node:
+        node = schema["components"]["schemas"][node["$ref"].rsplit("/", 1)[1]]
+    return node
+
+
+def validator(schema: dict, node: dict):
+    """A validator for ``node`` that resolves the document's own ``#/components/...`` refs."""
+    return jsonschema.Draft202012Validator({**node, "components": schema["components"]})
+
+
+def request_schema(schema: dict, path: str, method: str, media="application/json") -> dict:
+    return resolve(schema, schema["paths"][path][method]["requestBody"]["content"][media]["schema"])
+
+
+# --- 1. every write documents its 429 -----------------------------------------------------------
+
+def test_every_write_operation_documents_429_with_retry_after(schema):
+    writes = [(path, method) for path, ops in schema["paths"].items() for method in ops if method in WRITES]
+    assert len(writes) > 30
+    for path, method in writes:
+        throttled = schema["paths"][path][method]["responses"].get("429")
+        assert throttled, (method, path)
+        assert "Retry-After" in throttled["headers"], (method, path)
+        body = resolve(schema, throttled["content"]["application/json"]["schema"])
+        assert body["properties"]["error"]["properties"]["code"]["enum"] == ["throttled"]
+
+
+def test_a_throttled_agent_patch_answers_what_the_schema_says(schema, owner_api, people, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
+        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "writes.user": "2/min"}}
+    agent = Agent.objects.create(name="Mine", created_by=people["owner"])
+    answers = [owner_api.patch(f"/api/agents/{agent.pk}", {"description": f"d{i}"}) for i in range(3)]
+    assert [a.status_code for a in answers] == [200, 200, 429]
+    documented = schema["paths"]["/api/agents/{id}"]["patch"]["responses"]["429"]
+    validator(schema, documented["content"]["application/json"]["schema"]).validate(answers[2].json())
+    assert int(answers[2]["Retry-After"]) == answers[2].json()["error"]["details"]["retryAfter"] >= 1
+    agent.refresh_from_db()
+    assert agent.description == "d1"
+
+
+def test_the_guide_states_the_rates_that_apply():
+    text = " ".join(DOCS.read_text().split())
+    rates = django_settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+    for scope, who in (("writes.user", "user"), ("writes.ip", "address"), ("discussions.create", "user"),
+                       ("discussions.lifecycle", "user")):
+        count, period = rates[scope].split("/")
+        assert period.startswith("min")
+        assert f"{count} per minute per {who} (`{scope}`)" in text, scope
+    assert "600 controls per minute" not in text
+    bad_tokens, window = django_settings.CONVENE_RATE_LIMITS["bad_token_ip"]
+    assert window == 60 and f"after {bad_tokens} invalid tokens within a minute" in text
