@@ -575,71 +575,14 @@
   if ($("#btn-copy")) $("#btn-copy").addEventListener("click", copyAsDraft);
   if ($("#btn-copy-concluded")) $("#btn-copy-concluded").addEventListener("click", copyAsDraft);
 
-  // --- sharing (owner and staff) -----------------------------------------------------------
-  const ACCESS = [["viewer", "Viewer"], ["participant", "Participant"]];
-  async function loadMembers() {
-    const list = $("#members");
-    if (!list) return;
-    try {
-      const { data } = await request("GET", `discussions/${id}/members`);
-      list.replaceChildren(
-        el("li", { class: "member owner" }, el("span", { class: "name" }, state.owner || "Owner"), el("span", { class: "muted small" }, "Owner")),
-        ...(data || []).map((m) => {
-          const select = el("select", { "aria-label": `Access of ${m.username}`, "data-member": m.username },
-            ACCESS.map(([v, label]) => el("option", { value: v, selected: v === m.access }, label)));
-          select.addEventListener("change", () => share(m.username, select.value));
-          const remove = el("button", { type: "button", class: "btn btn-small btn-ghost", "aria-label": `Remove ${m.username}` }, "Remove");
-          remove.addEventListener("click", () => unshare(m.username));
-          return el("li", { class: "member", "data-username": m.username }, el("span", { class: "name" }, m.username), select, remove);
-        }));
-      if (!data || !data.length) list.append(el("li", { class: "muted small" }, "Not shared with anyone yet."));
-    } catch (err) {
-      list.replaceChildren(el("li", { class: "error" }, `Could not load who has access: ${err.message}`));
-    }
-  }
-
-  function shareError(message) {
-    const node = $("#share-error");
-    node.textContent = message || "";
-    node.hidden = !message;
-  }
-
-  async function share(username, access) {
-    shareError("");
-    try {
-      await request("POST", `discussions/${id}/members`, { username, access });
-      toast(`${username} is now a ${access}`);
-    } catch (err) {
-      shareError(err.message);
-    }
-    await loadMembers();
-  }
-
-  async function unshare(username) {
-    if (!window.confirm(`Remove ${username}'s access to this discussion?`)) return;
-    try {
-      await request("DELETE", `discussions/${id}/members/${encodeURIComponent(username)}`);
-      toast(`${username} no longer has access`);
-    } catch (err) {
-      shareError(err.message);
-    }
-    await loadMembers();
-  }
+  // --- sharing (owner and staff): sharing.js --------------------------------------------------
+  const sharing = window.ConveneSharing ? window.ConveneSharing.mount({ discussionId: id, noun: "discussion", owner: () => state.owner })
+    : { load: async () => {} };
 
   if ($("#budget-form")) {
     $("#btn-budget").addEventListener("click", () => ($("#budget-form").hidden ? openBudget() : closeBudget()));
     $("#budget-cancel").addEventListener("click", closeBudget);
     $("#budget-form").addEventListener("submit", saveBudget);
-  }
-
-  if ($("#share-form")) {
-    $("#share-form").addEventListener("submit", async (e) => {
-      e.preventDefault();
-      const username = $("#share-username").value.trim();
-      if (!username) { shareError("Enter a username."); $("#share-username").focus(); return; }
-      await share(username, $("#share-access").value);
-      if ($("#share-error").hidden) $("#share-username").value = "";
-    });
   }
 
   const live = new window.ConveneLive.LiveDiscussion(id, {
@@ -659,7 +602,7 @@
   setStatus("draft", 0, 5);
   loadDetails().then(async () => {
     if (state.refused) return;
-    loadMembers();
+    sharing.load();
     // The transcript comes over REST first: it shows even when live updates cannot connect.
     try {
       live.applyFetched(await fetchTurnsAfter(0));

@@ -533,53 +533,9 @@
         ` ${[i.user, i.agentId ? agentName(i.agentId) : ""].filter(Boolean).join(" · ")} ${i.success ? "" : "failed"}`))));
   }
 
-  // Sharing (owner and staff): who else may read the workspace, or publish observations in it.
-  const ACCESS = [["viewer", "Viewer"], ["participant", "Participant"]];
-  async function loadMembers() {
-    const list = $("#members");
-    if (!list) return;
-    try {
-      const { data } = await request("GET", `${base}/members`);
-      list.replaceChildren(
-        el("li", { class: "member owner" }, el("span", { class: "name" }, (state.room && state.room.owner) || "Owner"),
-          el("span", { class: "muted small" }, " · Owner")),
-        ...(data || []).map((m) => {
-          const select = el("select", { "aria-label": `Access of ${m.username}`, "data-member": m.username },
-            ACCESS.map(([v, label]) => el("option", { value: v, selected: v === m.access }, label)));
-          select.addEventListener("change", () => share(m.username, select.value));
-          const remove = el("button", { type: "button", class: "btn btn-small btn-ghost", "aria-label": `Remove ${m.username}` }, "Remove");
-          remove.addEventListener("click", () => unshare(m.username));
-          return el("li", { class: "member", "data-username": m.username }, el("span", { class: "name" }, m.username), " ", select, " ", remove);
-        }));
-      if (!data || !data.length) list.append(el("li", { class: "muted small" }, "Not shared with anyone yet."));
-    } catch (err) {
-      list.replaceChildren(el("li", { class: "error" }, `Could not load who has access: ${err.message}`));
-    }
-  }
-
-  function shareError(message) { formMessage("#share-error", message); }
-
-  async function share(username, access) {
-    shareError("");
-    try {
-      await request("POST", `${base}/members`, { username, access });
-      toast(`${username} is now a ${access}`);
-    } catch (err) {
-      shareError(errorText(err));
-    }
-    await loadMembers();
-  }
-
-  async function unshare(username) {
-    if (!window.confirm(`Remove ${username}'s access to this workspace?`)) return;
-    try {
-      await request("DELETE", `${base}/members/${encodeURIComponent(username)}`);
-      toast(`${username} no longer has access`);
-    } catch (err) {
-      shareError(errorText(err));
-    }
-    await loadMembers();
-  }
+  // Sharing (owner and staff): who else may read the workspace, or publish observations in it (sharing.js).
+  const sharing = window.ConveneSharing ? window.ConveneSharing.mount({ discussionId: id, noun: "workspace",
+    owner: () => (state.room && state.room.owner) || "" }) : { load: async () => {} };
 
   async function search(q) {
     const { data } = await request("GET", `${base}/search?q=${encodeURIComponent(q)}`);
@@ -681,14 +637,6 @@
       } catch (err) { failed(err); }
       await loadTasks();
     });
-    const shareForm = $("#share-form");
-    if (shareForm) shareForm.addEventListener("submit", async (e) => {
-      e.preventDefault();
-      const username = $("#share-username").value.trim();
-      if (!username) { shareError("Enter a username."); $("#share-username").focus(); return; }
-      await share(username, $("#share-access").value);
-      if ($("#share-error").hidden) $("#share-username").value = "";
-    });
     $("#search-form").addEventListener("submit", (e) => { e.preventDefault(); const q = $("#search-q").value.trim(); if (q) search(q).catch(failed); });
     const log = $("#log-correlation");
     if (log) log.addEventListener("change", () => loadLog().catch(fail));
@@ -730,7 +678,7 @@
     try { state.personas = (await request("GET", "personas?pageSize=100")).data.filter((p) => !p.isFacilitator); } catch (err) { state.personas = []; }
     try { state.roles = (await request("GET", "roles?pageSize=100")).data; } catch (err) { state.roles = []; }
     await refreshAll();
-    loadMembers();
+    sharing.load();
     const live = new window.ConveneLive.LiveDiscussion(id, {
       onEvent,
       onConnection: (s) => { const c = $("#connection"); c.dataset.state = s; c.querySelector(".label").textContent = s === "online" ? "Live" : s; },
