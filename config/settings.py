@@ -310,7 +310,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "facilitation.api.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["djangorestframework_camel_case.render.CamelCaseJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["facilitation.api.parsers.JSONParser"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "facilitation.api.negotiation.JSONFirstNegotiation",

@@ -71,3 +71,38 @@ def test_the_guide_states_the_rates_that_apply():
     assert "600 controls per minute" not in text
     bad_tokens, window = django_settings.CONVENE_RATE_LIMITS["bad_token_ip"]
     assert window == 60 and f"after {bad_tokens} invalid tokens within a minute" in text
+
+
+# --- 2. PATCH bodies say what the server requires --------------------------------------------------
+
+def test_patch_bodies_require_what_the_server_refuses_without(schema, clients, people, room):
+    from rooms.models import Narrative
+    from tests.workspace.helpers import agent_seats, make_workspace
+
+    owner = clients["owner"]
+    ws = make_workspace(people["owner"])
+    seat = agent_seats(ws)[0]
+    narrative = Narrative.objects.create(room=ws, round=1, content="Generated.", generated_content="Generated.")
+    cases = [
+        ("/api/discussions/{id}/narratives/{nid}", f"/api/discussions/{ws.pk}/narratives/{narrative.pk}",
+         {"content": "Edited."}, "version"),
+        ("/api/discussions/{id}/participants/{seat_id}", f"/api/discussions/{ws.pk}/participants/{seat.pk}",
+         {"personaId": None}, "version"),
+        ("/api/discussions/{id}/moderator", f"/api/discussions/{room.pk}/moderator", {}, "moderatorId"),
+    ]
+    for documented, url, body, field in cases:
+        operation = schema["paths"][documented]["patch"]
+        assert operation["requestBody"].get("required") is True, documented
+        assert field in request_schema(schema, documented, "patch").get("required", []), documented
+        answer = owner.patch(url, body)
+        assert answer.status_code == 400, (url, answer.json())
+        assert field in answer.json()["error"]["details"] or field in answer.json()["error"]["message"], answer.json()
+    narrative.refresh_from_db()
+    assert narrative.content == "Generated."
+
+
+def test_catalogue_patch_bodies_still_require_nothing(schema, owner_api, people):
+    for path in ("/api/agents/{id}", "/api/personas/{id}", "/api/roles/{id}"):
+        assert not request_schema(schema, path, "patch").get("required"), path
+    agent = Agent.objects.create(name="Mine", created_by=people["owner"])
+    assert owner_api.patch(f"/api/agents/{agent.pk}", {"description": "only this"}).status_code == 200

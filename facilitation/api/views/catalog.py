@@ -75,6 +75,7 @@ class _CatalogList(APIView):
 class _CatalogDetail(APIView):
     """One built-in or custom row; only custom ones change (built-ins: 403)."""
 
+    patch_is_partial = True  # PATCH sends only the fields that change (the schema requires none)
     model = None
     what = ""
     input_class = None

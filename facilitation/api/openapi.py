@@ -1,0 +1,25 @@
+"""The API's AutoSchema: what drf-spectacular infers, corrected where this server parses differently.
+
+- PATCH bodies: drf-spectacular documents every PATCH body as DRF's ``partial=True`` would parse
+  it (its ``Patched...`` components require nothing). Only the catalogue's views parse PATCH
+  bodies partially (``patch_is_partial = True`` on the view); the others (a narrative's or a
+  seat's ``version``, the facilitator's ``moderatorId``...) refuse a body without their required
+  fields, so their components keep ``required``.
+"""
+import copy
+
+from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from drf_spectacular.plumbing import is_patched_serializer
+
+
+class AutoSchema(SpectacularAutoSchema):
+    def _patch_is_partial(self) -> bool:
+        return bool(getattr(self.view, "patch_is_partial", False))
+
+    def _map_basic_serializer(self, serializer, direction):
+        if is_patched_serializer(serializer, direction) and not self._patch_is_partial():
+            # Keep the ``Patched...`` component (its name comes from the partial serializer), with
+            # the fields the server requires.
+            serializer = copy.copy(serializer)
+            serializer.partial = False
+        return super()._map_basic_serializer(serializer, direction)
