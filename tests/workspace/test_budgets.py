@@ -31,16 +31,22 @@ def calls(monkeypatch):
     return made
 
 
-def _agent_observations(room):
-    return Observation.objects.filter(room=room, author_kind="agent").count()
-
-
-def test_a_used_up_room_budget_makes_no_call_and_pauses_the_workspace(manager, calls, client):
+def _paused_for_its_budget(manager):
+    """A workspace whose 50-token budget its first round's first call would go over."""
     room = make_workspace(manager, turn_policy={"maxEvents": 50, "maxSeconds": 600})
     Room.objects.filter(pk=room.pk).update(budget_tokens=50)
     with inline():
         do_start_workspace(room, manager)
         run_round_work(room)
+    return room
+
+
+def _agent_observations(room):
+    return Observation.objects.filter(room=room, author_kind="agent").count()
+
+
+def test_a_used_up_room_budget_makes_no_call_and_pauses_the_workspace(manager, calls, client):
+    room = _paused_for_its_budget(manager)
     room.refresh_from_db()
     assert calls == [] and _agent_observations(room) == 0
     assert (room.status, room.pause_reason) == ("paused", "budget")
@@ -70,11 +76,7 @@ def test_a_used_up_room_budget_makes_no_call_and_pauses_the_workspace(manager, c
 
 
 def test_a_budget_raised_too_little_is_still_refused_and_a_pause_by_hand_resumes(manager, calls, client):
-    room = make_workspace(manager, turn_policy={"maxEvents": 50, "maxSeconds": 600})
-    Room.objects.filter(pk=room.pk).update(budget_tokens=50)
-    with inline():
-        do_start_workspace(room, manager)
-        run_round_work(room)
+    room = _paused_for_its_budget(manager)
     need = Invocation.objects.get(room=room, component="room.budget_pause").input["need"]["tokens"]
     client.force_login(manager)
     client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": need - 1}, content_type="application/json")
