@@ -5,7 +5,7 @@ import pytest
 from facilitation.llm import rehearsal
 from facilitation.runs.scheduling import inline
 from facilitation.workspace import rounds
-from facilitation.workspace.actions.lifecycle import do_resume_workspace, do_start_workspace
+from facilitation.workspace.actions.lifecycle import do_start_workspace
 from facilitation.workspace.actions.rounds import do_end_round
 from rooms.models import Agent, Invocation, Narrative, Observation, Room, RoomEvent
 from tests.factories import make_user
