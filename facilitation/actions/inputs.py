@@ -25,6 +25,7 @@ from rooms.errors import ValidationFailed
 from rooms.models import Room, Seat
 from rooms.serializers import wire_name
 
+ROOM_KINDS = [Room.Kind.DISCUSSION, Room.Kind.WORKSPACE]  # what DiscussionCreateIn creates
 SEAT_ROLES = [Seat.Role.PARTICIPANT, Seat.Role.OBSERVER, Seat.Role.DEVIL_ADVOCATE, Seat.Role.BACKGROUND]
 MAX_BIG = 2**62
 MAX_PARALLEL = 3
@@ -225,7 +226,8 @@ class DiscussionCreateIn(Parsed):
     topic = Text(max_length=limits.TOPIC, error_messages=_messages("A topic is required.", max_length=f"At most {limits.TOPIC} characters."))
     format = serializers.ChoiceField(choices=Room.Format.choices, required=False, help_text="Default: deliberation.",
                                      error_messages=_messages(f"Must be one of {', '.join(Room.Format.values)}."))
-    kind = serializers.ChoiceField(choices=Room.Kind.choices, required=False, help_text="Default: discussion.",
+    # A facilitation run (kind facilitation) has a body of its own (``facilitation.goals.creation``).
+    kind = serializers.ChoiceField(choices=ROOM_KINDS, required=False, help_text="Default: discussion.",
                                    error_messages=_messages(f"Must be one of {', '.join(Room.Kind.values)}."))
     moderator_id = WholeNumber(help_text="The facilitator: an agent with isFacilitator.",
                                error_messages=_messages("Choose a facilitator agent."))

@@ -6,19 +6,67 @@ discussion (``DiscussionCreateIn``) and the one that changes it (``DiscussionPat
 ``facilitation.actions.inputs``, which every caller (REST, command line, discussion files)
 parses with.
 """
+from django.conf import settings
+from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
 from facilitation.actions.inputs import (MAX_BIG, ConsensusIn, DiscussionCreateIn, DiscussionPatchIn, ModeratorIn, ParticipantIn,
                                          TurnPolicyIn)
+from facilitation.goals.patterns import MAX_ITEMS, MAX_NAME, MAX_OPTIONS, MAX_ROLES, PATTERNS
 from facilitation.llm.registry import PROVIDERS
 from rooms import limits
-from rooms.models import Room, RoomMember
+from rooms.models import FacilitationRun, Room, RoomMember
 
 __all__ = ["ConsensusIn", "DiscussionCreateIn", "DiscussionPatchIn", "MAX_BIG", "ModeratorIn", "ParticipantIn", "TurnPolicyIn"]
 
 # --- discussions ------------------------------------------------------------------------
 # The bodies that create and change a discussion are parsed by the same serializers for the API,
 # the command line and discussion files: ``facilitation.actions.inputs`` (documented here through this import).
+
+
+# The slots of a facilitation run's pattern (``facilitation.goals.patterns.validate`` parses them).
+class FacilitationSlotsIn(serializers.Serializer):
+    roles = serializers.ListField(child=serializers.CharField(max_length=MAX_NAME), min_length=1, max_length=MAX_ROLES,
+                                  required=False, help_text="role_assignment: the roles to fill (required there).")
+    options = serializers.ListField(child=serializers.CharField(max_length=MAX_NAME), max_length=MAX_OPTIONS, required=False,
+                                    help_text="decision: the options to choose from (two or more), or none to let the "
+                                              "group propose them.")
+    min = serializers.IntegerField(min_value=1, max_value=MAX_ITEMS, required=False, help_text="list: how many items (default 1).")
+
+
+# The body of ``POST /api/discussions`` with ``kind: "facilitation"``: parsed by
+# ``facilitation.goals.creation.do_create_run`` (this serializer documents it; it parses nothing).
+class FacilitationRunCreateIn(serializers.Serializer):
+    name = serializers.CharField(max_length=limits.NAME)
+    topic = serializers.CharField(max_length=limits.TOPIC, help_text="The goal.")
+    kind = serializers.ChoiceField(choices=[Room.Kind.FACILITATION], help_text="facilitation: a facilitation run.")
+    pattern = serializers.ChoiceField(choices=list(PATTERNS), help_text=(
+        "role_assignment (slots {roles}: done when every role holds one person and the group confirmed), "
+        "decision (slots {options?}) or list (slots {min?})."))
+    slots = FacilitationSlotsIn(required=False, help_text="What the pattern needs; see pattern.")
+    report_to = serializers.ListField(
+        child=serializers.RegexField(r"^(user|role):\S+$", max_length=limits.USERNAME + 5), max_length=20, required=False,
+        help_text='Who gets the result: "user:<username>" or "role:<key>" (an auth group), resolved when sending.')
+    deadline = serializers.DateTimeField(help_text="ISO 8601, in the future and within ttlHours; without an offset it is UTC.")
+    reminder_minutes = serializers.IntegerField(min_value=5, max_value=7 * 24 * 60, required=False, allow_null=True,
+                                                help_text="Remind the group after this many quiet minutes (default: never).")
+    ttl_hours = serializers.IntegerField(min_value=1, max_value=settings.CONVENE["FACILITATION_MAX_TTL_HOURS"], required=False,
+                                         help_text=(
+                                             f"The run expires after this many hours (default "
+                                             f"{settings.CONVENE['FACILITATION_DEFAULT_TTL_HOURS']}; at most "
+                                             "FACILITATION_MAX_TTL_HOURS)."))
+    mode = serializers.ChoiceField(choices=FacilitationRun.Mode.choices, required=False, help_text="Default: facilitate.")
+    confirm_mode = serializers.ChoiceField(choices=["named", "initiator"], required=False, help_text="Default: named.")
+    disclose_report_to = serializers.BooleanField(required=False, help_text="Say in the group who gets the result (default true).")
+    interim_reports = serializers.BooleanField(required=False, help_text="Default false.")
+    moderator_id = serializers.IntegerField(required=False, allow_null=True, max_value=MAX_BIG,
+                                            help_text="The facilitator agent (default: the first one you may use).")
+
+
+#: The body of ``POST /api/discussions``: a discussion or workspace, or (``kind: "facilitation"``) a facilitation run.
+DiscussionCreateRequest = PolymorphicProxySerializer(
+    component_name="DiscussionCreate", serializers=[DiscussionCreateIn, FacilitationRunCreateIn],
+    resource_type_field_name=None)
 
 class MemberIn(serializers.Serializer):
     username = serializers.CharField(max_length=150)

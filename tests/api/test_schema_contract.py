@@ -106,3 +106,48 @@ def test_catalogue_patch_bodies_still_require_nothing(schema, owner_api, people)
         assert not request_schema(schema, path, "patch").get("required"), path
     agent = Agent.objects.create(name="Mine", created_by=people["owner"])
     assert owner_api.patch(f"/api/agents/{agent.pk}", {"description": "only this"}).status_code == 200
+
+
+# --- 3. the body that creates a facilitation run is described ------------------------------------
+
+def _one_match(schema, node, body) -> str:
+    """The name of the one ``oneOf`` alternative ``body`` is valid against (the body is valid as a whole)."""
+    validator(schema, node).validate(body)
+    matches = [alt["$ref"].rsplit("/", 1)[1] for alt in node["oneOf"]
+               if validator(schema, alt).is_valid(body)]
+    assert len(matches) == 1, matches
+    return matches[0]
+
+
+def test_a_client_can_build_a_facilitation_run_from_the_schema(schema, clients, people, catalog):
+    from datetime import timedelta
+
+    from django.contrib.auth.models import Permission
+    from django.utils import timezone
+
+    from rooms.models import FacilitationRun
+    from tests.api.conftest import create_body
+
+    create = schema["paths"]["/api/discussions"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    node = resolve(schema, create)
+    run_schema = resolve(schema, node["oneOf"][1])
+    assert {"pattern", "slots", "reportTo", "deadline", "reminderMinutes", "ttlHours"} <= set(run_schema["properties"])
+    assert {"name", "topic", "kind", "pattern", "deadline"} <= set(run_schema["required"])
+    assert "participants" not in run_schema["properties"] and "moderatorId" not in run_schema["required"]
+
+    run = {"kind": "facilitation", "name": "Launch roles", "topic": "Each role has one name", "pattern": "role_assignment",
+           "slots": {"roles": ["Lead", "Scribe"]}, "reportTo": ["user:owner"],
+           "deadline": (timezone.now() + timedelta(hours=2)).isoformat(), "reminderMinutes": 30, "ttlHours": 24}
+    assert _one_match(schema, node, run) == "FacilitationRunCreateInRequest"
+    discussion = create_body(catalog)
+    assert _one_match(schema, node, discussion) == "DiscussionCreateInRequest"
+    # A discussion body that says kind facilitation is neither: the server reads it as a run and refuses it.
+    assert not validator(schema, node).is_valid({**discussion, "kind": "facilitation"})
+
+    people["owner"].user_permissions.add(Permission.objects.get(codename="start_facilitation_run"))
+    answer = clients["owner"].post("/api/discussions", run)
+    assert answer.status_code == 201, answer.json()
+    assert FacilitationRun.objects.get(room_id=answer.json()["data"]["id"]).slots["roles"] == ["Lead", "Scribe"]
+    assert clients["owner"].post("/api/discussions", discussion).status_code == 201
+    refused = clients["owner"].post("/api/discussions", {**discussion, "kind": "facilitation"})
+    assert refused.status_code == 400

@@ -90,11 +90,12 @@ class DiscussionListView(WriteThrottleMixin, APIView):
 
     @extend_schema(
         tags=TAG, operation_id="discussions_create", summary="Create a draft discussion",
-        request=inputs.DiscussionCreateIn,
-        description="With `kind: \"facilitation\"` the body is a facilitation run instead: `{name, topic (the goal), "
-                    "pattern, slots, reportTo, deadline, reminderMinutes?, ttlHours?, mode?}`; it needs the permission "
-                    "to start runs (403) and is refused over the quota or the live-run cap (409). The answer carries "
-                    "`joinCode`.",
+        request=inputs.DiscussionCreateRequest,
+        description="The body is one of two: a discussion or workspace (`DiscussionCreateIn`; `kind` absent, "
+                    "`discussion` or `workspace`), or with `kind: \"facilitation\"` a facilitation run "
+                    "(`FacilitationRunCreateIn`: `{name, topic (the goal), kind, pattern, slots, reportTo, deadline, "
+                    "reminderMinutes?, ttlHours?, mode?}`); a run needs the permission to start runs (403) and is "
+                    "refused over the quota or the live-run cap (409). The answer carries `joinCode`.",
         responses=schemas.responses({201: DiscussionEnvelope}, 400, 403, 409, 415, 429),
     )
     def post(self, request):
