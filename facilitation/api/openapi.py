@@ -5,6 +5,8 @@
   bodies partially (``patch_is_partial = True`` on the view); the others (a narrative's or a
   seat's ``version``, the facilitator's ``moderatorId``...) refuse a body without their required
   fields, so their components keep ``required``.
+- A body drf-spectacular cannot see is required (a text body, such as the discussion file of
+  ``POST /api/discussions/import``) is marked required when its view says so (``request_body_required``).
 """
 import copy
 
@@ -23,3 +25,9 @@ class AutoSchema(SpectacularAutoSchema):
             serializer = copy.copy(serializer)
             serializer.partial = False
         return super()._map_basic_serializer(serializer, direction)
+
+    def _get_request_body(self, direction="request"):
+        body = super()._get_request_body(direction)
+        if body is not None and getattr(self.view, "request_body_required", False):
+            body["required"] = True
+        return body

@@ -288,6 +288,7 @@ ERROR_TEXT = {
     404: "Not found, or not visible to you.",
     405: "Method not allowed.",
     409: "Not allowed in the current state.",
+    413: "The body is larger than 2 MB (`too_large`).",
     415: "Unsupported media type.",
     429: "Too many requests; retry after `Retry-After` seconds.",
 }

@@ -17,6 +17,16 @@ from rooms.models import Agent, Observation, Room, Seat
 from rooms.queries import usable_by
 
 _KIND_OF_AUTHOR = {"decision": "facilitator", "synthesis": "facilitator"}
+
+#: A small discussion file as ``discussion_file`` writes it (the API schema's example of an import), naming
+#: the built-in Impartial Chair and Architect.
+EXAMPLE_FILE = render(DiscussionFile(
+    header={"name": "Caching strategy review", "topic": "Should we add a Redis cache in front of Postgres?",
+            "format": "deliberation", "maxRounds": 2, "facilitator": "The Impartial Chair",
+            "participants": [{"name": "Architect", "alias": "architect", "role": "participant"}],
+            "status": "concluded", "conclusion": "Add a read-through cache for the catalogue only."},
+    turns=[FileTurn(seq=2, round=1, speaker="Architect", role="participant",
+                    content="Cache the catalogue reads only; writes stay on Postgres.\nVOTE: READY")]))
 _TERMINAL = {Room.Status.CONCLUDED, Room.Status.STOPPED}
 
 

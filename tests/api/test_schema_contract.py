@@ -151,3 +151,47 @@ def test_a_client_can_build_a_facilitation_run_from_the_schema(schema, clients, 
     assert clients["owner"].post("/api/discussions", discussion).status_code == 201
     refused = clients["owner"].post("/api/discussions", {**discussion, "kind": "facilitation"})
     assert refused.status_code == 400
+
+
+# --- 4. importing a discussion file ----------------------------------------------------------------
+
+def test_the_import_body_is_required_and_its_example_imports(schema, owner_api):
+    from facilitation.deliberation.discussion_file import MAGIC
+    from rooms.models import Observation, Room
+    from tests.factories import make_facilitator, make_participant
+
+    body = schema["paths"]["/api/discussions/import"]["post"]["requestBody"]
+    assert body["required"] is True
+    examples = list(body["content"]["text/markdown"]["examples"].values())
+    text = examples[0]["value"]
+    assert text.splitlines()[0] == MAGIC
+    make_facilitator("The Impartial Chair", key="impartial-chair")
+    make_participant("Architect", alias="architect")
+    answer = owner_api.client.post("/api/discussions/import", text, content_type="text/markdown")
+    assert answer.status_code == 201, answer.json()
+    room = Room.objects.get(pk=answer.json()["data"]["id"])
+    assert room.status == "concluded" and Observation.objects.get(room=room).content.endswith("VOTE: READY")
+    empty = owner_api.client.post("/api/discussions/import", "", content_type="text/markdown")
+    assert empty.status_code == 400 and empty.json()["error"]["code"] == "malformed_file"
+
+
+def test_an_oversized_import_is_413_like_an_oversized_json_body(schema, owner_api, settings):
+    from rooms.models import Room
+
+    from facilitation.discussions.file_io import EXAMPLE_FILE
+
+    settings.API_MAX_BODY_BYTES = 2_000
+    big = EXAMPLE_FILE + "x" * 3_000
+    answer = owner_api.client.post("/api/discussions/import", big, content_type="text/markdown")
+    assert answer.status_code == 413 and answer.json()["error"]["code"] == "too_large", answer.content
+    json_answer = owner_api.client.post("/api/roles", '{"name": "' + "x" * 3_000 + '"}', content_type="application/json")
+    assert json_answer.status_code == 413 and json_answer.json()["error"]["code"] == "too_large"
+    assert not Room.objects.exists()
+    assert "413" in schema["paths"]["/api/discussions/import"]["post"]["responses"]
+
+
+def test_the_error_table_names_the_import_codes():
+    rows = {line.split("|")[1].strip(): line for line in DOCS.read_text().splitlines() if re.match(r"^\| \d{3} \|", line)}
+    for code in ("malformed_file", "unknown_facilitator", "unknown_participant"):
+        assert f"`{code}`" in rows["400"], code
+    assert "too_large" not in rows["400"] and "discussion file" in rows["413"]

@@ -1,27 +1,36 @@
 """POST /api/discussions/import: create a discussion with its transcript from a discussion file."""
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiRequest, extend_schema
 from rest_framework.parsers import BaseParser
 from rest_framework.views import APIView
 
 from facilitation.api import schemas
+from facilitation.api.parsers import BodyTooLarge
 from facilitation.api.throttles import WRITE_THROTTLES
 from facilitation.api.views.discussions import DiscussionEnvelope, detail_response
-from facilitation.discussions.file_io import do_import_discussion
+from facilitation.discussions.file_io import EXAMPLE_FILE, do_import_discussion
 from rooms.errors import ValidationFailed
-
-MAX_FILE_BYTES = 2 * 1024 * 1024
 
 
 class MarkdownParser(BaseParser):
-    """The request body as text (``text/markdown`` or ``text/plain``, UTF-8)."""
+    """The request body as text (``text/markdown`` or ``text/plain``, UTF-8). Over ``API_MAX_BODY_BYTES`` it is
+    413 ``too_large``, as a JSON body is."""
 
     media_type = "text/*"
 
     def parse(self, stream, media_type=None, parser_context=None):
-        raw = stream.read(MAX_FILE_BYTES + 1) if stream is not None else b""
-        if len(raw) > MAX_FILE_BYTES:
-            raise ValidationFailed("The discussion file is larger than 2 MB.", {}, code="too_large")
+        limit = settings.API_MAX_BODY_BYTES
+        request = (parser_context or {}).get("request")
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0) if request is not None else 0
+        except ValueError:
+            length = 0
+        if length > limit:
+            raise BodyTooLarge(f"The discussion file is larger than {limit} bytes.")
+        raw = stream.read(limit + 1) if stream is not None else b""
+        if len(raw) > limit:
+            raise BodyTooLarge(f"The discussion file is larger than {limit} bytes.")
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError:
@@ -33,13 +42,20 @@ class ImportView(APIView):
 
     parser_classes = [MarkdownParser]
     throttle_classes = WRITE_THROTTLES
+    request_body_required = True  # an empty body is a malformed file (400)
 
     @extend_schema(
         tags=["discussions"], operation_id="discussions_import", summary="Import a discussion file",
         description="The body is a discussion file as `GET /api/discussions/{id}/export?format=md` writes it "
-                    "(`Content-Type: text/markdown`). A malformed file is 400 naming the line; nothing is written.",
-        request={"text/markdown": OpenApiTypes.STR},
-        responses=schemas.responses({201: DiscussionEnvelope}, 400, 415, 429),
+                    "(`Content-Type: text/markdown`), starting with its header line `<!-- convene discussion file v1 -->`. "
+                    "400 `malformed_file` (with `error.details.line` when a line is wrong), `unknown_facilitator` or "
+                    "`unknown_participant` (the file names agents you may not use); a file over 2 MB is 413 "
+                    "`too_large`. Nothing is written then.",
+        request={"text/markdown": OpenApiRequest(OpenApiTypes.STR, examples=[
+            OpenApiExample("A discussion file", value=EXAMPLE_FILE, request_only=True,
+                           description="Facilitator and participants are matched with agents you may use "
+                                       "(participants by alias first, then by name).")])},
+        responses=schemas.responses({201: DiscussionEnvelope}, 400, 413, 415, 429),
     )
     def post(self, request):
         text = request.data if isinstance(request.data, str) else ""
