@@ -7,12 +7,14 @@ discussion (``DiscussionCreateIn``) and the one that changes it (``DiscussionPat
 parses with.
 """
 from django.conf import settings
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
 from facilitation.actions.inputs import (MAX_BIG, ConsensusIn, DiscussionCreateIn, DiscussionPatchIn, ModeratorIn, ParticipantIn,
                                          TurnPolicyIn)
 from facilitation.goals.patterns import MAX_ITEMS, MAX_NAME, MAX_OPTIONS, MAX_ROLES, PATTERNS
+from facilitation.api.openapi import NON_SPACE
 from facilitation.llm.registry import PROVIDERS
 from rooms import limits
 from rooms.models import FacilitationRun, Room, RoomMember
@@ -96,6 +98,7 @@ class PersonaIn(serializers.Serializer):
     description = serializers.CharField(max_length=500, required=False, allow_blank=True)
     style = serializers.CharField(max_length=300, required=False, allow_blank=True)
     prompt = serializers.CharField(max_length=limits.PROMPT, trim_whitespace=False,
+                                   validators=[RegexValidator(NON_SPACE, "The prompt needs more than spaces.")],
                                    help_text="Used verbatim as the core of the system prompt.")
     is_facilitator = serializers.BooleanField(required=False)
     philosophy = serializers.CharField(max_length=500, required=False, allow_blank=True)
@@ -116,7 +119,9 @@ class AgentIn(serializers.Serializer):
     concerns = _texts()
     budget_tokens = serializers.IntegerField(min_value=0, max_value=MAX_BIG, required=False, allow_null=True)
     budget_usd = serializers.DecimalField(max_digits=12, decimal_places=6, min_value=0, required=False, allow_null=True,
-                                          coerce_to_string=False)
+                                          coerce_to_string=False,
+                                          help_text="US dollars, kept exact: at most 6 decimal places, from 0 to below "
+                                                    "1,000,000 (999999.999999 at most); null: no budget.")
 
     def to_action(self) -> dict:
         data = dict(self.validated_data)

@@ -7,11 +7,18 @@
   fields, so their components keep ``required``.
 - A body drf-spectacular cannot see is required (a text body, such as the discussion file of
   ``POST /api/discussions/import``) is marked required when its view says so (``request_body_required``).
+- Text the server trims and then refuses when blank (names, topics, titles...) has ``pattern: \\S``: a string
+  of spaces satisfies ``minLength: 1`` but is refused. Decimal amounts are ``format: decimal``.
 """
 import copy
 
+from django.core.validators import RegexValidator
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.plumbing import is_patched_serializer
+from rest_framework import serializers
+
+#: A pattern of text that is not only spaces (JSON Schema patterns are not anchored).
+NON_SPACE = r"\S"
 
 
 class AutoSchema(SpectacularAutoSchema):
@@ -31,3 +38,17 @@ class AutoSchema(SpectacularAutoSchema):
         if body is not None and getattr(self.view, "request_body_required", False):
             body["required"] = True
         return body
+
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if direction != "request" or not isinstance(schema, dict):
+            return schema
+        if (isinstance(field, serializers.CharField) and field.trim_whitespace and not field.allow_blank
+                and schema.get("type") == "string" and "pattern" not in schema
+                and not any(isinstance(v, RegexValidator) for v in field.validators)  # a slug's own pattern says more
+                and not isinstance(field.parent, serializers.ListField)):
+            # The server trims the text and refuses what is left blank: one non-space character at least.
+            schema["pattern"] = NON_SPACE
+        if isinstance(field, serializers.DecimalField) and schema.get("type") == "number":
+            schema["format"] = "decimal"  # kept exact, to ``decimal_places`` (more are refused)
+        return schema

@@ -195,3 +195,44 @@ def test_the_error_table_names_the_import_codes():
     for code in ("malformed_file", "unknown_facilitator", "unknown_participant"):
         assert f"`{code}`" in rows["400"], code
     assert "too_large" not in rows["400"] and "discussion file" in rows["413"]
+
+
+# --- 5. amounts and trimmed text as the server reads them --------------------------------------------
+
+def test_an_agent_budget_in_usd_is_described_as_the_decimal_it_is(schema, owner_api):
+    from decimal import Decimal
+
+    budget = request_schema(schema, "/api/agents", "post")["properties"]["budgetUsd"]
+    assert budget["type"] == "number" and budget["format"] == "decimal" and budget["minimum"] == 0
+    assert budget["maximum"] == 1_000_000 and budget["exclusiveMaximum"] is True
+    assert "6 decimal places" in budget["description"]
+    kept = owner_api.post("/api/agents", {"name": "Exact", "budgetUsd": 999999.999999})
+    assert kept.status_code == 201, kept.json()
+    assert Agent.objects.get(pk=kept.json()["data"]["id"]).budget_usd == Decimal("999999.999999")
+    for refused in (1.1234567, 1_000_000):
+        answer = owner_api.post("/api/agents", {"name": "Too precise", "budgetUsd": refused})
+        assert answer.status_code == 400 and "budgetUsd" in answer.json()["error"]["details"], (refused, answer.json())
+    assert not Agent.objects.filter(name="Too precise").exists()
+
+
+@pytest.mark.parametrize("path, component_path, method, field, body", [
+    ("/api/agents", "/api/agents", "post", "name", {"name": "   "}),
+    ("/api/roles", "/api/roles", "post", "name", {"name": " \t "}),
+    ("/api/personas", "/api/personas", "post", "prompt", {"name": "P", "prompt": "   "}),
+    ("/api/discussions", None, "post", "name", None),
+])
+def test_text_of_spaces_is_refused_by_the_server_and_by_the_schema(schema, owner_api, catalog, path, component_path,
+                                                                  method, field, body):
+    from tests.api.conftest import create_body
+
+    if component_path is None:  # the discussion alternative of the create body
+        node = resolve(schema, resolve(schema, schema["paths"][path][method]["requestBody"]["content"]["application/json"]
+                                      ["schema"])["oneOf"][0])
+        body = create_body(catalog, name="   ")
+    else:
+        node = request_schema(schema, component_path, method)
+    prop = node["properties"][field]
+    assert not validator(schema, prop).is_valid(body[field]), prop
+    assert validator(schema, prop).is_valid("x " + body[field])
+    answer = owner_api.post(path, body)
+    assert answer.status_code == 400 and field in answer.json()["error"]["details"], answer.json()
