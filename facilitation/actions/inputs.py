@@ -39,23 +39,66 @@ def _messages(text: str, **others) -> dict:
     return {**dict.fromkeys(keys, text), **others}
 
 
+#: The code of an error that says a value has the wrong JSON type; its message is the field class's own
+#: ("Must be a whole number.", "Must be text.", "Must be true or false."), never a field's other messages.
+TYPE_ERROR = "invalid_type"
+
+
 class WholeNumber(serializers.IntegerField):
-    """An integer as JSON has it: ``"5"``, ``5.0`` and ``true`` are refused. ``{value}`` in the
-    ``invalid`` message is the value sent."""
+    """An integer as JSON has it: ``"5"``, ``5.0`` and ``true`` are refused as not a whole number."""
+
+    default_error_messages = {TYPE_ERROR: "Must be a whole number."}
 
     def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, int):
-            raise serializers.ValidationError(self.error_messages["invalid"].format(value=repr(data)), code="invalid")
+            self.fail(TYPE_ERROR)
         return super().to_internal_value(data)
 
 
 class Text(serializers.CharField):
-    """A JSON string (a number is refused, not turned into text)."""
+    """A JSON string (a number or a list is refused, not turned into text)."""
+
+    default_error_messages = {TYPE_ERROR: "Must be text."}
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
-            self.fail("invalid")
+            self.fail(TYPE_ERROR)
         return super().to_internal_value(data)
+
+
+class Slug(serializers.SlugField):
+    """A slug sent as a JSON string (``5`` is refused, not read as ``"5"``)."""
+
+    default_error_messages = {TYPE_ERROR: "Must be text."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail(TYPE_ERROR)
+        return super().to_internal_value(data)
+
+
+class Flag(serializers.BooleanField):
+    """JSON ``true`` or ``false`` only (``"yes"``, ``1`` and ``"true"`` are refused)."""
+
+    default_error_messages = {TYPE_ERROR: "Must be true or false."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail(TYPE_ERROR)
+        return data
+
+
+def is_type_error(errors) -> bool:
+    return isinstance(errors, list) and bool(errors) and getattr(errors[0], "code", None) == TYPE_ERROR
+
+
+def type_headline(errors: dict) -> str | None:
+    """``"name must be text."`` for the first field of ``errors`` sent with the wrong type, else None."""
+    for key, value in errors.items():
+        if is_type_error(value):
+            message = str(value[0])
+            return f"{wire_name(key)} {message[:1].lower()}{message[1:]}"
+    return None
 
 
 #: The largest room budget in USD: ``Room.budget_usd`` holds 12 digits, 6 of them after the point.
@@ -177,9 +220,13 @@ class Parsed(serializers.Serializer):
         errors = parser.errors
         field = next(f for f in [*cls.HEADLINES, None] if f is None or f in errors)
         headline = cls.HEADLINES.get(field, "The request is not valid.")
+        if callable(headline):
+            headline = headline(errors[field])
+        elif field is not None and is_type_error(errors[field]):
+            headline = type_headline({field: errors[field]})  # "moderatorId must be a whole number."
         details: dict = {}
         _flatten(errors, "", details)
-        raise ValidationFailed(headline(errors[field]) if callable(headline) else headline, details)
+        raise ValidationFailed(headline, details)
 
 
 def _deliberation(values: dict) -> dict:
@@ -209,7 +256,7 @@ class DeliberationIn(Parsed):
 
 
 def _rounds_headline(errors) -> str:
-    return "maxRounds must be a whole number." if errors[0].code == "invalid" else "maxRounds is out of range."
+    return "maxRounds must be a whole number." if errors[0].code in ("invalid", TYPE_ERROR) else "maxRounds is out of range."
 
 
 def _participants_headline(errors) -> str:
@@ -293,7 +340,7 @@ PATCH_UNKNOWN = "Unknown or read-only field (the facilitator changes via PATCH .
 
 
 def _conclusion_headline(errors) -> str:
-    return "The conclusion must be text." if errors[0].code == "invalid" else "The update is not valid."
+    return "The conclusion must be text." if errors[0].code in ("invalid", TYPE_ERROR) else "The update is not valid."
 
 
 class DiscussionPatchIn(Parsed):

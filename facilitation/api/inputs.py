@@ -11,10 +11,10 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
-from facilitation.actions.inputs import (MAX_BIG, ConsensusIn, DiscussionCreateIn, DiscussionPatchIn, ModeratorIn, ParticipantIn,
-                                         TurnPolicyIn)
-from facilitation.goals.patterns import MAX_ITEMS, MAX_NAME, MAX_OPTIONS, MAX_ROLES, PATTERNS
+from facilitation.actions.inputs import (MAX_BIG, ConsensusIn, DiscussionCreateIn, DiscussionPatchIn, Flag, ModeratorIn,
+                                         ParticipantIn, Slug, Text, TurnPolicyIn, WholeNumber)
 from facilitation.api.openapi import NON_SPACE
+from facilitation.goals.patterns import MAX_ITEMS, MAX_NAME, MAX_OPTIONS, MAX_ROLES, PATTERNS
 from facilitation.llm.registry import PROVIDERS
 from rooms import limits
 from rooms.models import FacilitationRun, Room, RoomMember
@@ -71,53 +71,55 @@ DiscussionCreateRequest = PolymorphicProxySerializer(
     resource_type_field_name=None)
 
 class MemberIn(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
+    username = Text(max_length=150)
     access = serializers.ChoiceField(choices=RoomMember.Access.choices, default=RoomMember.Access.VIEWER)
 
 
 class MemberRemoveIn(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
+    username = Text(max_length=150)
 
 
 # --- catalog (parsed by these serializers, then the catalog actions) -------------------
+# Text, Slug, WholeNumber and Flag refuse a value of the wrong JSON type ("must be text", "must be a whole
+# number", "must be true or false") instead of converting it (5 to "5", "yes" to true).
 
 def _texts():
-    return serializers.ListField(child=serializers.CharField(max_length=300), max_length=50, required=False)
+    return serializers.ListField(child=Text(max_length=300), max_length=50, required=False)
 
 
 class RoleIn(serializers.Serializer):
-    key = serializers.SlugField(max_length=64, required=False, help_text="Unique; derived from the name when omitted.")
-    name = serializers.CharField(max_length=120)
-    function = serializers.CharField(max_length=300, required=False, allow_blank=True)
-    base_prompt = serializers.CharField(max_length=limits.PROMPT, required=False, allow_blank=True, trim_whitespace=False)
+    key = Slug(max_length=64, required=False, help_text="Unique; derived from the name when omitted.")
+    name = Text(max_length=120)
+    function = Text(max_length=300, required=False, allow_blank=True)
+    base_prompt = Text(max_length=limits.PROMPT, required=False, allow_blank=True, trim_whitespace=False)
 
 
 class PersonaIn(serializers.Serializer):
-    key = serializers.SlugField(max_length=64, required=False, help_text="Unique; derived from the name when omitted.")
-    name = serializers.CharField(max_length=120)
-    description = serializers.CharField(max_length=500, required=False, allow_blank=True)
-    style = serializers.CharField(max_length=300, required=False, allow_blank=True)
-    prompt = serializers.CharField(max_length=limits.PROMPT, trim_whitespace=False,
-                                   validators=[RegexValidator(NON_SPACE, "The prompt needs more than spaces.")],
-                                   help_text="Used verbatim as the core of the system prompt.")
-    is_facilitator = serializers.BooleanField(required=False)
-    philosophy = serializers.CharField(max_length=500, required=False, allow_blank=True)
+    key = Slug(max_length=64, required=False, help_text="Unique; derived from the name when omitted.")
+    name = Text(max_length=120)
+    description = Text(max_length=500, required=False, allow_blank=True)
+    style = Text(max_length=300, required=False, allow_blank=True)
+    prompt = Text(max_length=limits.PROMPT, trim_whitespace=False,
+                  validators=[RegexValidator(NON_SPACE, "The prompt needs more than spaces.")],
+                  help_text="Used verbatim as the core of the system prompt.")
+    is_facilitator = Flag(required=False)
+    philosophy = Text(max_length=500, required=False, allow_blank=True)
     best_for = serializers.ListField(child=serializers.ChoiceField(choices=Room.Format.choices), max_length=3, required=False)
     model_tier = serializers.ChoiceField(choices=["", "opus", "sonnet", "haiku"], required=False)
 
 
 class AgentIn(serializers.Serializer):
-    name = serializers.CharField(max_length=120)
-    alias = serializers.SlugField(max_length=64, required=False, allow_blank=True, help_text="Used for @mentions.")
-    description = serializers.CharField(max_length=500, required=False, allow_blank=True)
-    role_id = serializers.IntegerField(required=False, allow_null=True, max_value=MAX_BIG)
-    persona_id = serializers.IntegerField(required=False, allow_null=True, max_value=MAX_BIG)
-    is_facilitator = serializers.BooleanField(required=False)
+    name = Text(max_length=120)
+    alias = Slug(max_length=64, required=False, allow_blank=True, help_text="Used for @mentions.")
+    description = Text(max_length=500, required=False, allow_blank=True)
+    role_id = WholeNumber(required=False, allow_null=True, max_value=MAX_BIG)
+    persona_id = WholeNumber(required=False, allow_null=True, max_value=MAX_BIG)
+    is_facilitator = Flag(required=False)
     provider = serializers.ChoiceField(choices=["", *PROVIDERS], required=False, help_text="Empty: the configured default.")
-    model = serializers.CharField(max_length=120, required=False, allow_blank=True)
+    model = Text(max_length=120, required=False, allow_blank=True)
     expertise = _texts()
     concerns = _texts()
-    budget_tokens = serializers.IntegerField(min_value=0, max_value=MAX_BIG, required=False, allow_null=True)
+    budget_tokens = WholeNumber(min_value=0, max_value=MAX_BIG, required=False, allow_null=True)
     budget_usd = serializers.DecimalField(max_digits=12, decimal_places=6, min_value=0, required=False, allow_null=True,
                                           coerce_to_string=False,
                                           help_text="US dollars, kept exact: at most 6 decimal places, from 0 to below "

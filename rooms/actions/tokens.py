@@ -23,7 +23,10 @@ def _audit(user, component: str, data: dict, actor=None) -> None:
 def _days(value) -> int:
     if value is None:
         return tokens.default_days()
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= tokens.max_days():
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationFailed("expiresInDays must be a whole number.",
+                               {"expiresInDays": [f"Must be a whole number of days from 1 to {tokens.max_days()}."]})
+    if not 1 <= value <= tokens.max_days():
         raise ValidationFailed("expiresInDays is out of range.",
                                {"expiresInDays": [f"A whole number of days from 1 to {tokens.max_days()}."]})
     return value
@@ -33,7 +36,9 @@ def do_create_token(user, *, name="", days=None, actor=None) -> tuple[ApiToken, 
     """A new token for ``user``; returns the row and the key (the only time the key exists in clear)."""
     if name is None:
         name = ""
-    if not isinstance(name, str) or len(name) > NAME_MAX:
+    if not isinstance(name, str):
+        raise ValidationFailed("name must be text.", {"name": ["Must be text."]})
+    if len(name) > NAME_MAX:
         raise ValidationFailed("The token name is not valid.", {"name": [f"Text of at most {NAME_MAX} characters."]})
     lifetime = _days(days)
     key = tokens.new_key()

@@ -236,3 +236,73 @@ def test_text_of_spaces_is_refused_by_the_server_and_by_the_schema(schema, owner
     assert validator(schema, prop).is_valid("x " + body[field])
     answer = owner_api.post(path, body)
     assert answer.status_code == 400 and field in answer.json()["error"]["details"], answer.json()
+
+
+# --- 6. a value of the wrong type is named as such ---------------------------------------------------
+
+def test_wrong_types_in_a_new_discussion_say_what_type_is_wanted(owner_api, catalog):
+    from rooms.models import Room
+    from tests.api.conftest import create_body
+
+    cases = [({"moderatorId": str(catalog["chair"].pk)}, "moderatorId must be a whole number.", "moderatorId",
+              "Must be a whole number."),
+             ({"name": 123}, "name must be text.", "name", "Must be text."),
+             ({"name": ["x"]}, "name must be text.", "name", "Must be text."),
+             ({"topic": {"t": 1}}, "topic must be text.", "topic", "Must be text.")]
+    for override, headline, field, detail in cases:
+        answer = owner_api.post("/api/discussions", create_body(catalog, **override))
+        assert answer.status_code == 400, answer.json()
+        error = answer.json()["error"]
+        assert (error["message"], error["details"][field]) == (headline, [detail]), error
+    assert not Room.objects.exists()
+    missing = owner_api.post("/api/discussions", {k: v for k, v in create_body(catalog).items() if k != "moderatorId"})
+    assert missing.json()["error"]["message"] == "moderatorId is required."
+
+
+def test_wrong_types_for_the_facilitator_and_a_token(clients, people, room, catalog):
+    from rest_framework.test import APIClient
+
+    from rooms.models import ApiToken
+
+    answer = clients["owner"].patch(f"/api/discussions/{room.pk}/moderator", {"moderatorId": "6"})
+    assert answer.status_code == 400 and answer.json()["error"]["message"] == "moderatorId must be a whole number."
+    assert clients["owner"].patch(f"/api/discussions/{room.pk}/moderator", {}).json()["error"]["message"] == \
+        "moderatorId is required."
+    session = APIClient()
+    session.force_login(people["owner"])
+    before = ApiToken.objects.filter(user=people["owner"]).count()  # the API client's own
+    days = session.post("/api/me/tokens", {"expiresInDays": "10"}, format="json")
+    assert days.status_code == 400 and days.json()["error"]["message"] == "expiresInDays must be a whole number."
+    out_of_range = session.post("/api/me/tokens", {"expiresInDays": 400}, format="json")
+    assert out_of_range.json()["error"]["message"] == "expiresInDays is out of range."
+    name = session.post("/api/me/tokens", {"name": 5}, format="json")
+    assert name.status_code == 400 and name.json()["error"]["message"] == "name must be text."
+    assert ApiToken.objects.filter(user=people["owner"]).count() == before
+
+
+@pytest.mark.parametrize("body, field, headline", [
+    ({"name": 5}, "name", "name must be text."),
+    ({"name": ["x"]}, "name", "name must be text."),
+    ({"name": "Ok", "isFacilitator": "yes"}, "isFacilitator", "isFacilitator must be true or false."),
+    ({"name": "Ok", "isFacilitator": 1}, "isFacilitator", "isFacilitator must be true or false."),
+    ({"name": "Ok", "alias": 7}, "alias", "alias must be text."),
+    ({"name": "Ok", "roleId": "3"}, "roleId", "roleId must be a whole number."),
+    ({"name": "Ok", "budgetTokens": 10.0}, "budgetTokens", "budgetTokens must be a whole number."),
+])
+def test_agents_refuse_values_of_the_wrong_type_instead_of_converting_them(owner_api, people, body, field, headline):
+    answer = owner_api.post("/api/agents", body)
+    assert answer.status_code == 400, answer.json()
+    assert answer.json()["error"]["message"] == headline and field in answer.json()["error"]["details"]
+    assert not Agent.objects.filter(created_by=people["owner"]).exists()
+    mine = Agent.objects.create(name="Mine", created_by=people["owner"])
+    patched = owner_api.patch(f"/api/agents/{mine.pk}", {k: v for k, v in body.items() if k != "name" or len(body) == 1})
+    assert patched.status_code == 400 and patched.json()["error"]["message"] == headline
+    mine.refresh_from_db()
+    assert mine.name == "Mine" and mine.is_facilitator is False
+
+
+def test_personas_and_roles_refuse_wrong_types_too(owner_api):
+    persona = owner_api.post("/api/personas", {"name": "P", "prompt": "Be brief.", "isFacilitator": "true"})
+    assert persona.json()["error"]["message"] == "isFacilitator must be true or false."
+    role = owner_api.post("/api/roles", {"name": 42})
+    assert role.status_code == 400 and role.json()["error"]["message"] == "name must be text."

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.views import APIView
 
+from facilitation.actions.inputs import type_headline
 from facilitation.api import inputs, schemas
 from facilitation.api.envelope import ok
 from facilitation.api.pagination import paginate
@@ -23,7 +24,7 @@ from rooms.queries import usable_by
 def _parse(serializer_class, request, partial: bool) -> dict:
     serializer = serializer_class(data=json_body(request), partial=partial)
     if not serializer.is_valid():
-        raise ValidationFailed("The request is not valid.", serializer.errors)
+        raise ValidationFailed(type_headline(serializer.errors) or "The request is not valid.", serializer.errors)
     if hasattr(serializer, "to_action"):
         return serializer.to_action()
     return dict(serializer.validated_data)

@@ -32,7 +32,7 @@ def test_null_leaves_a_field_as_it_is():
     ({"max_rounds": ""}, "maxRounds must be a whole number.", "maxRounds"),
     ({"max_rounds": True}, "maxRounds must be a whole number.", "maxRounds"),
     ({"name": "   "}, "The update is not valid.", "name"),
-    ({"name": 5}, "The update is not valid.", "name"),
+    ({"name": 5}, "name must be text.", "name"),
     ({"topic": "t" * 100_000}, "The update is not valid.", "topic"),
     ({"format": "debate"}, "Unknown format.", "format"),
     ({"status": "exploded"}, "Unknown status.", "status"),
