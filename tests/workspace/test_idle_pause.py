@@ -143,8 +143,8 @@ def test_the_desk_says_why_the_workspace_paused(manager, client):
     client.force_login(manager)
     page = client.get(f"/workspaces/{room.pk}/").content.decode()
     assert 'id="idle-notice"' in page and "Resume it to set the agents back to work." in page
-    assert "or several rounds in a row had ended by themselves since somebody last did" in page
-    assert '"idlePauseSeconds": 3600' in page
+    assert 'or <span id="idle-rounds">several</span> rounds in a row had ended by themselves since somebody last did' in page
+    assert '"idlePauseSeconds": 3600' in page and '"idleRounds": 3' in page  # the desk fills in the numbers
 
 
 @pytest.fixture
