@@ -5,6 +5,7 @@ with its transcript from one. Turns keep their speaker, round, kind and text; ma
 again from the text, so what a file says is what the imported discussion records.
 """
 from django.db import transaction
+from django.db.models import Case, IntegerField, Value, When
 
 from facilitation.actions.inputs import DiscussionCreateIn
 from facilitation.deliberation.discussion_file import DiscussionFile, FileError, FileTurn, parse, render
@@ -58,12 +59,17 @@ def discussion_file(room: Room) -> str:
 
 
 def _agent(owner, name: str, alias: str, facilitator: bool) -> Agent | None:
-    agents = usable_by(Agent, owner).filter(is_facilitator=facilitator)
+    """The agent a file names: by alias, else by name. Aliases are unique per owner and apart from the
+    built-ins' for new agents, but older rows may share one: then the agent whose name matches too, then
+    the owner's own before a built-in, then the oldest, so the same file always finds the same agent."""
+    agents = usable_by(Agent, owner).filter(is_facilitator=facilitator).annotate(
+        other_name=Case(When(name__iexact=name, then=Value(0)), default=Value(1), output_field=IntegerField()))
+    preference = ("other_name", "is_builtin", "id")
     if alias:
-        found = agents.filter(alias=alias).first()
+        found = agents.filter(alias=alias).order_by(*preference).first()
         if found:
             return found
-    return agents.filter(name__iexact=name).first()
+    return agents.filter(name__iexact=name).order_by(*preference).first()
 
 
 def _creation(header: dict, facilitator: Agent, seats: list[dict]) -> dict:

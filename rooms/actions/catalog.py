@@ -2,8 +2,9 @@
 
 Built-in presets are read-only here (``Forbidden``); custom rows belong to the user
 who created them. Callers pass already-typed values (the API's input serializers
-parse JSON); these functions apply the domain rules: required fields, unique keys,
-references the user may use, and rows still in use (``StateConflict`` on delete).
+parse JSON); these functions apply the domain rules: required fields, unique keys and agent
+aliases (per owner, and none a built-in has), references the user may use, and rows still in use
+(``StateConflict`` on delete).
 """
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError, Q
@@ -185,17 +186,58 @@ def _check_budgets(fields: dict, errors: dict) -> None:
             errors[name] = ["Must be zero or more."]
 
 
+# --- aliases: what @mentions, ``GET /api/agents?alias=`` and discussion files name an agent by ---------
+# Like a key, an alias is the owner's own: no two of one owner's agents share one, and none takes a
+# built-in's (compared without case, as @mentions are).
+
+def _alias_holder(alias: str, owner, exclude_pk=None) -> Agent | None:
+    """The built-in or the owner's agent that already has ``alias`` (built-ins first), or None."""
+    qs = Agent.objects.filter(Q(is_builtin=True) | Q(is_builtin=False, created_by=owner), alias__iexact=alias)
+    if exclude_pk is not None:
+        qs = qs.exclude(pk=exclude_pk)
+    return qs.order_by("-is_builtin", "id").first()
+
+
+def _check_alias(fields: dict, errors: dict, owner, current: Agent | None = None) -> None:
+    alias = fields.get("alias")
+    if not isinstance(alias, str) or not alias.strip():
+        return
+    alias = alias.strip()
+    if current is not None and current.alias.lower() == alias.lower():
+        return  # unchanged (an older duplicate stays as it is)
+    holder = _alias_holder(alias, owner, exclude_pk=current.pk if current is not None else None)
+    if holder is None:
+        return
+    if holder.is_builtin:
+        errors["alias"] = [f"The built-in agent {holder.name!r} uses the alias {alias!r}; choose another."]
+    else:
+        errors["alias"] = [f"Your agent {holder.name!r} already uses the alias {alias!r}; choose another."]
+
+
+def _fresh_alias(name: str, owner) -> str:
+    """The alias derived from a name, numbered when the owner or a built-in already has it."""
+    base = slugify(name)[:60]
+    if not base:
+        return ""
+    alias, n = base, 1
+    while _alias_holder(alias, owner) is not None:
+        n += 1
+        alias = f"{base}-{n}"
+    return alias
+
+
 def do_create_agent(user, **fields) -> Agent:
     errors: dict = {}
     _require_text(fields, ("name",), errors, creating=True)
     _check_budgets(fields, errors)
+    _check_alias(fields, errors, user)
     resolved = _resolve_refs(user, fields, errors)
     if errors:
         raise ValidationFailed("The agent is not valid.", errors)
     agent = Agent(created_by=user, is_builtin=False)
     _apply(agent, resolved, AGENT_FIELDS)
     if not agent.alias:
-        agent.alias = slugify(agent.name)[:64]
+        agent.alias = _fresh_alias(agent.name, user)
     _save(agent, user, "agent")
     return agent
 
@@ -205,6 +247,7 @@ def do_update_agent(agent: Agent, user, **fields) -> Agent:
     errors: dict = {}
     _require_text(fields, ("name",), errors, creating=False)
     _check_budgets(fields, errors)
+    _check_alias(fields, errors, agent.created_by, current=agent)
     resolved = _resolve_refs(user, fields, errors)
     if errors:
         raise ValidationFailed("The agent is not valid.", errors)

@@ -306,3 +306,34 @@ def test_personas_and_roles_refuse_wrong_types_too(owner_api):
     assert persona.json()["error"]["message"] == "isFacilitator must be true or false."
     role = owner_api.post("/api/roles", {"name": 42})
     assert role.status_code == 400 and role.json()["error"]["message"] == "name must be text."
+
+
+# --- 7. agent aliases are unique per owner and apart from the built-ins' ------------------------------
+
+def test_an_alias_a_builtin_or_another_agent_of_yours_has_is_refused(clients, people, catalog):
+    owner, other = clients["owner"], clients["other"]
+    builtin = owner.post("/api/agents", {"name": "Second Ada", "alias": "ADA"})  # catalog: the built-in "ada"
+    assert builtin.status_code == 400 and "alias" in builtin.json()["error"]["details"], builtin.json()
+    assert "built-in" in builtin.json()["error"]["details"]["alias"][0]
+    first = owner.post("/api/agents", {"name": "Architect one", "alias": "architect"})
+    assert first.status_code == 201, first.json()
+    second = owner.post("/api/agents", {"name": "Architect two", "alias": "architect"})
+    assert second.status_code == 400 and "Architect one" in second.json()["error"]["details"]["alias"][0]
+    assert other.post("/api/agents", {"name": "Their architect", "alias": "architect"}).status_code == 201  # per owner
+    mine = owner.post("/api/agents", {"name": "Reviewer", "alias": "reviewer"}).json()["data"]
+    renamed = owner.patch(f"/api/agents/{mine['id']}", {"alias": "architect"})
+    assert renamed.status_code == 400 and Agent.objects.get(pk=mine["id"]).alias == "reviewer"
+    assert owner.patch(f"/api/agents/{mine['id']}", {"alias": "reviewer", "description": "same alias"}).status_code == 200
+    listed = owner.get("/api/agents", {"alias": "architect"}).json()["data"]
+    assert [a["name"] for a in listed] == ["Architect one"]
+    derived = owner.post("/api/agents", {"name": "Ada"}).json()["data"]  # the name's slug is the built-in's alias
+    assert derived["alias"] == "ada-2"
+
+
+def test_old_duplicate_aliases_resolve_to_one_agent_in_an_import(owner_api, people, catalog):
+    from facilitation.discussions.file_io import _agent
+
+    own = Agent.objects.create(name="My Ada", alias="ada", created_by=people["owner"])  # as older rows may be
+    assert _agent(people["owner"], "Ada", "ada", False) == catalog["ada"]  # the name matches the built-in's
+    assert _agent(people["owner"], "My Ada", "ada", False) == own
+    assert _agent(people["owner"], "Someone else", "ada", False) == own  # the owner's own before a built-in
