@@ -35,6 +35,13 @@ def json_body(request) -> dict:
     return data
 
 
+def no_fields(request) -> None:
+    """The body of a control that takes no fields (start, pause, copy...): none is needed, but one that is
+    sent is read like any other, so malformed JSON is 400 ``parse_error``, another media type 415 and a
+    JSON value that is not an object 400; an object's keys are ignored."""
+    json_body(request)
+
+
 def bool_param(request, name: str) -> bool | None:
     raw = request.query_params.get(name)
     if raw is None or raw == "":

@@ -337,3 +337,43 @@ def test_old_duplicate_aliases_resolve_to_one_agent_in_an_import(owner_api, peop
     assert _agent(people["owner"], "Ada", "ada", False) == catalog["ada"]  # the name matches the built-in's
     assert _agent(people["owner"], "My Ada", "ada", False) == own
     assert _agent(people["owner"], "Someone else", "ada", False) == own  # the owner's own before a built-in
+
+
+# --- 8. controls without fields still read the body they are sent -----------------------------------
+
+@pytest.mark.parametrize("verb", ["start", "pause", "resume", "stop", "conclude"])
+def test_a_malformed_body_stops_a_lifecycle_control(owner_api, room, verb):
+    from rooms.models import Room
+
+    if verb in ("pause", "stop", "conclude"):
+        assert owner_api.post(f"/api/discussions/{room.pk}/start").status_code == 200
+    if verb == "resume":
+        assert owner_api.post(f"/api/discussions/{room.pk}/start").status_code == 200
+        assert owner_api.post(f"/api/discussions/{room.pk}/pause").status_code == 200
+    def state():
+        row = Room.objects.get(pk=room.pk)
+        return row.status, row.seq  # every change records an event (conclude stays active until the synthesis)
+
+    before = state()
+    url = f"/api/discussions/{room.pk}/{verb}"
+    malformed = owner_api.client.post(url, '{"bogus":1', content_type="application/json")
+    assert malformed.status_code == 400 and malformed.json()["error"]["code"] == "parse_error", malformed.content
+    assert owner_api.client.post(url, "[1, 2]", content_type="application/json").status_code == 400
+    assert state() == before
+    assert owner_api.client.post(url).status_code == 200  # no body at all
+    assert state() != before
+
+
+def test_the_other_controls_without_fields_refuse_malformed_json_and_take_no_body(owner_api, room, people):
+    from rooms.models import Room
+    from tests.workspace.helpers import make_workspace
+
+    copies = Room.objects.count()
+    assert owner_api.client.post(f"/api/discussions/{room.pk}/copy", "{", content_type="application/json").status_code == 400
+    assert Room.objects.count() == copies
+    assert owner_api.client.post(f"/api/discussions/{room.pk}/copy", "", content_type="application/json").status_code == 201
+    ws = make_workspace(people["owner"])
+    assert owner_api.client.post(f"/api/discussions/{ws.pk}/start").status_code == 200
+    assert owner_api.client.post(f"/api/discussions/{ws.pk}/complete", "{x", content_type="application/json").status_code == 400
+    assert Room.objects.get(pk=ws.pk).status == "active"
+    assert owner_api.post(f"/api/discussions/{ws.pk}/complete", {}).status_code == 200

@@ -6,6 +6,7 @@ from rest_framework.views import APIView
 from facilitation.actions.phases import do_advance_phase, votes_document
 from facilitation.api import schemas
 from facilitation.api.envelope import ok
+from facilitation.api.parsing import no_fields
 from facilitation.api.permissions import controllable_room, viewable_room
 from facilitation.api.throttles import WRITE_THROTTLES
 from facilitation.api.views.discussions import DiscussionEnvelope, detail_response
@@ -33,8 +34,10 @@ class AdvanceView(APIView):
         tags=["discussions"], operation_id="discussions_advance", summary="Move to the next phase (owner)",
         description="409 without a template, in the last phase or after the discussion ended. Votes start over; "
                     "the previous phase's votes stay in the record. Pushes `discussion:phase`.",
-        request=None, responses=schemas.responses({200: DiscussionEnvelope}, 403, 409, 429),
+        request=None, responses=schemas.responses({200: DiscussionEnvelope}, 400, 403, 409, 415, 429),
     )
     def post(self, request, id: int):
-        room = do_advance_phase(controllable_room(request.user, id), actor=request.user)
+        room = controllable_room(request.user, id)
+        no_fields(request)
+        room = do_advance_phase(room, actor=request.user)
         return detail_response(request.user, room)

@@ -8,7 +8,7 @@ from facilitation.actions import lifecycle
 from facilitation.api import inputs, schemas
 from facilitation.api.envelope import ok
 from facilitation.api.pagination import paginate
-from facilitation.api.parsing import choice_params, json_body
+from facilitation.api.parsing import choice_params, json_body, no_fields
 from facilitation.api.permissions import access_of, controllable_room, viewable_room
 from facilitation.api.throttles import CREATE_SCOPE, WriteThrottleMixin
 from facilitation.api.views.goals import run_fields
@@ -170,7 +170,8 @@ class CopyView(WriteThrottleMixin, APIView):
 
     @extend_schema(tags=TAG, operation_id="discussions_copy", summary="Copy as a new draft", request=None,
                    description="Nothing that was said is copied; the copy is yours. Logged as invocation `room.copy`.",
-                   responses=schemas.responses({201: DiscussionEnvelope}, 400, 403, 429))
+                   responses=schemas.responses({201: DiscussionEnvelope}, 400, 403, 415, 429))
     def post(self, request, id: int):
         room = controllable_room(request.user, id)
+        no_fields(request)
         return detail_response(request.user, do_copy_room(room, request.user), status=201)

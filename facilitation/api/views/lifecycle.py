@@ -4,6 +4,7 @@ from rest_framework.views import APIView
 
 from facilitation.actions import lifecycle
 from facilitation.api import schemas
+from facilitation.api.parsing import no_fields
 from facilitation.api.permissions import controllable_room
 from facilitation.api.throttles import LIFECYCLE_SCOPE, WRITE_THROTTLES, ScopedThrottle
 from facilitation.api.views.discussions import DiscussionEnvelope, detail_response
@@ -21,6 +22,7 @@ class LifecycleView(APIView):
 
     def post(self, request, id: int):
         room = controllable_room(request.user, id)
+        no_fields(request)
         if room.kind == Room.Kind.FACILITATION and self.verb in ("start", "stop"):
             # A facilitation run opens with its handshake in the room, and stops with a closing message.
             if self.verb == "start":
@@ -44,7 +46,8 @@ def lifecycle_view(verb: str):
 
     post = extend_schema(
         tags=["discussions"], operation_id=f"discussions_{verb}", summary=summary, request=None,
-        description="409 when the transition is not allowed from the current status; nothing changes then.",
-        responses=schemas.responses({200: DiscussionEnvelope}, 403, 409, 429),
+        description="409 when the transition is not allowed from the current status; nothing changes then. "
+                    "No body is needed; one that is sent must be a JSON object (malformed JSON is 400 `parse_error`).",
+        responses=schemas.responses({200: DiscussionEnvelope}, 400, 403, 409, 415, 429),
     )(post)
     return type(f"{verb.capitalize()}View", (LifecycleView,), {"verb": verb, "post": post})

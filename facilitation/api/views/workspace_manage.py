@@ -6,7 +6,7 @@ from rest_framework.views import APIView
 from facilitation.api import schemas
 from facilitation.api import workspace_schemas as ws
 from facilitation.api.envelope import ok
-from facilitation.api.parsing import int_param, json_body, safe_text
+from facilitation.api.parsing import int_param, json_body, no_fields, safe_text
 from facilitation.api.permissions import controllable_room, viewable_room
 from facilitation.api.views.discussions import DiscussionEnvelope, detail_response
 from facilitation.api.views.workspace import MAX_ID, TAG, row_id
@@ -99,11 +99,12 @@ class SearchView(APIView):
 def _close_view(verb: str, action, summary: str):
     def post(self, request, id: int):
         room = controllable_room(request.user, id)
+        no_fields(request)
         return detail_response(request.user, action(room, request.user))
 
     post = extend_schema(tags=TAG, operation_id=f"workspace_{verb}", summary=summary, request=None,
                          description="Afterwards every write to the room is 409.",
-                         responses=schemas.responses({200: DiscussionEnvelope}, 403, 409, 429))(post)
+                         responses=schemas.responses({200: DiscussionEnvelope}, 400, 403, 409, 415, 429))(post)
     return type(f"{verb.capitalize()}View", (APIView,), {"post": post})
 
 
