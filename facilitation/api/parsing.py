@@ -35,11 +35,18 @@ def json_body(request) -> dict:
     return data
 
 
+def is_json(request) -> bool:
+    media = (request.content_type or "").split(";")[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
 def no_fields(request) -> None:
-    """The body of a control that takes no fields (start, pause, copy...): none is needed, but one that is
-    sent is read like any other, so malformed JSON is 400 ``parse_error``, another media type 415 and a
-    JSON value that is not an object 400; an object's keys are ignored."""
-    json_body(request)
+    """The body of a control that takes no fields (start, pause, copy...): none is needed, but one sent as
+    JSON is read like any other, so malformed JSON is 400 ``parse_error`` and a JSON value that is not an
+    object 400; an object's keys are ignored. A body that does not say it is JSON (an empty form post)
+    is not read, as before."""
+    if is_json(request):
+        json_body(request)
 
 
 def bool_param(request, name: str) -> bool | None:

@@ -377,3 +377,14 @@ def test_the_other_controls_without_fields_refuse_malformed_json_and_take_no_bod
     assert owner_api.client.post(f"/api/discussions/{ws.pk}/complete", "{x", content_type="application/json").status_code == 400
     assert Room.objects.get(pk=ws.pk).status == "active"
     assert owner_api.post(f"/api/discussions/{ws.pk}/complete", {}).status_code == 200
+
+
+def test_a_control_posted_as_an_empty_form_still_runs(owner_api, room):
+    from django.test import Client
+
+    from rooms.models import Room
+
+    browser = Client()
+    browser.force_login(room.owner)
+    assert browser.post(f"/api/discussions/{room.pk}/start").status_code == 200  # multipart, no fields
+    assert Room.objects.get(pk=room.pk).status == "active"

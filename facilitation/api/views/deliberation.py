@@ -34,7 +34,7 @@ class AdvanceView(APIView):
         tags=["discussions"], operation_id="discussions_advance", summary="Move to the next phase (owner)",
         description="409 without a template, in the last phase or after the discussion ended. Votes start over; "
                     "the previous phase's votes stay in the record. Pushes `discussion:phase`.",
-        request=None, responses=schemas.responses({200: DiscussionEnvelope}, 400, 403, 409, 415, 429),
+        request=None, responses=schemas.responses({200: DiscussionEnvelope}, 400, 403, 409, 429),
     )
     def post(self, request, id: int):
         room = controllable_room(request.user, id)

@@ -170,7 +170,7 @@ class CopyView(WriteThrottleMixin, APIView):
 
     @extend_schema(tags=TAG, operation_id="discussions_copy", summary="Copy as a new draft", request=None,
                    description="Nothing that was said is copied; the copy is yours. Logged as invocation `room.copy`.",
-                   responses=schemas.responses({201: DiscussionEnvelope}, 400, 403, 415, 429))
+                   responses=schemas.responses({201: DiscussionEnvelope}, 400, 403, 429))
     def post(self, request, id: int):
         room = controllable_room(request.user, id)
         no_fields(request)

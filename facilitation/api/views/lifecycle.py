@@ -47,7 +47,7 @@ def lifecycle_view(verb: str):
     post = extend_schema(
         tags=["discussions"], operation_id=f"discussions_{verb}", summary=summary, request=None,
         description="409 when the transition is not allowed from the current status; nothing changes then. "
-                    "No body is needed; one that is sent must be a JSON object (malformed JSON is 400 `parse_error`).",
-        responses=schemas.responses({200: DiscussionEnvelope}, 400, 403, 409, 415, 429),
+                    "No body is needed; one sent as JSON must be a JSON object (malformed JSON is 400 `parse_error`).",
+        responses=schemas.responses({200: DiscussionEnvelope}, 400, 403, 409, 429),
     )(post)
     return type(f"{verb.capitalize()}View", (LifecycleView,), {"verb": verb, "post": post})

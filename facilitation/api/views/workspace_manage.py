@@ -104,7 +104,7 @@ def _close_view(verb: str, action, summary: str):
 
     post = extend_schema(tags=TAG, operation_id=f"workspace_{verb}", summary=summary, request=None,
                          description="Afterwards every write to the room is 409.",
-                         responses=schemas.responses({200: DiscussionEnvelope}, 400, 403, 409, 415, 429))(post)
+                         responses=schemas.responses({200: DiscussionEnvelope}, 400, 403, 409, 429))(post)
     return type(f"{verb.capitalize()}View", (APIView,), {"post": post})
 
 
