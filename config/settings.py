@@ -300,7 +300,7 @@ TASK_DISPATCH = "celery"
 # --- REST ---------------------------------------------------------------------
 # The camelCase renderer leaves the keys inside these fields alone: they are data (a discussion's
 # analytics count corrections and fallbacks by their rule names, e.g. "no_repeat"), not field names.
-JSON_CAMEL_CASE = {"JSON_UNDERSCOREIZE": {"no_underscore_before_number": False, "ignore_fields": ("corrections", "fallbacks"),
+JSON_CAMEL_CASE = {"JSON_UNDERSCOREIZE": {"no_underscore_before_number": False, "ignore_fields": ("corrections", "fallbacks", "slots"),
                                           "ignore_keys": None}}
 
 REST_FRAMEWORK = {

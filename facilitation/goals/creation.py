@@ -53,9 +53,9 @@ def _deadline(value, now: datetime) -> datetime:
 
 
 def _int_field(body: dict, key: str, api: str, lo: int, hi: int, default=None):
-    value = body.get(key, default)
-    if value is None:
-        return None
+    value = body.get(key)
+    if value is None:  # absent or null: the default
+        return default
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise ValidationFailed(f"{api} is out of range.", {api: [f"A whole number from {lo} to {hi}."]})
     return value

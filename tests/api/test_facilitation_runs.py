@@ -105,6 +105,14 @@ def test_bad_runs_are_400_and_write_nothing(runner, over, field):
     assert not FacilitationRun.objects.exists() and not Room.objects.filter(kind="facilitation").exists()
 
 
+def test_slots_keep_their_names_and_a_null_ttl_takes_the_default(runner, settings):
+    answer = create(runner, slots={"roles": ROLES, "allowMultiple": True}, ttlHours=None)
+    assert answer.status_code == 201, answer.content
+    run = FacilitationRun.objects.get(room_id=answer.json()["data"]["id"])
+    assert run.slots["allowMultiple"] is True  # it was read as allow_multiple and dropped
+    assert run.ttl_hours == settings.CONVENE["FACILITATION_DEFAULT_TTL_HOURS"]  # null was a 500
+
+
 def test_a_deadline_without_an_offset_is_read_as_utc(runner):
     naive = (timezone.now() + timedelta(hours=3)).replace(tzinfo=None, microsecond=0)
     answer = create(runner, deadline=naive.isoformat())
