@@ -55,8 +55,8 @@ class WholeNumber(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
-class Text(serializers.CharField):
-    """A JSON string (a number or a list is refused, not turned into text)."""
+class _JsonString:
+    """A field that takes only a JSON string (a number or a list is refused, not turned into text)."""
 
     default_error_messages = {TYPE_ERROR: "Must be text."}
 
@@ -66,15 +66,12 @@ class Text(serializers.CharField):
         return super().to_internal_value(data)
 
 
-class Slug(serializers.SlugField):
+class Text(_JsonString, serializers.CharField):
+    """A JSON string."""
+
+
+class Slug(_JsonString, serializers.SlugField):
     """A slug sent as a JSON string (``5`` is refused, not read as ``"5"``)."""
-
-    default_error_messages = {TYPE_ERROR: "Must be text."}
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail(TYPE_ERROR)
-        return super().to_internal_value(data)
 
 
 class Flag(serializers.BooleanField):
