@@ -143,17 +143,22 @@
     return counted(seconds, "second");
   }
 
+  // A budget's limits in words ({budgetTokens, budgetUsd}, either absent or null): "20,000 tokens and $1.50", or "".
+  function budgetLimits(b) {
+    return [b.budgetTokens != null ? `${b.budgetTokens.toLocaleString("en")} tokens` : "",
+      b.budgetUsd != null ? `$${Number(b.budgetUsd).toFixed(2)}` : ""].filter(Boolean).join(" and ");
+  }
+
   // What a room has spent (its REST shape's usage), against its budget when it has one.
   function budgetText(r) {
     const usage = r.usage || {};
     const tokens = (usage.totalTokens || 0).toLocaleString("en");
     const usd = `$${Number(usage.costUsd || 0).toFixed(2)}`;
-    const limits = [r.budgetTokens != null ? `${r.budgetTokens.toLocaleString("en")} tokens` : "",
-      r.budgetUsd != null ? `$${Number(r.budgetUsd).toFixed(2)}` : ""].filter(Boolean);
-    return limits.length ? `Spent ${tokens} tokens (${usd}) of a budget of ${limits.join(" and ")}.`
+    const limits = budgetLimits(r);
+    return limits ? `Spent ${tokens} tokens (${usd}) of a budget of ${limits}.`
       : `Spent ${tokens} tokens (${usd}); no budget caps it.`;
   }
 
   window.Convene = { request, listAll, ApiError, el, escapeHtml, toast, pageData, statusBadge, roleBadge, fieldErrors, counted, duration,
-                     runState, budgetText, STATUS_LABELS, ROLE_LABELS };
+                     runState, budgetLimits, budgetText, STATUS_LABELS, ROLE_LABELS };
 })();

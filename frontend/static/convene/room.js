@@ -2,7 +2,7 @@
 // discussion's details and Start; Socket.IO for everything that happens (see live.js).
 (function () {
   "use strict";
-  const { request, el, toast, pageData, roleBadge, counted, fieldErrors, STATUS_LABELS } = window.Convene;
+  const { request, el, toast, pageData, roleBadge, counted, fieldErrors, budgetLimits, STATUS_LABELS } = window.Convene;
   const R = window.ConveneRender;
   const { EVENTS } = window.ConveneLive;
 
@@ -65,14 +65,13 @@
 
   function showBudget(data) {
     state.budget = { tokens: data.budgetTokens ?? null, usd: data.budgetUsd ?? null };
-    const limits = [data.budgetTokens != null ? `${data.budgetTokens.toLocaleString("en")} tokens` : "",
-      data.budgetUsd != null ? `$${Number(data.budgetUsd).toFixed(2)}` : ""].filter(Boolean);
-    if (!limits.length) { $("#budget-line").textContent = "No budget caps this discussion."; return; }
+    const limits = budgetLimits(data);
+    if (!limits) { $("#budget-line").textContent = "No budget caps this discussion."; return; }
     const usage = data.usage || {};
     const shares = [data.budgetTokens ? (usage.totalTokens || 0) / data.budgetTokens : 0,
       data.budgetUsd ? Number(usage.costUsd || 0) / data.budgetUsd : 0];
     const used = Math.min(100, Math.round(Math.max(...shares) * 100));
-    $("#budget-line").textContent = `Budget: ${limits.join(" and ")} · ${used} % used`;
+    $("#budget-line").textContent = `Budget: ${limits} · ${used} % used`;
   }
 
   function openBudget() {

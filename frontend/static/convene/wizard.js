@@ -1,7 +1,7 @@
 // The three-step creation wizard: topic & format; facilitator & participants; rounds, estimate, start.
 (function () {
   "use strict";
-  const { request, listAll, el, toast, pageData, fieldErrors, duration: spanOfTime } = window.Convene;
+  const { request, listAll, el, toast, pageData, fieldErrors, budgetLimits, duration: spanOfTime } = window.Convene;
   const page = pageData();
   const $ = (sel) => document.querySelector(sel);
   const form = $("#wizard");
@@ -359,9 +359,7 @@
       return `${a ? a.name : p.agentId} (${ROLE_OPTIONS.find(([v]) => v === p.role)[1]})`;
     });
     const workspace = kind() === "workspace";
-    const limits = budget() || {};
-    const caps = [limits.budgetTokens ? `${limits.budgetTokens.toLocaleString("en")} tokens` : "",
-      limits.budgetUsd !== undefined ? `$${limits.budgetUsd.toFixed(2)}` : ""].filter(Boolean);
+    const caps = budgetLimits(budget() || {});
     const paced = workspace ? pacing() : null;
     $("#review").replaceChildren(
       el("dt", {}, "Kind"), el("dd", {}, kind()),
@@ -370,7 +368,7 @@
       el("dt", {}, "Facilitator"), el("dd", {}, moderator ? moderator.name : "—"),
       el("dt", {}, "Participants"), el("dd", {}, people.join(", ") || "—"),
       ...(paced ? [el("dt", {}, "Rounds"), el("dd", {}, `end after ${paced.maxEvents} observations or ${spanOfTime(paced.maxSeconds)}`)] : []),
-      el("dt", {}, "Budget"), el("dd", { id: "review-budget" }, caps.join(" and ") || "no limit"));
+      el("dt", {}, "Budget"), el("dd", { id: "review-budget" }, caps || "no limit"));
   }
 
   // --- submit ----------------------------------------------------------------------------
