@@ -7,11 +7,10 @@ from rooms.models import Room, Seat, Turn
 S = Room.Status
 CLOSED = (S.COMPLETED, S.ARCHIVED)
 RUNNING = (S.ACTIVE, S.PAUSED)
-# Roles (by key) no workspace agent seat works in: the facilitator's is the narrator's seat, and an observer
-# never takes a turn, while every agent seat of a workspace publishes observations each round. Their names
-# are those of seat roles (``Seat.role``), which only the room's creation sets; a work role that says
-# otherwise would only contradict it. The desk offers neither (workspace.js NOT_WORK_ROLES).
-NOT_WORK_ROLES = (Seat.Role.FACILITATOR.value, Seat.Role.OBSERVER.value)
+# Roles (by key) no workspace agent seat works in (``Seat.NOT_WORK_ROLES``). Their names are those of seat roles
+# (``Seat.role``), which only the room's creation sets; a work role that says otherwise would only contradict it.
+# Neither creation nor a swap accepts them; the desk offers neither (workspace.js NOT_WORK_ROLES).
+NOT_WORK_ROLES = Seat.NOT_WORK_ROLES
 
 
 def locked(room_or_id) -> Room:

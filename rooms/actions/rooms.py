@@ -21,10 +21,11 @@ def _persona(user, value, key: str, errors: dict) -> Persona | None:
     return row
 
 
-def _seats(user, moderator: Agent, participants: list[dict]) -> list[tuple[Agent, str, Persona | None]]:
-    """The participants' agents, roles and personas: each agent usable by ``user``, seated once, not the facilitator."""
+def _seats(user, moderator: Agent, participants: list[dict], kind: str) -> list[tuple[Agent, str, Persona | None]]:
+    """The participants' agents, roles and personas: each agent usable by ``user``, seated once, not the facilitator;
+    in a workspace, a working seat's agent has a working role (``Seat.NOT_WORK_ROLES``)."""
     errors: dict[str, list[str]] = {}
-    agents = {a.pk: a for a in usable_by(Agent, user)}
+    agents = {a.pk: a for a in usable_by(Agent, user).select_related("role")}
     seen: set[int] = set()
     result: list[tuple[Agent, str, Persona | None]] = []
     for i, p in enumerate(participants):
@@ -39,9 +40,14 @@ def _seats(user, moderator: Agent, participants: list[dict]) -> list[tuple[Agent
         if agent.pk in seen:
             errors[f"{key}.agent_id"] = ["This agent is already seated."]
             continue
+        role = p.get("role", Seat.Role.PARTICIPANT)
+        if kind == Room.Kind.WORKSPACE and role in Seat.SPEAKING and agent.role is not None and agent.role.key in Seat.NOT_WORK_ROLES:
+            errors[f"{key}.agent_id"] = [f"{agent.name} works as {agent.role.name}, and every agent of a workspace publishes "
+                                         "observations each round: seat an agent with a working role, or change its role first."]
+            continue
         persona = _persona(user, p.get("persona_id"), f"{key}.persona_id", errors)
         seen.add(agent.pk)
-        result.append((agent, p.get("role", Seat.Role.PARTICIPANT), persona))
+        result.append((agent, role, persona))
     if errors:
         raise ValidationFailed("Some participants are not valid.", errors)
     if not any(role in Seat.SPEAKING for _, role, _ in result):
@@ -80,7 +86,7 @@ def do_create_room(owner, *, name: str, topic: str, moderator_id: int, participa
     if turn_policy:
         require_turn_policy_kind(room_kind)
     moderator = _moderator(owner, moderator_id)
-    seats = _seats(owner, moderator, participants)
+    seats = _seats(owner, moderator, participants, room_kind)
     with transaction.atomic():
         room = Room.objects.create(
             name=name, topic=topic, format=format or Room.Format.DELIBERATION, kind=room_kind,

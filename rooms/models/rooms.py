@@ -98,6 +98,9 @@ class Seat(models.Model):
 
     SPEAKING = (Role.PARTICIPANT, Role.DEVIL_ADVOCATE)
     VOTING = (Role.PARTICIPANT, Role.DEVIL_ADVOCATE, Role.BACKGROUND)
+    # Function roles (by key) no workspace agent works in: the facilitator's is the narrator's seat, and an
+    # observer never takes a turn, while every agent seat of a workspace publishes observations each round.
+    NOT_WORK_ROLES = (Role.FACILITATOR.value, Role.OBSERVER.value)
 
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="seats")
     agent = models.ForeignKey("rooms.Agent", null=True, blank=True, on_delete=models.PROTECT, related_name="seats")
