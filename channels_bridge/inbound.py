@@ -7,6 +7,16 @@ links the sender's account to their Convene user). What the bot tells people to 
 their platform (``rooms.actions.chat.typed_command``): on Teams a group command follows the bot's
 @mention and a personal chat takes ``start CODE``. The bot's own messages are never
 input; other bots' messages only when they address our bot.
+
+Replies quote what people chose (a room's name and topic, a moderator's name, report targets): Teams
+shows a reply as Markdown, so those words are escaped there and read as typed (``[click](...)`` stays
+text, ``2*3*4`` keeps its asterisks); Telegram shows it as plain text (``facilitation.goals.voice.escaper_for``).
+
+A chat stays linked to its room after the room ended (a stopped discussion may still be concluded, and
+its conclusion reaches the chat; the page keeps showing which chats took part). Nothing said there is
+recorded any more: the first message after the end is answered, once per chat and ended room, with a
+notice naming the room (``rooms.actions.deliveries.queue_ended_notice``), and ``facilitator status``
+says the room ended and what it came to. Linking a new room, or ``facilitator stop``, unlinks it.
 """
 import logging
 
@@ -21,19 +31,21 @@ from channels_bridge.events import (
     Migrated,
 )
 from facilitation.actions.comments import do_record_chat_message
+from facilitation.goals.voice import escaper_for, outcome_after_the_end
 from rooms import meeting
 from rooms.access import can_control
 from rooms.actions import chat as chat_actions
 from rooms.actions.chat import CodeRefused
-from rooms.actions.deliveries import answer_file_offer, queue_direct_to_identity, queue_post
+from rooms.actions.deliveries import answer_file_offer, queue_direct_to_identity, queue_ended_notice, queue_post
 from rooms.errors import ActionError
 from rooms.models import Chat, ChatIdentity, ChatLink, ChatMember, Delivery, Room
 
 log = logging.getLogger("convene.bridge")
 
 def _typed(chat: Chat, words: str) -> str:
-    """A command as people type it in this chat (Teams: after the bot's @mention)."""
-    return chat_actions.typed_command(chat.platform, words, direct=chat.kind == Chat.Kind.DIRECT)
+    """A command as people type it in this chat (Teams: after the bot's @mention, whose name is escaped like
+    everything a reply quotes)."""
+    return escaper_for(chat)(chat_actions.typed_command(chat.platform, words, direct=chat.kind == Chat.Kind.DIRECT))
 
 
 def help_group(chat: Chat) -> str:
@@ -61,8 +73,8 @@ def _publish_on_commit(event: meeting.MeetingEvent) -> None:
     transaction.on_commit(lambda: meeting.publish(event))
 
 
-def _reply(chat: Chat, text: str, room=None) -> Delivery:
-    return queue_post(chat, text, kind=Delivery.Kind.REPLY, room=room)
+def _reply(chat: Chat, text: str, room=None, card: dict | None = None) -> Delivery:
+    return queue_post(chat, text, kind=Delivery.Kind.REPLY, room=room, card=card)
 
 
 # --- membership -----------------------------------------------------------------------------
@@ -137,7 +149,15 @@ def on_message(ev: Message, own_id: str, correlation: str) -> str:
         queue_direct_to_identity(identity, help_direct(identity.platform), kind=Delivery.Kind.REPLY, correlation_id=correlation)
         return "direct message answered"
     obs = do_record_chat_message(chat, identity, ev.clean_text or ev.text, message_id=ev.message_id, reply_to=ev.reply_to, correlation_id=correlation)
-    return f"turn {obs.seq}" if obs is not None else "not linked"
+    if obs is not None:
+        return f"turn {obs.seq}"
+    link = chat_actions.live_link(chat)
+    if link is None:
+        return "not linked"
+    if link.room.is_terminal:
+        told = queue_ended_notice(link, ended_notice(link.room, chat), correlation_id=correlation)
+        return "room ended: told" if told is not None else "room ended"
+    return "not recorded"
 
 
 def on_file_consent(ev: FileConsent, correlation: str) -> str:
@@ -178,6 +198,10 @@ def on_command(chat: Chat, identity: ChatIdentity, command: tuple[str, tuple[str
     if verb == "start":
         return _link(chat, identity, rest, correlation)
     if verb == "status":
+        if link is not None and link.room.is_terminal:
+            text, markdown_from = ended_status(link.room, chat)
+            _reply(chat, text, room=link.room, card={"markdownFrom": markdown_from} if markdown_from is not None else None)
+            return "status of an ended room"
         _reply(chat, status_text(link, chat), room=link.room if link else None)
         return "status"
     if verb == "stop":
@@ -196,10 +220,11 @@ def _direct_command(identity: ChatIdentity, name: str, args: tuple[str, ...], co
     try:
         linked = chat_actions.do_link_identity(identity, code, correlation_id=correlation)
     except CodeRefused as exc:
-        queue_direct_to_identity(identity, f"{exc.message} Ask Convene for a new code.", kind=Delivery.Kind.REPLY,
-                                 correlation_id=correlation)
+        queue_direct_to_identity(identity, f"{escaper_for(identity)(exc.message)} Ask Convene for a new code.",
+                                 kind=Delivery.Kind.REPLY, correlation_id=correlation)
         return "identity code refused"
-    queue_direct_to_identity(linked, f"Linked: this account now speaks as {linked.user.get_username()} in Convene.",
+    esc = escaper_for(linked)  # a Teams personal chat shows the answer as Markdown: the username reads as typed
+    queue_direct_to_identity(linked, f"Linked: this account now speaks as {esc(linked.user.get_username())} in Convene.",
                              kind=Delivery.Kind.REPLY, correlation_id=correlation)
     return "identity linked"
 
@@ -211,11 +236,11 @@ def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation
     try:
         link = chat_actions.do_link_chat(chat, args[0], identity, correlation_id=correlation)
     except (CodeRefused, ActionError) as exc:
-        _reply(chat, f"{exc.message} Ask the discussion's owner for a new code.")
+        _reply(chat, f"{escaper_for(chat)(exc.message)} Ask the discussion's owner for a new code.")
         return "link refused"
     room = link.room
     if room.kind != Room.Kind.FACILITATION:  # a facilitation run opens with its handshake instead
-        _reply(chat, f"Linked to the discussion \u201c{room.name}\u201d. What is said here appears there, and what is said "
+        _reply(chat, f"Linked to the discussion \u201c{escaper_for(chat)(room.name)}\u201d. What is said here appears there, and what is said "
                  f"there appears here. {_typed(chat, 'facilitator status')} tells more; {_typed(chat, 'facilitator stop')} ends it.",
                room=room)
     transaction.on_commit(lambda: meeting.publish(meeting.MeetingEvent("linked", chat.platform, chat.pk, room_id=room.pk,
@@ -227,13 +252,40 @@ def status_text(link: ChatLink | None, chat: Chat) -> str:
     if link is None:
         return "No facilitation is active here: this chat is not linked to a discussion. " + help_group(chat)
     room = link.room
-    moderator = room.moderator.name if room.moderator_id else "nobody yet"
+    esc = escaper_for(chat)
+    moderator = esc(room.moderator.name) if room.moderator_id else "nobody yet"
     state = room.engine_state or {}
-    done = state.get("definitionOfDone") or "not set"
-    deadline = state.get("deadline") or "none"
-    report = ", ".join(state.get("reportTo") or []) or "the discussion's owner"
-    return (f"Moderated by {moderator} toward: {room.topic}\nDiscussion: {room.name} ({room.status})\n"
+    done = esc(str(state.get("definitionOfDone") or "")) or "not set"
+    deadline = esc(str(state.get("deadline") or "")) or "none"
+    report = ", ".join(esc(str(target)) for target in state.get("reportTo") or []) or "the discussion's owner"
+    return (f"Moderated by {moderator} toward: {esc(room.topic)}\nDiscussion: {esc(room.name)} ({room.status})\n"
             f"Definition of done: {done}\nDeadline: {deadline}\nThe result goes to: {report}")
+
+
+def _ended(room: Room, chat: Chat) -> str:
+    return f"The discussion \u201c{escaper_for(chat)(room.name)}\u201d has ended ({room.status})"
+
+
+def ended_notice(room: Room, chat: Chat) -> str:
+    """The answer to the first message in a chat whose room has ended (sent once per chat and room)."""
+    return (f"{_ended(room, chat)}, so nothing said here is relayed any more. {_typed(chat, 'facilitator status')} tells "
+            f"what it came to. To link another discussion, send {_typed(chat, 'facilitator start CODE')} with a code from its owner.")
+
+
+def ended_status(room: Room, chat: Chat) -> tuple[str, int | None]:
+    """``facilitator status`` in a chat whose room has ended: that it ended, then its result (a run's outcome) or
+    its conclusion. Returns the text and where the conclusion's Markdown starts in it (None: no Markdown)."""
+    esc = escaper_for(chat)
+    text = (f"{_ended(room, chat)}; nothing said here is relayed any more. To link another discussion, send "
+            f"{_typed(chat, 'facilitator start CODE')} with a code from its owner.\nTopic: {esc(room.topic)}")
+    outcome = outcome_after_the_end(room, esc) if room.kind == Room.Kind.FACILITATION else ""
+    if outcome:
+        return f"{text}\n{outcome}", None
+    conclusion = (room.conclusion or "").strip()
+    if not conclusion:
+        return f"{text}\nIt ended without a conclusion.", None
+    text += "\nConclusion:\n"
+    return text + conclusion, len(text)  # the conclusion is Markdown (Telegram: rendered as entities)
 
 
 def _stop(chat: Chat, identity: ChatIdentity, link: ChatLink | None, correlation: str) -> str:
@@ -248,7 +300,8 @@ def _stop(chat: Chat, identity: ChatIdentity, link: ChatLink | None, correlation
     room = link.room
     chat_actions.do_unlink_chat(link, user=identity.user if identity.user_id else None, reason="stopped in chat",
                                 correlation_id=correlation)
-    _reply(chat, f"Stopped: this chat is no longer linked to \u201c{room.name}\u201d. Thank you all.", room=room)
+    _reply(chat, f"Stopped: this chat is no longer linked to \u201c{escaper_for(chat)(room.name)}\u201d. Thank you all.",
+           room=room)
     transaction.on_commit(lambda: meeting.publish(meeting.MeetingEvent("unlinked", chat.platform, chat.pk, room_id=room.pk,
                                                                        actor=_person(identity))))
     return "unlinked"

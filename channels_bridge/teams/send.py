@@ -24,6 +24,7 @@ from microsoft_agents.activity.teams import FileConsentCard, FileInfoCard
 from channels_bridge import attachments, bots, outcome, ratelimit
 from channels_bridge.teams import client as connector
 from channels_bridge.text import Span, markdown_from, split_message
+from facilitation.exports.markdown import escape_markdown
 from rooms.actions.chat import do_forget_status_message, do_note_direct_chat, do_set_status_message
 from rooms.actions.deliveries import record_part_sent
 from rooms.models import ChatIdentity, Delivery
@@ -35,11 +36,14 @@ FILE_INFO_TYPE = "application/vnd.microsoft.teams.card.file.info"
 
 
 def status_card(text: str, card: dict | None = None) -> dict:
-    """An Adaptive Card: the given one, or a plain card showing ``text``."""
+    """An Adaptive Card: the given one, or a card showing the plain ``text``, a TextBlock a line. A TextBlock
+    renders a Markdown subset (bold, italic, lists, links), so each line is escaped: the goal and the names
+    people wrote read as typed (``2*3*4``, ``[click](...)``), as in the same status on Telegram."""
     if card and card.get("type") == "AdaptiveCard":
         return card
     return {"type": "AdaptiveCard", "$schema": "http://adaptivecards.io/schemas/adaptive-card.json", "version": "1.4",
-            "body": [{"type": "TextBlock", "text": line, "wrap": True, **({"weight": "Bolder"} if i == 0 else {})}
+            "body": [{"type": "TextBlock", "text": escape_markdown(line), "wrap": True,
+                      **({"weight": "Bolder"} if i == 0 else {})}
                      for i, line in enumerate((text or " ").split("\n"))]}
 
 
@@ -148,7 +152,8 @@ def deliver(d: Delivery) -> outcome.Outcome:
             wait = ratelimit.buckets().take([bucket])
             if wait > 0:
                 return outcome.wait(wait)
-            activity = {"type": "message", "text": d.text, "attachments": [{"contentType": CARD_TYPE, "content": status_card(d.text, d.card)}]}
+            activity = {"type": "message", "text": escape_markdown(d.text or ""), "textFormat": "markdown",
+                        "attachments": [{"contentType": CARD_TYPE, "content": status_card(d.text, d.card)}]}
             if d.chat.status_message_id:
                 try:
                     connector.update_activity(service_url, conversation, d.chat.status_message_id, activity)

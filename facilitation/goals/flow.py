@@ -6,7 +6,8 @@ people are on.
 - A chat linked with the run's join code (``/facilitator start CODE`` or Telegram's
   ``?startgroup=CODE``) opens the run: the handshake, with whoever added the bot (else whoever
   linked it) as the initiator.
-- ``/facilitator status`` answers truthfully in the room and every linked chat;
+- ``/facilitator status`` answers truthfully in the room and every linked chat (after the end, in the asking
+  chat only: the bridge says the run ended and what it came to);
   ``/facilitator stop`` ends the run with its closing and reports and unlinks the chat, when the
   initiator or the owner (a linked account) asks; whoever linked a chat may unlink it (the bridge's
   stop); anyone else is told who may.
@@ -16,6 +17,7 @@ people are on.
 import logging
 
 from facilitation.goals import actions, reading
+from facilitation.goals.voice import escaper_for
 from rooms import meeting
 from rooms.access import can_control
 from rooms.actions.chat import do_unlink_chat, live_link, typed_command
@@ -28,8 +30,9 @@ UNLINKED = "This chat is no longer linked to the run. Thank you all."
 
 
 def stop_refused(chat: Chat) -> str:
-    """The answer to a stop by someone who may not stop the run, with the status command as typed in that chat."""
-    status = typed_command(chat.platform, "facilitator status", direct=chat.kind == Chat.Kind.DIRECT)
+    """The answer to a stop by someone who may not stop the run, with the status command as typed in that chat
+    (escaped where the chat shows Markdown: the bot's name is in it on Teams)."""
+    status = escaper_for(chat)(typed_command(chat.platform, "facilitator status", direct=chat.kind == Chat.Kind.DIRECT))
     return ("Only the person who invited me, or the run's owner (with a linked account), can stop this run. "
             f"Everyone can ask {status}.")
 
@@ -61,12 +64,14 @@ def on_meeting_event(event: meeting.MeetingEvent) -> None:
 
 
 def on_command(command: meeting.Command) -> str | None:
-    """``status`` and ``stop`` in a chat linked to a facilitation run; anything else is the bridge's."""
+    """``status`` and ``stop`` in a chat linked to a facilitation run; anything else is the bridge's. Once the run
+    has ended, ``status`` is the bridge's too: it answers in the asking chat that the run ended and what it came
+    to (``voice.outcome_after_the_end``), and the finished run's transcript gets no new turn."""
     run = _run(command.room_id)
     if run is None:
         return None
     verb = command.args[0].lower() if command.name == "facilitator" and command.args else command.name
-    if verb == "status":
+    if verb == "status" and not run.is_terminal:
         actions.do_say_status(run.room_id)
         return ""  # said in the room, relayed to every linked chat
     if verb == "stop":

@@ -192,6 +192,18 @@ DELIVERIES_HINT = "The run's page lists every report and whether it arrived."
 REPORT_NOT_EVERYONE = "I could not deliver the report to everyone; the run's owner has the details."
 
 
+def outcome_after_the_end(pattern: str, artifact: dict, state: str, confirmations: list, reason: str = "",
+                          esc: Escape = as_written) -> str:
+    """What a finished run came to, as a chat reads it after the end (``/facilitator status`` there): the
+    confirmed result, or what it had reached and why it ended without one."""
+    if state == "completed":
+        by = f" by {', '.join(esc(c) for c in confirmations)}" if confirmations else ""
+        head = f"Result, confirmed{by}:"
+    else:
+        head = "It ended without a confirmed result" + (f" ({esc(reason)})" if reason else "") + ". What it had reached:"
+    return f"{head}\n{artifact_text(pattern, artifact, esc)}"
+
+
 def report(info: RunInfo, artifact: dict, completed: bool, confirmations: list, reason: str = "",
            esc: Escape = as_written) -> str:
     head = "Result" if completed else "Partial result (not completed" + (f": {esc(reason)}" if reason else "") + ")"

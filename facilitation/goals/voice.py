@@ -11,11 +11,12 @@ from django.utils import timezone
 
 from facilitation.exports.markdown import escape_markdown as md
 from facilitation.goals import floor, patterns, texts
+from facilitation.goals.minutes import run_facts
 from rooms.actions.chat import typed_command
 from rooms.actions.deliveries import queue_direct, queue_relay, queue_status
 from rooms.audit import record
 from rooms.events import EventType, build, next_seq, record_event
-from rooms.models import Chat, ChatLink, Delivery, FacilitationRun, Observation, Room, Seat
+from rooms.models import Chat, ChatIdentity, ChatLink, Delivery, FacilitationRun, Observation, Room, Seat
 
 
 def run_info(run: FacilitationRun, room: Room) -> texts.RunInfo:
@@ -31,10 +32,24 @@ def linked_chats(room: Room) -> list[Chat]:
             if link.chat.bot_present]
 
 
-def escaper_for(chat: Chat) -> texts.Escape:
-    """How people's words go into a message posted to ``chat`` so they read as typed: Teams shows a post as
-    Markdown (escaped), Telegram as plain text (as written)."""
+def escaper_for(chat: Chat | ChatIdentity) -> texts.Escape:
+    """How people's words go into a message posted to ``chat`` (or sent directly to a chat account) so they read as
+    typed: Teams shows a post as Markdown (escaped), Telegram as plain text (as written)."""
     return md if chat.platform == "teams" else texts.as_written
+
+
+def outcome_after_the_end(room: Room, esc: texts.Escape = texts.as_written) -> str:
+    """What a finished run came to, for a chat that asks after the end ("" when the room holds no run, or the run
+    only took minutes or kept time: its minutes are its result). Read from the run, or from the protocol a
+    reaped run left in the room."""
+    facts = run_facts(room)
+    if not facts or facts.get("state") not in FacilitationRun.TERMINAL:
+        return ""
+    run = FacilitationRun.objects.filter(room=room).only("mode").first()
+    if run is not None and run.mode != FacilitationRun.Mode.FACILITATE:
+        return ""
+    return texts.outcome_after_the_end(facts.get("pattern") or "list", facts.get("artifact") or {}, facts["state"],
+                                       facts.get("confirmedBy") or [], facts.get("endReason") or "", esc)
 
 
 def commands_for(chats: list[Chat], esc: texts.Escape = texts.as_written) -> tuple[str, str]:

@@ -6,6 +6,7 @@ parse JSON); these functions apply the domain rules: required fields, unique key
 aliases (per owner, and none a built-in has), references the user may use, and rows still in use
 (``StateConflict`` on delete).
 """
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError, Q
 from django.utils.text import slugify
@@ -226,35 +227,53 @@ def _fresh_alias(name: str, owner) -> str:
     return alias
 
 
+def lock_aliases_of(owner) -> None:
+    """Take the owner's alias lock until the transaction ends: their user row, locked.
+
+    No constraint keeps aliases unique (agents created before the rule may share one, and keep it), so
+    the check and the save must not interleave with another's: whoever takes an alias of ``owner``
+    (a new agent, a renamed one) holds this lock from the check to the commit, and a second request
+    waits here, then sees the first one's alias (400 on an alias it asked for, the next number on one
+    derived from the name). PostgreSQL: ``SELECT ... FOR UPDATE`` of that row. SQLite locks the whole
+    database for a writing transaction (``BEGIN IMMEDIATE``), so it is serialized there already.
+    """
+    get_user_model().objects.select_for_update().filter(pk=owner.pk).values_list("pk", flat=True).first()
+
+
 def do_create_agent(user, **fields) -> Agent:
-    errors: dict = {}
-    _require_text(fields, ("name",), errors, creating=True)
-    _check_budgets(fields, errors)
-    _check_alias(fields, errors, user)
-    resolved = _resolve_refs(user, fields, errors)
-    if errors:
-        raise ValidationFailed("The agent is not valid.", errors)
-    agent = Agent(created_by=user, is_builtin=False)
-    _apply(agent, resolved, AGENT_FIELDS)
-    if not agent.alias:
-        agent.alias = _fresh_alias(agent.name, user)
-    _save(agent, user, "agent")
+    with transaction.atomic():
+        lock_aliases_of(user)
+        errors: dict = {}
+        _require_text(fields, ("name",), errors, creating=True)
+        _check_budgets(fields, errors)
+        _check_alias(fields, errors, user)
+        resolved = _resolve_refs(user, fields, errors)
+        if errors:
+            raise ValidationFailed("The agent is not valid.", errors)
+        agent = Agent(created_by=user, is_builtin=False)
+        _apply(agent, resolved, AGENT_FIELDS)
+        if not agent.alias:
+            agent.alias = _fresh_alias(agent.name, user)
+        _save(agent, user, "agent")
     return agent
 
 
 def do_update_agent(agent: Agent, user, **fields) -> Agent:
     _require_custom(agent, "agent")
-    errors: dict = {}
-    _require_text(fields, ("name",), errors, creating=False)
-    _check_budgets(fields, errors)
-    _check_alias(fields, errors, agent.created_by, current=agent)
-    resolved = _resolve_refs(user, fields, errors)
-    if errors:
-        raise ValidationFailed("The agent is not valid.", errors)
-    if "is_facilitator" in fields and not fields["is_facilitator"] and agent.moderated_rooms.exists():
-        raise StateConflict("This agent facilitates discussions; it must stay a facilitator.", code="in_use")
-    _apply(agent, resolved, AGENT_FIELDS)
-    _save(agent, user, "agent")
+    with transaction.atomic():
+        if "alias" in fields:
+            lock_aliases_of(agent.created_by)
+        errors: dict = {}
+        _require_text(fields, ("name",), errors, creating=False)
+        _check_budgets(fields, errors)
+        _check_alias(fields, errors, agent.created_by, current=agent)
+        resolved = _resolve_refs(user, fields, errors)
+        if errors:
+            raise ValidationFailed("The agent is not valid.", errors)
+        if "is_facilitator" in fields and not fields["is_facilitator"] and agent.moderated_rooms.exists():
+            raise StateConflict("This agent facilitates discussions; it must stay a facilitator.", code="in_use")
+        _apply(agent, resolved, AGENT_FIELDS)
+        _save(agent, user, "agent")
     return agent
 
 

@@ -153,15 +153,49 @@ def _mentions_json(mentions) -> list[dict]:
 
 
 def queue_post(chat: Chat, text: str, *, mentions=(), room: Room | None = None, kind: str = Delivery.Kind.POST,
-               principal: str = "", correlation_id: str | None = None) -> Delivery:
-    """Post a message to a group (or answer in any chat, ``kind=reply``)."""
+               principal: str = "", correlation_id: str | None = None, card: dict | None = None) -> Delivery:
+    """Post a message to a group (or answer in any chat, ``kind=reply``). ``card`` carries formatting hints
+    (``{"markdownFrom": n}``: the text from ``n`` on is Markdown, e.g. a quoted conclusion)."""
     with transaction.atomic():
         correlation = correlation_id or new_correlation_id()
         delivery = _create(
             correlation_id=correlation, room=room, kind=kind, principal=principal or f"chat:{chat.pk}",
             platform=chat.platform, chat=chat, recipient=_chat_label(chat), text=text, mentions=_mentions_json(mentions),
+            card=card or {},
         )
         record(f"bridge.queue_{kind}", room=room, correlation_id=correlation, data={"chat": chat.pk, "delivery": delivery.pk})
+        _event(delivery, room)
+    return delivery
+
+
+#: The ``card`` mark of the one reply that tells a chat its room has ended (``queue_ended_notice``).
+ENDED_NOTICE = "roomEnded"
+
+
+def queue_ended_notice(link: ChatLink, text: str, *, card: dict | None = None,
+                       correlation_id: str | None = None) -> Delivery | None:
+    """Tell a chat, once, that the room it is linked to has ended: the answer to the first message said there
+    after the end. Once per chat and ended room, however many messages follow and however often an update is
+    processed again (a worker retry): under the link's row lock, a reply marked ``ENDED_NOTICE`` for this chat
+    and room means it was told. Returns the delivery, or None (told already, unlinked meanwhile, or the room is
+    not over). Leaves an audit row (``bridge.room_ended_notice``) and the ``discussion:delivery`` event."""
+    with transaction.atomic():
+        link = (ChatLink.objects.select_for_update(of=("self",)).select_related("chat", "room")
+                .filter(pk=link.pk, active=True).first())
+        if link is None or not link.room.is_terminal:
+            return None
+        chat, room = link.chat, link.room
+        told = Delivery.objects.filter(chat=chat, room=room, kind=Delivery.Kind.REPLY, card__notice=ENDED_NOTICE)
+        if told.exists():
+            return None
+        correlation = correlation_id or new_correlation_id()
+        delivery = _create(
+            correlation_id=correlation, room=room, kind=Delivery.Kind.REPLY, principal=f"chat:{chat.pk}",
+            platform=chat.platform, chat=chat, recipient=_chat_label(chat), text=text,
+            card={**(card or {}), "notice": ENDED_NOTICE},
+        )
+        record("bridge.room_ended_notice", room=room, correlation_id=correlation,
+              data={"chat": chat.pk, "link": link.pk, "status": room.status, "delivery": delivery.pk})
         _event(delivery, room)
     return delivery
 
@@ -169,7 +203,8 @@ def queue_post(chat: Chat, text: str, *, mentions=(), room: Room | None = None, 
 def queue_status(chat: Chat, text: str, *, card: dict | None = None, room: Room | None = None,
                  correlation_id: str | None = None) -> Delivery:
     """Show ``text`` (and on Teams ``card``, an Adaptive Card) as the bot's one status message in
-    the chat: the first is posted, later ones edit it in place."""
+    the chat: the first is posted, later ones edit it in place. ``text`` is plain (Teams' adapter escapes
+    it where its card would render Markdown)."""
     with transaction.atomic():
         correlation = correlation_id or new_correlation_id()
         delivery = _create(

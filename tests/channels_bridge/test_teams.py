@@ -294,3 +294,104 @@ def test_a_delivery_the_pace_keeps_holding_back_gives_up_once_and_is_never_sent(
     assert second.status == "undeliverable" and "rate limits" in second.diagnostic and "10 minutes" in second.diagnostic
     assert committed(send_delivery, second.pk) is None  # finished: never tried again
     assert [a["activity"]["text"] for a in teams.sent_to(chat_conv["id"])] == ["One"]
+
+
+def _as_shown(markdown: str) -> tuple[set, str]:
+    """How Teams shows a Markdown text: the formatting it would apply, and the text people read."""
+    from markdown_it import MarkdownIt
+
+    tokens = [t for block in MarkdownIt("commonmark").parse(markdown) for t in (block.children or [])]
+    formatting = {"strong_open", "em_open", "link_open", "image", "html_inline"} & {t.type for t in tokens}
+    return formatting, "\n".join(t.content if t.type == "text" else "\n" for t in tokens
+                                 if t.type in ("text", "softbreak", "hardbreak")).replace("\n\n\n", "\n")
+
+
+NAME, TOPIC, MODERATOR = "[click](http://evil.example) 2*3*4", "Pick **one** _host_ <b>now</b>", "Chair_*of*_the_day"
+
+
+def test_people_s_words_in_the_bot_s_answers_read_as_typed_on_teams(teams, post_teams, run_tasks, people, chat_conv):
+    """Teams shows a bot's reply as Markdown: the room's name, its topic and its moderator's name are escaped in the
+    answers to start, status and stop, so a link, bold or italic in them is shown as typed, never rendered."""
+    from rooms.models import Agent, Room
+
+    owner = make_user("olga")
+    room = make_discussion(owner)
+    Room.objects.filter(pk=room.pk).update(name=NAME, topic=TOPIC)
+    Agent.objects.filter(pk=room.moderator_id).update(name=MODERATOR)
+    post_teams(teams.bot_added(chat_conv, people["ana"]))
+    code = do_create_room_code(room, owner)
+    post_teams(teams.message(chat_conv, people["ana"], f"facilitator start {code.code}"))
+    post_teams(teams.message(chat_conv, people["ben"], "facilitator status"))
+    post_teams(teams.message(chat_conv, people["ana"], "facilitator stop"))
+    run_tasks()
+    linked, status, stopped = [a["activity"] for a in teams.sent_to(chat_conv["id"])[-3:]]
+    for answer in (linked, status, stopped):
+        assert answer["textFormat"] == "markdown"
+        formatting, shown = _as_shown(answer["text"])
+        assert not formatting, answer["text"]
+        assert NAME in shown
+    assert f"Linked to the discussion \u201c{NAME}\u201d." in _as_shown(linked["text"])[1]
+    assert f"Moderated by {MODERATOR} toward: {TOPIC}" in _as_shown(status["text"])[1]
+    assert f"no longer linked to \u201c{NAME}\u201d" in _as_shown(stopped["text"])[1]
+
+
+def test_the_status_card_shows_people_s_words_as_typed(teams, run_tasks, chat_conv):
+    """An Adaptive Card's TextBlock renders a Markdown subset: each line of the status (plain text) is escaped, and
+    so is the activity's text."""
+    chat = Chat.objects.create(platform="teams", external_id=chat_conv["id"], service_url=teams.service_url)
+    board = f"{TOPIC} (in progress)\n- {NAME}: _ana_\nStill missing: 1. a **Scribe**."
+    committed(queue_status, chat, board)
+    run_tasks()
+    (posted,) = teams.sent_to(chat_conv["id"])
+    blocks = posted["activity"]["attachments"][0]["content"]["body"]
+    assert len(blocks) == 3 and blocks[0]["weight"] == "Bolder"
+    assert all(_as_shown(line)[0] for line in board.split("\n"))  # as they are, every line would be formatted
+    for block, line in zip(blocks, board.split("\n")):
+        formatting, shown = _as_shown(block["text"])
+        assert not formatting and shown == line, block["text"]
+    formatting, shown = _as_shown(posted["activity"]["text"])
+    assert not formatting and shown == board
+
+
+def test_a_teams_chat_whose_room_ended_is_told_once_with_the_name_as_typed(teams, post_teams, run_tasks, people,
+                                                                          chat_conv):
+    from facilitation.actions.lifecycle import do_start_discussion, do_stop_discussion
+    from rooms.models import Room
+
+    owner = make_user("olga")
+    room = make_discussion(owner)
+    Room.objects.filter(pk=room.pk).update(name=NAME)
+    post_teams(teams.bot_added(chat_conv, people["ana"]))
+    code = do_create_room_code(room, owner)
+    post_teams(teams.message(chat_conv, people["ana"], f"facilitator start {code.code}"))
+    run_tasks()
+    do_start_discussion(room.pk)
+    do_stop_discussion(room.pk)
+    run_tasks()
+    before = len(teams.sent_to(chat_conv["id"]))
+    for text in ("still there?", "hello?"):
+        post_teams(teams.message(chat_conv, people["ben"], text, mention_bot=False))
+    run_tasks()
+    (notice,) = [a["activity"] for a in teams.sent_to(chat_conv["id"])[before:]]
+    formatting, shown = _as_shown(notice["text"])
+    assert not formatting
+    assert shown.startswith(f"The discussion \u201c{NAME}\u201d has ended (stopped), so nothing said here is relayed")
+    assert "@Convene facilitator start CODE" in shown
+    assert not Observation.objects.filter(room=room, author_kind="human").exists()
+    post_teams(teams.message(chat_conv, people["ben"], "facilitator status"))
+    run_tasks()
+    formatting, shown = _as_shown(teams.sent_to(chat_conv["id"])[-1]["activity"]["text"])
+    assert not formatting and f"\u201c{NAME}\u201d has ended (stopped)" in shown and "It ended without a conclusion." in shown
+
+
+def test_a_personal_chat_s_answer_shows_the_username_as_typed(teams, post_teams, run_tasks, people):
+    from rooms.actions.chat import do_create_identity_code
+
+    user = make_user("_ana_")
+    code = do_create_identity_code(user)
+    post_teams(teams.message(teams.conversation("a:personal-ana", "personal"), people["ana"], f"start {code.code}",
+                             mention_bot=False))
+    run_tasks()
+    answer = teams.sent_to("a:personal-ana")[-1]["activity"]
+    formatting, shown = _as_shown(answer["text"])
+    assert not formatting and shown == "Linked: this account now speaks as _ana_ in Convene."

@@ -375,3 +375,94 @@ def test_a_deleted_status_message_is_posted_again_once_even_when_paced(telegram,
     committed(queue_status, Chat.objects.get(pk=chat.pk), "Roles: 3 of 3 filled")  # and it is edited in place again
     run_tasks(max_rounds=20)
     assert [e["text"] for e in telegram.edits] == ["Roles: 3 of 3 filled"] and len(telegram.sent_to(-4001)) == 1
+
+
+def test_people_s_words_in_the_bot_s_answers_read_as_typed(telegram, post_telegram, run_tasks, room, owner):
+    """A reply is plain text on Telegram (no parse mode, no entities): the room's name, topic and moderator read
+    exactly as people chose them, however Markdown-like."""
+    from rooms.models import Agent, Room
+
+    name, topic = "[click](http://evil.example) 2*3*4", "Pick **one** _host_"
+    Room.objects.filter(pk=room.pk).update(name=name, topic=topic)
+    Agent.objects.filter(pk=room.moderator_id).update(name="Chair_*of*_the_day")
+    linked(post_telegram, run_tasks, Room.objects.get(pk=room.pk), owner)
+    hello = telegram.sent_to(-4001)[-1]
+    assert f"Linked to the discussion \u201c{name}\u201d" in hello["text"] and not hello["entities"]
+    post_telegram(tu.command(GROUP, BEN, "/facilitator status"))
+    run_tasks()
+    status = telegram.sent_to(-4001)[-1]
+    assert f"Moderated by Chair_*of*_the_day toward: {topic}\nDiscussion: {name} (draft)" in status["text"]
+    assert not status["entities"]
+    post_telegram(tu.command(GROUP, ANA, "/facilitator stop"))
+    run_tasks()
+    stopped = telegram.sent_to(-4001)[-1]
+    assert f"no longer linked to \u201c{name}\u201d" in stopped["text"] and not stopped["entities"]
+
+
+def test_after_the_room_ended_the_chat_hears_it_once_and_status_tells_the_conclusion(telegram, post_telegram, run_tasks,
+                                                                                      room, owner):
+    """A stopped discussion stays linked: the first message after the end gets one notice (not one per message, not
+    again when the update is processed a second time), status says it ended; concluded later, its conclusion still
+    reaches the chat, and status then quotes it."""
+    from channels_bridge.models import InboundUpdate
+    from channels_bridge.processing import process_update
+    from facilitation.actions.lifecycle import do_conclude_discussion, do_start_discussion, do_stop_discussion
+    from facilitation.runs.leases import current
+    from facilitation.runs.runner import run_step
+    from facilitation.runs.scheduling import inline
+    from rooms.models import Room
+
+    chat = linked(post_telegram, run_tasks, room, owner)
+    do_start_discussion(room.pk)
+    do_stop_discussion(room.pk)
+    turns = Observation.objects.filter(room=room).count()
+    before = len(telegram.sent_to(-4001))
+    post_telegram(tu.message(GROUP, BEN, "Are we still on?"))
+    run_tasks()
+    (notice,) = telegram.sent_to(-4001)[before:]
+    assert notice["text"].startswith("The discussion \u201cTest discussion\u201d has ended (stopped), so nothing said here "
+                                     "is relayed any more.")
+    assert "/facilitator status" in notice["text"] and "/facilitator start CODE" in notice["text"]
+    assert Observation.objects.filter(room=room).count() == turns  # nothing recorded
+    delivery = Delivery.objects.get(room=room, chat=chat, card__notice="roomEnded")
+    assert delivery.kind == "reply" and delivery.status == "sent"
+    assert Invocation.objects.filter(component="bridge.room_ended_notice", room=room, input__chat=chat.pk).count() == 1
+    assert RoomEvent.objects.filter(room=room, type="discussion:delivery", payload__delivery__id=delivery.pk).exists()
+    # More messages, and the first one processed again (a worker died while it ran: the sweeper hands it back).
+    post_telegram(tu.message(GROUP, ANA, "Hello?"))
+    first = InboundUpdate.objects.filter(payload__message__text="Are we still on?").get()
+    InboundUpdate.objects.filter(pk=first.pk).update(status=InboundUpdate.Status.RECEIVED)
+    committed(process_update, first.pk)
+    run_tasks()
+    assert len(telegram.sent_to(-4001)) == before + 1
+    assert Delivery.objects.filter(chat=chat, card__notice="roomEnded").count() == 1
+    assert ChatLink.objects.get(chat=chat).active  # still linked: the chat's history stays with the room
+    post_telegram(tu.command(GROUP, BEN, "/facilitator status"))  # anyone may ask
+    run_tasks()
+    status = telegram.sent_to(-4001)[-1]["text"]
+    assert status.startswith("The discussion \u201cTest discussion\u201d has ended (stopped); nothing said here is relayed")
+    assert "Topic: Should we cache?" in status and status.endswith("It ended without a conclusion.")
+    # The owner concludes the stopped discussion: the conclusion is relayed to the chat, linked all along.
+    with inline():
+        committed(do_conclude_discussion, room.pk)
+        for _ in range(10):
+            if Room.objects.get(pk=room.pk).status != Room.Status.ACTIVE:
+                break
+            assert committed(run_step, room.pk, current(room.pk).step_seq).outcome == "committed"
+    run_tasks()
+    room.refresh_from_db()
+    assert room.status == "concluded" and room.conclusion
+    assert any("(conclusion)" in m["text"] for m in telegram.sent_to(-4001))
+    said = len(telegram.sent_to(-4001))
+    post_telegram(tu.message(GROUP, BEN, "Thanks!"))  # told once per chat and ended room: not again
+    post_telegram(tu.command(GROUP, BEN, "/facilitator status"))
+    run_tasks()
+    (status,) = telegram.sent_to(-4001)[said:]
+    assert status["text"].startswith("The discussion \u201cTest discussion\u201d has ended (concluded)")
+    assert "\nConclusion:\n" in status["text"] and "**" not in status["text"]  # its Markdown, as Telegram formatting
+    # Linking another discussion with a new code replaces the ended one.
+    other = make_discussion(owner)
+    code = do_create_room_code(other, owner)
+    post_telegram(tu.command(GROUP, ANA, f"/facilitator start {code.code}"))
+    run_tasks()
+    assert ChatLink.objects.get(chat=chat, active=True).room == other

@@ -701,3 +701,55 @@ def test_a_teams_group_linked_later_reads_the_handshake_as_typed(teams, post_tea
     # The room's own handshake (relayed to the first group) reads the goal as typed too.
     said = Observation.objects.get(room=room, data__purpose="handshake")
     assert "Goal: Pick \\*\\*one\\*\\* host" in said.content
+
+
+@pytest.mark.parametrize("place", ["telegram", "teams"], indirect=True)
+def test_after_the_run_ends_the_group_is_told_once_and_status_gives_the_result(place):
+    """A completed run keeps its chat linked, but nothing said there counts any more: the first message hears, once,
+    that the run (named as typed) has ended; status answers in that chat with the confirmed result, and the finished
+    run's transcript gets no new turn."""
+    from facilitation.exports.markdown import escape_markdown
+
+    name = "Launch *roles* [v2](http://evil.example)"
+    owner, data, room = joined_in(place, name=name, reportTo=[])
+    place.say("ana", "I'll take Lead")
+    place.say("ben", "I'll take Scribe")
+    place.say("ana", "confirmed")
+    place.say("ben", "confirmed")
+    assert FacilitationRun.objects.get(room=room).state == "completed" and Room.objects.get(pk=room.pk).status == "concluded"
+    turns, said = Observation.objects.filter(room=room).count(), len(place.group_texts())
+    as_typed = escape_markdown(name) if place.platform == "teams" else name
+    place.say("cy", "Can I still take a role?")
+    place.say("cy", "Hello?")
+    (notice,) = place.group_texts()[said:]
+    assert notice.startswith(f"The discussion \u201c{as_typed}\u201d has ended (concluded), so nothing said here is relayed")
+    place.say("cy", "/facilitator status")
+    status = place.group_texts()[-1]
+    assert len(place.group_texts()) == said + 2
+    assert status.startswith(f"The discussion \u201c{as_typed}\u201d has ended (concluded)")
+    assert "Result, confirmed by Ana, Ben:" in status and "Lead: Ana" in status and "Scribe: Ben" in status
+    assert Observation.objects.filter(room=room).count() == turns  # no turn in the finished run
+    assert ChatLink.objects.get(room=room).active
+    assert Delivery.objects.filter(room=room, card__notice="roomEnded").count() == 1
+
+
+def test_after_the_deadline_and_the_reaper_status_still_says_what_the_run_reached(telegram, post_telegram, run_tasks):
+    from facilitation.goals.actions import do_reap_run
+    from facilitation.tasks.goals import sweep_runs
+
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks, reportTo=[])
+    place.say("ana", "I'll take Lead")
+    FacilitationRun.objects.filter(room_id=data["id"]).update(deadline=timezone.now() - timedelta(seconds=1))
+    assert committed(sweep_runs)["failed"] == 1
+    place.drain()
+    run = FacilitationRun.objects.get(room_id=data["id"])
+    FacilitationRun.objects.filter(pk=run.pk).update(ended_at=timezone.now() - timedelta(hours=2))
+    assert committed(do_reap_run, run.pk)
+    place.say("ben", "/facilitator status")
+    status = place.group_texts()[-1]
+    assert status.startswith("The discussion \u201cLaunch roles\u201d has ended (failed)")
+    assert ("It ended without a confirmed result (the deadline passed). What it had reached:\n- Lead: Ana\n- Scribe: (open)"
+            in status)
+    place.say("ben", "/facilitator stop")  # Ben linked the group: he may unlink it now the run is over
+    assert "Stopped: this chat is no longer linked to \u201cLaunch roles\u201d" in place.group_texts()[-1]
+    assert not ChatLink.objects.filter(room_id=data["id"], active=True).exists()
