@@ -222,6 +222,30 @@ def test_persona_swap_keeps_adaptations_apart(clients, ws, catalog):
     assert Invocation.objects.filter(component="manager.swap_persona").count() == 2
 
 
+def test_a_role_swap_is_logged_as_a_role_swap(clients, ws):
+    """A role swap leaves ``manager.swap_role`` (not the persona swap's component); swapping both leaves one of each
+    in one correlation, and either way one ``discussion:participant`` event."""
+    seat = agent_seats(ws)[0]
+    url = f"{base(ws)}/participants/{seat.pk}"
+    worker = Role.objects.create(key="release-reviewer", name="Release reviewer", function="Checks a plan can ship",
+                                 created_by=ws.owner)
+    r = clients["owner"].patch(url, {"roleId": worker.pk, "version": 1})
+    assert r.status_code == 200, r.json()
+    (log,) = Invocation.objects.filter(room=ws, component__startswith="manager.swap_")
+    assert log.component == "manager.swap_role" and log.user.username == "owner"
+    assert log.input["seatId"] == seat.pk and log.input["before"]["roleId"] != worker.pk == log.input["after"]["roleId"]
+    listed = clients["owner"].get(f"{base(ws)}/invocations", {"component": "manager.swap_role"}).json()["data"]
+    assert [i["id"] for i in listed] == [log.pk]
+    assert len(events(ws, "discussion:participant")) == 1
+
+    r = clients["owner"].patch(url, {"roleId": None, "personaId": seat.agent.persona_id, "version": 2})
+    assert r.status_code == 200, r.json()
+    both = list(Invocation.objects.filter(room=ws, component__startswith="manager.swap_").exclude(pk=log.pk).order_by("id"))
+    assert [i.component for i in both] == ["manager.swap_persona", "manager.swap_role"]
+    assert both[0].correlation_id == both[1].correlation_id and both[0].input == both[1].input
+    assert len(events(ws, "discussion:participant")) == 2
+
+
 def test_adaptation_tune_is_versioned(clients, ws):
     seat = agent_seats(ws)[0]
     clients["owner"].patch(f"{base(ws)}/participants/{seat.pk}", {"personaId": seat.agent.persona_id, "version": 1})
@@ -313,7 +337,7 @@ def test_a_workspace_agent_cannot_work_as_facilitator_or_observer(clients, ws, k
     assert f"cannot work as {role.name}" in error["details"]["roleId"][0]
     seat.refresh_from_db()
     assert (seat.work_role_id, seat.version, seat.role) == before
-    assert not Invocation.objects.filter(room=ws, component="manager.swap_persona").exists()
+    assert not Invocation.objects.filter(room=ws, component__in=["manager.swap_persona", "manager.swap_role"]).exists()
     assert events(ws, "discussion:participant") == []
     # A working role is still taken.
     worker = Role.objects.create(key="release-reviewer", name="Release reviewer", function="Checks a plan can ship", created_by=ws.owner)

@@ -23,7 +23,9 @@ from rooms.models import Invocation, PersonaAdaptation
 class ParticipantView(APIView):
     @extend_schema(
         tags=TAG, operation_id="workspace_participants_update", summary="Swap a seat's persona or role mid-room",
-        description="Send the seat's `version`; a stale one is 409. Each (agent, persona) pair keeps its own adaptation.",
+        description="Send the seat's `version`; a stale one is 409. Each (agent, persona) pair keeps its own adaptation. "
+                    "Logged as invocation `manager.swap_persona` (personaId sent) and `manager.swap_role` (roleId "
+                    "sent), with the seat before and after; pushed as one `discussion:participant` event.",
         request=ws.SeatPatchIn, responses=schemas.responses({200: ws.SeatEnvelope}, 400, 403, 409, 415),
     )
     def patch(self, request, id: int, seat_id: int):
@@ -58,7 +60,8 @@ class InvocationsView(APIView):
     @extend_schema(
         tags=TAG, operation_id="workspace_invocations_list", summary="The room's invocation log (owner and staff)",
         parameters=[OpenApiParameter("correlationId", str, description="Only this chain."),
-                    OpenApiParameter("component", str, description="Only this component, e.g. manager.edit_narrative."),
+                    OpenApiParameter("component", str, description="Only this component, e.g. manager.edit_narrative "
+                                                                    "or manager.swap_role."),
                     schemas.int_query("afterId", "Only invocations with a larger id.", 0, MAX_ID),
                     schemas.int_query("limit", "At most this many (default 200).", 1, 1000)],
         responses=schemas.responses({200: ws.InvocationListEnvelope}, 400, 403),

@@ -2,6 +2,9 @@
 
 Each (agent, persona) pair keeps its own adaptation: swapping to a persona makes sure its row
 exists, and swapping back finds the old one untouched.
+
+A swap pushes one ``discussion:participant`` event and leaves an invocation per thing swapped:
+``manager.swap_persona`` for the persona, ``manager.swap_role`` for the role it works in.
 """
 from django.db import transaction
 
@@ -16,6 +19,9 @@ from rooms.events import EventType, record_event
 from rooms.models import Persona, Role, Room, Seat
 
 EVENT = EventType.PARTICIPANT
+# The invocation each swap leaves (its audit row's component), by the field that asks for it: a PATCH that
+# swaps both leaves one of each, in one correlation, with the same before and after. One event either way.
+SWAPS = (("persona_id", "manager.swap_persona"), ("role_id", "manager.swap_role"))
 
 
 def do_swap_seat(room: Room, seat_id: int, user, **fields) -> Seat:
@@ -61,6 +67,9 @@ def do_swap_seat(room: Room, seat_id: int, user, **fields) -> Seat:
         adaptation_for(room, seat)
         after = seat_payload(seat)
         record_event(room, EVENT, {"participant": after})
-        log_invocation(room, "manager.swap_persona", correlation=correlation_of(room), user=user,
-                       input={"seatId": seat.pk, "before": before, "after": after}, output=f"{seat.agent.name}")
+        correlation = correlation_of(room)
+        for field, component in SWAPS:
+            if field in fields:
+                log_invocation(room, component, correlation=correlation, user=user,
+                               input={"seatId": seat.pk, "before": before, "after": after}, output=f"{seat.agent.name}")
     return seat
