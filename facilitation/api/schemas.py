@@ -237,12 +237,16 @@ class DeletedOut(serializers.Serializer):
 
 
 class PageMetaOut(serializers.Serializer):
-    page = serializers.IntegerField()
-    page_size = serializers.IntegerField()
-    total = serializers.IntegerField()
+    page = serializers.IntegerField(help_text="This page's number, from 1.")
+    page_size = serializers.IntegerField(help_text="Items per page.")
+    total = serializers.IntegerField(help_text="Items on every page together (after the filters).")
     total_pages = serializers.IntegerField()
-    has_next = serializers.BooleanField()
+    has_next = serializers.BooleanField(help_text="Ask for page + 1 to get more.")
     has_previous = serializers.BooleanField()
+
+
+class CountedPageMetaOut(PageMetaOut):
+    count = serializers.IntegerField(help_text="Items on this page.")
 
 
 class DiscussionListMetaOut(PageMetaOut):
@@ -308,7 +312,16 @@ def int_query(name: str, description: str, lo: int, hi: int) -> OpenApiParameter
     return OpenApiParameter(name, {"type": "integer", "minimum": lo, "maximum": hi}, description=description)
 
 
-PAGE_PARAMS = [
-    int_query("page", "Page number, from 1.", 1, 1_000_000),
-    int_query("pageSize", "Items per page (default 20).", 1, 100),
-]
+def page_params(default: int = 20, maximum: int = 100, alias: str | None = None) -> list[OpenApiParameter]:
+    """``page`` and ``pageSize`` (``facilitation.api.pagination``); ``alias``: the list's older name for pageSize."""
+    params = [
+        int_query("page", "Page number, from 1. A page past the end is an empty list.", 1, 1_000_000),
+        int_query("pageSize", f"Items per page (default {default}).", 1, maximum),
+    ]
+    if alias:
+        params.append(int_query(alias, f"The older name of pageSize, read when pageSize is not sent (default {default}).",
+                                1, maximum))
+    return params
+
+
+PAGE_PARAMS = page_params()

@@ -6,7 +6,7 @@ and the request bodies.
 """
 from rest_framework import serializers
 
-from facilitation.api.schemas import envelope
+from facilitation.api.schemas import CountedPageMetaOut, envelope
 from facilitation.workspace.serializers import (
     AdaptationOut, InvocationOut, NarrativeOut, ObservationOut, RoundOut, TaskOut, WorkspaceSeatOut,
 )
@@ -109,5 +109,5 @@ TaskListEnvelope = envelope("TaskListEnvelope", TaskOut(many=True), ListMetaOut(
 SeatEnvelope = envelope("WorkspaceSeatEnvelope", WorkspaceSeatOut())
 AdaptationEnvelope = envelope("AdaptationEnvelope", AdaptationOut())
 AdaptationListEnvelope = envelope("AdaptationListEnvelope", AdaptationOut(many=True), ListMetaOut())
-InvocationListEnvelope = envelope("InvocationListEnvelope", InvocationOut(many=True), ListMetaOut())
+InvocationListEnvelope = envelope("InvocationListEnvelope", InvocationOut(many=True), CountedPageMetaOut())
 SearchEnvelope = envelope("SearchEnvelope", SearchOut(), SearchMetaOut())

@@ -6,6 +6,8 @@
   room (owner, staff); the linked chats (anyone who may view); unlink (owner, staff).
 - ``POST/GET /api/me/chat-identities`` (+ ``DELETE /{id}``) — a code to send the bot in a
   direct chat (``/start CODE``), your linked chat accounts, unlinking one.
+
+The deliveries and the linked chats are paged like every list (``?page=``, ``?pageSize=``, ``meta``).
 """
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
@@ -14,7 +16,8 @@ from rest_framework.views import APIView
 from facilitation.actions.comments import do_post_comment
 from facilitation.api import schemas
 from facilitation.api.envelope import ok
-from facilitation.api.parsing import int_param, json_body
+from facilitation.api.pagination import MAX_PAGE_SIZE, paginate
+from facilitation.api.parsing import json_body
 from facilitation.api.permissions import MAX_ID, controllable_room, viewable_room
 from rooms import limits
 from rooms.actions.chat import (
@@ -29,6 +32,10 @@ from rooms.serializers import DeliveryOut, IdentityOut, LinkOut, Out
 
 TAG_COMMENTS = ["comments"]
 TAG_BRIDGES = ["chat bridges"]
+# Pages: the deliveries are a log (read as it was before the list was paged: 200 newest, ``limit`` up to
+# 1000); the links of a room fit on one page of 100.
+LOG_PAGE_SIZE, LOG_MAX_PAGE_SIZE = 200, 1000
+LINK_PAGE_SIZE = MAX_PAGE_SIZE
 
 
 class CommentIn(serializers.Serializer):
@@ -87,14 +94,16 @@ class CommentsView(APIView):
 
 class DeliveriesView(APIView):
     @extend_schema(tags=TAG_BRIDGES, operation_id="discussions_deliveries_list", summary="Messages sent to chats and people",
-                   description="Every relayed turn, report, reminder and status message, with its outcome (owner and staff).",
-                   parameters=[schemas.int_query("limit", "At most this many, newest first (default 200).", 1, 1000)],
-                   responses=schemas.responses({200: schemas.envelope("DeliveryListEnvelope", DeliveryOut(many=True))}, 400, 403))
+                   description="Every relayed turn, report, reminder and status message, with its outcome (owner and "
+                               f"staff), newest first, {LOG_PAGE_SIZE} to a page unless `pageSize` says otherwise.",
+                   parameters=schemas.page_params(LOG_PAGE_SIZE, LOG_MAX_PAGE_SIZE, alias="limit"),
+                   responses=schemas.responses({200: schemas.envelope("DeliveryListEnvelope", DeliveryOut(many=True),
+                                                                      schemas.PageMetaOut())}, 400, 403))
     def get(self, request, id: int):
         room = controllable_room(request.user, id)
-        limit = int_param(request, "limit", 200, 1, 1000)
-        rows = list(Delivery.objects.filter(room=room).select_related("source").order_by("-id")[:limit])
-        return ok([delivery_shape(d) for d in rows])
+        rows, meta = paginate(request, Delivery.objects.filter(room=room).select_related("source").order_by("-id"),
+                              default_size=LOG_PAGE_SIZE, max_size=LOG_MAX_PAGE_SIZE, size_alias="limit")
+        return ok([delivery_shape(d) for d in rows], meta=meta)
 
 
 def _link_of(room, link_id) -> ChatLink:
@@ -110,11 +119,15 @@ def _link_of(room, link_id) -> ChatLink:
 
 class LinksView(APIView):
     @extend_schema(tags=TAG_BRIDGES, operation_id="discussions_links_list", summary="Chats linked to this discussion",
-                   responses=schemas.responses({200: schemas.envelope("LinkListEnvelope", LinkOut(many=True))}))
+                   description=f"Oldest link first, {LINK_PAGE_SIZE} to a page unless `pageSize` says otherwise.",
+                   parameters=schemas.page_params(LINK_PAGE_SIZE),
+                   responses=schemas.responses({200: schemas.envelope("LinkListEnvelope", LinkOut(many=True),
+                                                                      schemas.PageMetaOut())}, 400))
     def get(self, request, id: int):
         room = viewable_room(request.user, id)
-        rows = ChatLink.objects.filter(room=room, active=True).select_related("chat", "linked_by").order_by("id")
-        return ok([link_shape(link) for link in rows])
+        rows, meta = paginate(request, ChatLink.objects.filter(room=room, active=True)
+                              .select_related("chat", "linked_by").order_by("id"), default_size=LINK_PAGE_SIZE)
+        return ok([link_shape(link) for link in rows], meta=meta)
 
     @extend_schema(tags=TAG_BRIDGES, operation_id="discussions_links_create", summary="A code that links a chat to this discussion",
                    description="Send `/facilitator start CODE` in the group (Telegram: or open the `?startgroup=` link). "

@@ -1,9 +1,12 @@
-"""GET/POST/DELETE /api/discussions/{id}/members and DELETE .../members/{username}: sharing (owner or staff)."""
+"""GET/POST/DELETE /api/discussions/{id}/members and DELETE .../members/{username}: sharing (owner or staff).
+
+The list is paged like every list (``?page=``, ``?pageSize=`` up to 100, default 100)."""
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.views import APIView
 
 from facilitation.api import inputs, schemas
 from facilitation.api.envelope import ok
+from facilitation.api.pagination import MAX_PAGE_SIZE, paginate
 from facilitation.api.parsing import json_body, safe_text
 from facilitation.api.permissions import controllable_room
 from rooms.actions.rooms import do_share_room, do_unshare_room
@@ -11,6 +14,7 @@ from rooms.errors import NotFound, ValidationFailed
 from rooms.models import RoomMember
 
 TAG = ["members"]
+PAGE_SIZE = MAX_PAGE_SIZE  # every member on one page, as before the list was paged, for nearly every room
 MemberEnvelope = schemas.envelope("MemberEnvelope", schemas.MemberOut())
 RemovedEnvelope = schemas.envelope("MemberRemovedEnvelope", schemas.DeletedOut())
 
@@ -28,11 +32,15 @@ class MembersView(APIView):
     """The people a discussion is shared with (owner or staff only)."""
 
     @extend_schema(tags=TAG, operation_id="discussions_members_list", summary="People the discussion is shared with",
-                   responses=schemas.responses({200: schemas.envelope("MemberListEnvelope", schemas.MemberOut(many=True))}, 403))
+                   description=f"In the order they were added, {PAGE_SIZE} to a page unless `pageSize` says otherwise.",
+                   parameters=schemas.page_params(PAGE_SIZE),
+                   responses=schemas.responses({200: schemas.envelope("MemberListEnvelope", schemas.MemberOut(many=True),
+                                                                      schemas.PageMetaOut())}, 400, 403))
     def get(self, request, id: int):
         room = controllable_room(request.user, id)
-        rows = RoomMember.objects.filter(room=room).select_related("user").order_by("added_at", "id")
-        return ok([schemas.MemberOut.render(m) for m in rows])
+        rows, meta = paginate(request, RoomMember.objects.filter(room=room).select_related("user").order_by("added_at", "id"),
+                              default_size=PAGE_SIZE)
+        return ok([schemas.MemberOut.render(m) for m in rows], meta=meta)
 
     @extend_schema(tags=TAG, operation_id="discussions_members_add", summary="Share with a user as viewer or participant",
                    description="Adding an existing member changes their access (200); a new member is 201.",

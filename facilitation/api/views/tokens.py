@@ -1,5 +1,7 @@
 """GET/POST /api/me/tokens and DELETE /api/me/tokens/{id}: your API tokens.
 
+The list is paged like every list (``?page=``, ``?pageSize=`` up to 100, default 100).
+
 The key is in the answer to POST only; afterwards a token is known by its prefix and name.
 Revoking a token disconnects the sockets that authenticated with it.
 """
@@ -10,6 +12,7 @@ from rest_framework.views import APIView
 from facilitation.actions.inputs import Text, WholeNumber
 from facilitation.api import schemas
 from facilitation.api.envelope import ok
+from facilitation.api.pagination import MAX_PAGE_SIZE, paginate
 from facilitation.api.parsing import json_body
 from rooms.actions.tokens import do_create_token, do_revoke_token
 from rooms.errors import Forbidden, NotFound, ValidationFailed
@@ -19,6 +22,7 @@ from rooms.tokens import live_tokens
 
 TAG = ["tokens"]
 MAX_ID = 2**63 - 1
+PAGE_SIZE = MAX_PAGE_SIZE  # the whole list in one page, as before it was paged, for nearly everyone
 
 
 class TokenOut(Out):
@@ -48,10 +52,14 @@ class TokenListView(APIView):
     """Your live tokens (newest first); create one."""
 
     @extend_schema(tags=TAG, operation_id="tokens_list", summary="Your API tokens",
-                   responses=schemas.responses({200: schemas.envelope("TokenListEnvelope", TokenOut(many=True))}))
+                   description=f"Newest first, {PAGE_SIZE} to a page unless `pageSize` says otherwise.",
+                   parameters=schemas.page_params(PAGE_SIZE),
+                   responses=schemas.responses({200: schemas.envelope("TokenListEnvelope", TokenOut(many=True),
+                                                                      schemas.PageMetaOut())}, 400))
     def get(self, request):
-        rows = live_tokens().filter(user=request.user).order_by("-created_at", "-id")[:100]
-        return ok([TokenOut.render(t) for t in rows])
+        rows, meta = paginate(request, live_tokens().filter(user=request.user).order_by("-created_at", "-id"),
+                              default_size=PAGE_SIZE)
+        return ok([TokenOut.render(t) for t in rows], meta=meta)
 
     @extend_schema(tags=TAG, operation_id="tokens_create", summary="Create an API token (its key is shown once)",
                    request=TokenIn,

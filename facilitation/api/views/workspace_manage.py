@@ -6,6 +6,7 @@ from rest_framework.views import APIView
 from facilitation.api import schemas
 from facilitation.api import workspace_schemas as ws
 from facilitation.api.envelope import ok
+from facilitation.api.pagination import paginate
 from facilitation.api.parsing import int_param, json_body, no_fields, safe_text
 from facilitation.api.permissions import controllable_room, viewable_room
 from facilitation.api.views.discussions import DiscussionEnvelope, detail_response
@@ -18,6 +19,9 @@ from facilitation.workspace.rules import require_workspace
 from facilitation.workspace.search import MAX_QUERY, search_room
 from rooms.errors import ValidationFailed
 from rooms.models import Invocation, PersonaAdaptation
+
+# The invocation log pages as it was read before it was paged: 200 rows, ``limit`` (now ``pageSize``) up to 1000.
+LOG_PAGE_SIZE, LOG_MAX_PAGE_SIZE = 200, 1000
 
 
 class ParticipantView(APIView):
@@ -63,7 +67,10 @@ class InvocationsView(APIView):
                     OpenApiParameter("component", str, description="Only this component, e.g. manager.edit_narrative "
                                                                     "or manager.swap_role."),
                     schemas.int_query("afterId", "Only invocations with a larger id.", 0, MAX_ID),
-                    schemas.int_query("limit", "At most this many (default 200).", 1, 1000)],
+                    *schemas.page_params(LOG_PAGE_SIZE, LOG_MAX_PAGE_SIZE, alias="limit")],
+        description=f"Oldest first, {LOG_PAGE_SIZE} to a page unless `pageSize` says otherwise. Read on with "
+                    "`page` + 1 while `meta.hasNext`, or with `afterId` = the last id (then `meta` counts only "
+                    "the later ones).",
         responses=schemas.responses({200: ws.InvocationListEnvelope}, 400, 403),
     )
     def get(self, request, id: int):
@@ -76,8 +83,10 @@ class InvocationsView(APIView):
                     raise ValidationFailed(f"{param} is too long.", {param: ["At most 100 characters."]})
                 rows = rows.filter(**{field: safe_text(value, param)})
         rows = rows.filter(pk__gt=int_param(request, "afterId", 0, 0, MAX_ID))
-        data = [invocation_payload(i) for i in rows.order_by("id")[:int_param(request, "limit", 200, 1, 1000)]]
-        return ok(data, meta={"count": len(data)})
+        page, meta = paginate(request, rows.order_by("id"), default_size=LOG_PAGE_SIZE, max_size=LOG_MAX_PAGE_SIZE,
+                              size_alias="limit")
+        data = [invocation_payload(i) for i in page]
+        return ok(data, meta={"count": len(data), **meta})
 
 
 class SearchView(APIView):
