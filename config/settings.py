@@ -360,7 +360,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "drf_spectacular.contrib.djangorestframework_camel_case.camelize_serializer_fields",
         "facilitation.api.schema_hooks.close_response_objects",
-        "facilitation.api.schema_hooks.document_write_throttling",
+        "facilitation.api.schema_hooks.document_throttling",
     ],
     # The docs UI loads its assets from the drf-spectacular-sidecar package, served by the API itself.
     "SWAGGER_UI_DIST": "/api/docs/assets/swagger-ui-dist",

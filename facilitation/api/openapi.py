@@ -7,6 +7,11 @@
   fields, so their components keep ``required``.
 - A body drf-spectacular cannot see is required (a text body, such as the discussion file of
   ``POST /api/discussions/import``) is marked required when its view says so (``request_body_required``).
+- 413 ``too_large``: every operation that reads a body answers it for a body over ``API_MAX_BODY_BYTES``
+  (the JSON parser, or the import's text), so it is listed on every operation with a request body and on
+  those whose view reads an optional JSON body the schema does not describe as one (``optional_body_methods``
+  on the view: the controls that take no fields, a DELETE that may name its row in the body). Operations
+  that never read their body (a DELETE by id, ``rounds/end``...) do not answer it and do not list it.
 - Text the server trims and then refuses when blank (names, topics, titles...) has ``pattern: \\S``: a string
   of spaces satisfies ``minLength: 1`` but is refused. Decimal amounts are ``format: decimal``.
 """
@@ -15,7 +20,10 @@ import copy
 from django.core.validators import RegexValidator
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.plumbing import is_patched_serializer
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
+
+from facilitation.api.schemas import ERROR_TEXT, ErrorEnvelope
 
 #: A pattern of text that is not only spaces (JSON Schema patterns are not anchored).
 NON_SPACE = r"\S"
@@ -32,6 +40,19 @@ class AutoSchema(SpectacularAutoSchema):
             serializer = copy.copy(serializer)
             serializer.partial = False
         return super()._map_basic_serializer(serializer, direction)
+
+    def _reads_body(self) -> bool:
+        if self.method in ("PUT", "PATCH", "POST") and self.get_request_serializer() is not None:
+            return True
+        return self.method.lower() in getattr(self.view, "optional_body_methods", ())
+
+    def _get_response_bodies(self, direction="response"):
+        responses = super()._get_response_bodies(direction)
+        if self._reads_body() and "413" not in responses:
+            responses["413"] = self._get_response_for_code(
+                OpenApiResponse(ErrorEnvelope, description=ERROR_TEXT[413]), "413", direction=direction)
+            responses = dict(sorted(responses.items()))
+        return responses
 
     def _get_request_body(self, direction="request"):
         body = super()._get_request_body(direction)

@@ -4,13 +4,24 @@
   component (``...Out`` and ``...Envelope``) gets ``additionalProperties: false``, so the
   schemathesis run fails when a view returns a key the schema does not describe, not only when a
   documented key is missing.
-- ``document_write_throttling``: every writing operation (POST, PUT, PATCH, DELETE) may answer
-  429: every write counts against the ``writes.user`` and ``writes.ip`` rates
-  (``facilitation.api.throttles``), whatever its view. Described here once, for all of them.
+- ``document_throttling``: every operation may answer 429. Every write (POST, PUT, PATCH, DELETE)
+  counts against the ``writes.user`` and ``writes.ip`` rates (``facilitation.api.throttles``),
+  whatever its view; and any request, reads included, that carries a token (``Authorization: Token``
+  or ``Bearer``) from an address that sent too many invalid ones is refused before the key is looked
+  up (``facilitation.api.authentication``, ``CONVENE_RATE_LIMITS["bad_token_ip"]``). Described here
+  once, for all of them.
 """
 
 WRITE_METHODS = ("post", "put", "patch", "delete")
+READ_METHODS = ("get", "head", "options", "trace")
 THROTTLED_COMPONENT = "ThrottledEnvelope"
+
+WRITE_THROTTLED = ("Too many requests: every write counts per user and per address, and an address that sent too "
+                   "many invalid tokens is refused whatever key it sends (see the API guide's rate limits); retry "
+                   "after `Retry-After` seconds. Nothing was changed.")
+READ_THROTTLED = ("Too many invalid tokens from your address: every request from it that carries a token is refused, "
+                  "whatever key it sends, until the window passes (see the API guide's rate limits); retry after "
+                  "`Retry-After` seconds. Reads are not limited otherwise.")
 
 THROTTLED_ENVELOPE = {
     "type": "object",
@@ -43,10 +54,9 @@ THROTTLED_EXAMPLE = {"success": False, "error": {
     "details": {"retryAfter": 12}}}
 
 
-def throttled_response() -> dict:
+def throttled_response(description: str = WRITE_THROTTLED) -> dict:
     return {
-        "description": "Too many requests: every write counts per user and per address (see the API guide's "
-                       "rate limits); retry after `Retry-After` seconds. Nothing was changed.",
+        "description": description,
         "headers": {"Retry-After": {"description": "Seconds to wait before sending again.", "required": True,
                                     "schema": {"type": "integer", "minimum": 1}}},
         "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{THROTTLED_COMPONENT}"},
@@ -61,12 +71,14 @@ def close_response_objects(result, generator, request, public):
     return result
 
 
-def document_write_throttling(result, generator, request, public):
+def document_throttling(result, generator, request, public):
     found = False
     for operations in result.get("paths", {}).values():
         for method, operation in operations.items():
-            if method in WRITE_METHODS:
-                operation.setdefault("responses", {})["429"] = throttled_response()
+            if method in WRITE_METHODS or method in READ_METHODS:
+                responses = operation.setdefault("responses", {})
+                responses["429"] = throttled_response(WRITE_THROTTLED if method in WRITE_METHODS else READ_THROTTLED)
+                operation["responses"] = dict(sorted(responses.items()))  # in the order of their codes
                 found = True
     if found:
         result.setdefault("components", {}).setdefault("schemas", {})[THROTTLED_COMPONENT] = THROTTLED_ENVELOPE

@@ -29,6 +29,7 @@ class VotesView(APIView):
 
 class AdvanceView(APIView):
     throttle_classes = WRITE_THROTTLES
+    optional_body_methods = ("post",)  # no_fields reads a JSON body (the schema lists its 413)
 
     @extend_schema(
         tags=["discussions"], operation_id="discussions_advance", summary="Move to the next phase (owner)",

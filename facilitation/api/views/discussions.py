@@ -167,6 +167,7 @@ class CopyView(WriteThrottleMixin, APIView):
     """A new draft from a discussion (its owner or staff): same topic, format, facilitator and seats."""
 
     throttle_scope = CREATE_SCOPE
+    optional_body_methods = ("post",)  # no_fields reads a JSON body (the schema lists its 413)
 
     @extend_schema(tags=TAG, operation_id="discussions_copy", summary="Copy as a new draft", request=None,
                    description="Nothing that was said is copied; the copy is yours. Logged as invocation `room.copy`.",

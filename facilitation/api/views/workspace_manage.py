@@ -117,7 +117,8 @@ def _close_view(verb: str, action, summary: str):
     post = extend_schema(tags=TAG, operation_id=f"workspace_{verb}", summary=summary, request=None,
                          description="Afterwards every write to the room is 409.",
                          responses=schemas.responses({200: DiscussionEnvelope}, 400, 403, 409, 429))(post)
-    return type(f"{verb.capitalize()}View", (APIView,), {"post": post})
+    # no_fields reads a JSON body (the schema lists its 413)
+    return type(f"{verb.capitalize()}View", (APIView,), {"post": post, "optional_body_methods": ("post",)})
 
 
 CompleteView = _close_view("complete", do_complete_workspace, "The manager completes the scope")
