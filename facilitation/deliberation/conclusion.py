@@ -19,8 +19,12 @@ def required_items(state: RoomState) -> list[dict]:
     return items
 
 
+# A backslash before ASCII punctuation (Markdown's escape: a name quoted as written, ``Ann\_Lee``) is read away.
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
 def _lines(text: str) -> list[str]:
-    return [line.strip() for line in str(text or "").splitlines() if line.strip()]
+    return [_ESCAPED.sub(r"\1", line.strip()) for line in str(text or "").splitlines() if line.strip()]
 
 
 def accounted_for(item: dict, lines: list[str]) -> bool:

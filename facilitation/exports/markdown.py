@@ -5,8 +5,7 @@ Headings inside the conclusion and the turns are moved below the export's own
 file keeps one outline. A message from a chat is plain text: it is escaped, so it reads as written. Raw
 HTML in anyone's Markdown is written out as text (``inert_html``): the minutes never carry a live tag.
 """
-import re
-
+from facilitation.deliberation.literal import escape_markdown
 from facilitation.exports.markdown_docx import demote_headings, inert_html
 from facilitation.exports.minutes import (
     NO_ACTIONS, NO_DECISIONS, REHEARSAL_NOTICE, STATUS_TEXT, Entry, Minutes, collect, decision_line, marker_label, when,
@@ -15,27 +14,6 @@ from rooms.models import Room
 from rooms.models.chat import written_in_a_chat
 
 MARKDOWN_TYPE = "text/markdown"
-
-
-# What CommonMark would read as Markdown inside a line, and at a line's start (a heading, a quote, a
-# list item, a rule or a setext underline); a backslash before ASCII punctuation keeps it as written.
-_INLINE = re.compile(r"([\\`*_\[\]<>|~&!])")
-_LINE_START = re.compile(r"^(\s*)(#|>|[-+=]|\d+(?=[.)]))")
-
-
-def escape_markdown(text: str) -> str:
-    """``text`` as Markdown that renders exactly as written (``2*3*4`` stays ``2*3*4``)."""
-    lines = []
-    for line in text.split("\n"):
-        line = _INLINE.sub(r"\\\1", line)
-        start = _LINE_START.match(line)
-        if start:
-            mark = start.group(2)
-            # "1." -> "1\.": the list number's punctuation is what makes it a list
-            line = (start.group(1) + mark + "\\" + line[start.end():] if mark[0].isdigit()
-                    else start.group(1) + "\\" + line[len(start.group(1)):])
-        lines.append(line)
-    return "\n".join(lines)
 
 
 def _quote(text: str) -> list[str]:

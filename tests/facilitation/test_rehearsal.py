@@ -258,3 +258,72 @@ def test_rehearsal_text_is_clean():
     assert '.".' not in body and '?".' not in body
     assert not re.search(r"[.!?] [a-z]", body), re.search(r".{40}[.!?] [a-z].{20}", body)
     assert "(owner: " in body and not re.search(r"\(owner[^:]|owned by|\(owners?\b(?!:)", body)  # owners written one way
+
+
+# A person's Markdown and HTML, and lines that pretend to be the facilitator's own headings.
+HOSTILE_FIRST_LINE = "**Ship it** now, see <img src=x onerror=alert(1)> and [the plan](javascript:alert(1)) for ~~details~~"
+HOSTILE_TOPIC = "Should we **cache** <b>reads</b> in [Redis](https://example.com)?"
+
+
+def _rendered(text):
+    """The synthesis as the pages render it (markdown-it, raw HTML off): its blocks' inline tokens."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).parse(text)
+
+
+def _emphasised(children) -> set[str]:
+    """The texts inside bold or italics."""
+    spans, depth, current = set(), 0, []
+    for c in children:
+        if c.type in ("strong_open", "em_open"):
+            depth += 1
+        elif c.type in ("strong_close", "em_close"):
+            depth -= 1
+            if depth == 0:
+                spans.add("".join(current).strip())
+                current = []
+        elif depth:
+            current.append(c.content)
+    return spans
+
+
+def _plain(inline) -> str:
+    return "".join(c.content for c in inline.children if c.type in ("text", "text_special", "code_inline"))
+
+
+@pytest.mark.parametrize("style", FACILITATOR_STYLES)
+def test_a_synthesis_quotes_what_people_wrote_as_written(style):
+    people = (("ann_lee", "participant"), ("security", "participant"), ("pragmatist", "devil_advocate"))
+    records = [
+        turn(1, 1, ARCH, f"{HOSTILE_FIRST_LINE}\n## Decision\nDECISION: Cache **reads** for <i>five</i> minutes.\nVOTE: REJECT",
+             speaker="Ann_Lee"),
+        turn(2, 2, SEC, "Synthesis: everyone agreed to ship it today\n===\nCONCERN: Cached *entries* could leak <b>data</b>.\n"
+                        "- idea one with `code` in it\nQ: Who may read [the cache](https://example.com)?\nVOTE: CHANGES"),
+        turn(3, 3, PRAG, "Measure first, then decide.\nTODO: Measure the hit rate in _staging_.\nVOTE: READY"),
+    ]
+    room = situation(style, records, rounds=3, people=people)
+    room.topic = HOSTILE_TOPIC
+    ctx = room.ctx()
+    text = PROVIDER.complete(for_step(ctx, Synthesis("max_rounds"), 30)).text
+    tokens = _rendered(text)
+    inlines = [t for t in tokens if t.type == "inline"]
+    children = [c for t in inlines for c in t.children]
+    # Nothing a person wrote became markup: no link, no tag, no strike-through, no code span.
+    kinds = {c.type for c in children}
+    assert not kinds & {"link_open", "html_inline", "s_open", "code_inline", "image"}, kinds
+    assert not any(t.type == "html_block" for t in tokens)
+    # Bold and italics are the facilitator's own (names, severities, the verdict, the decision it leads
+    # with): none of the words the people emphasised.
+    assert not _emphasised(children) & {"Ship it", "reads", "five", "entries", "staging", "cache"}, _emphasised(children)
+    # The facilitator's headings are the only headings, and the topic's Markdown is text in the first one.
+    headings = [_plain(tokens[i + 1]) for i, t in enumerate(tokens) if t.type == "heading_open"]
+    assert headings[0] == "Synthesis: " + "Should we **cache** <b>reads</b> in [Redis](https://example.com)?"
+    assert not any("everyone agreed" in h for h in headings) and "Decision" not in headings[1:] or style == "closer"
+    # What was said reads as typed, in quotation marks where a sentence is taken from a turn.
+    shown = "\n".join(_plain(t) for t in inlines)
+    assert '"Ship it now, see <img src=x onerror=alert(1' in shown  # the first sentence (its emphasis marks left out)
+    assert "Cached *entries* could leak <b>data</b>." in shown and "Who may read [the cache](https://example.com)?" in shown
+    assert "Cache **reads** for <i>five</i> minutes." in shown and "Ann_Lee" in shown
+    # Every item is still accounted for, the REJECT of a name with an underscore included.
+    assert omissions(text, ctx.room) == [], style

@@ -1,6 +1,13 @@
-"""Conclusions: the facilitator-shaped synthesis and the short extractive summary for other purposes."""
+"""Conclusions: the facilitator-shaped synthesis and the short extractive summary for other purposes.
+
+What the room said (a turn's first sentence, a marker's text, the topic, anyone's name) is quoted, never
+written as the facilitator's own Markdown: ``said``, ``who`` and ``words`` escape it (``escape_inline``),
+so a person's ``**bold**``, ``<img ...>``, ``[link](...)`` or "# heading" shows on the page and in the
+exports exactly as they typed it, and a sentence taken from a turn stands in quotation marks.
+"""
 import re
 
+from facilitation.deliberation.literal import escape_inline
 from facilitation.llm.rehearsal.decisions import facilitator_style
 from facilitation.llm.rehearsal.room import Room
 from facilitation.llm.rehearsal.text import LABEL, VOTES, gist_of, ideas_in, short, tidy
@@ -8,6 +15,21 @@ from facilitation.wording import counted
 
 _HIGH = re.compile(r"secur|sensitive|authori[sz]ation|another user|breach|leak|data loss|attack|privacy|outage|unauthori|crash|corrupt", re.IGNORECASE)
 _LOW = re.compile(r"naming|style|polish|cosmetic|wording|docs?\b|document", re.IGNORECASE)
+
+
+def said(text, limit: int = 200) -> str:
+    """Someone's text (a marker's, a REJECT's reason) on one line, shortened, shown as written."""
+    return escape_inline(short(text, limit))
+
+
+def words(text, limit: int = 140) -> str:
+    """A sentence someone said, as a quotation: in double quotes (theirs become single), shown as written."""
+    return '"' + escape_inline(short(str(text or "").replace('"', "'"), limit)) + '"'
+
+
+def who(name, unknown: str = "unattributed") -> str:
+    """A name (of a seat, a person, an owner) shown as written."""
+    return escape_inline(name) or unknown
 
 
 def _dedupe(points: list[dict], limit: int = 8) -> list[dict]:
@@ -24,7 +46,7 @@ def _bullets(points: list[dict], empty: str, limit: int = 8) -> list[str]:
     items = _dedupe(points, limit)
     if not items:
         return [f"- {empty}"]
-    return [f"- {(p['id'] + ': ') if p.get('id') else ''}{short(p.get('text'), 200)} ({p.get('speaker') or 'unattributed'})" for p in items]
+    return [f"- {(p['id'] + ': ') if p.get('id') else ''}{said(p.get('text'))} ({who(p.get('speaker'))})" for p in items]
 
 
 def _severity(point: dict, votes: dict) -> str:
@@ -66,11 +88,11 @@ def synthesis(room: Room) -> str:
     questions = room.open_questions()
     todos = [p for p in room.of_type("todo") if p.get("id")]
     views = _perspectives(room)
-    tally = {v: sorted(n for n, x in votes.items() if x == v) for v in VOTES}
+    tally = {v: sorted(who(n) for n, x in votes.items() if x == v) for v in VOTES}
     reason = f"It ends because {room.reading.reason}." if room.reading.reason else ""
 
-    out = [LABEL, "", f"# Synthesis: {room.subject}", ""]
-    intro = f"{room.persona.get('name') or 'The facilitator'} closes this {room.format} after {counted(room.round, 'turn')}."
+    out = [LABEL, "", f"# Synthesis: {escape_inline(room.subject)}", ""]
+    intro = f"{who(room.persona.get('name'), 'The facilitator')} closes this {room.format} after {counted(room.round, 'turn')}."
     out += [" ".join(x for x in (intro, reason) if x), ""]
 
     # persona-shaped lead
@@ -79,12 +101,12 @@ def synthesis(room: Room) -> str:
         out += ["## Verdict", "", f"**{verdict}.**" + (" Votes: " + ", ".join(f"{v} {len(n)}" for v, n in tally.items() if n) + "." if votes else ""), ""]
         ranked = sorted(_dedupe(room.of_type("concern"), 12), key=lambda p: ("critical", "major", "minor").index(_severity(p, votes)))
         out += ["## Findings by severity", ""]
-        out += [f"- **{_severity(p, votes)}**: {short(p.get('text'), 150)} ({p.get('speaker')})" for p in ranked] or ["- No findings were raised."]
+        out += [f"- **{_severity(p, votes)}**: {said(p.get('text'), 150)} ({who(p.get('speaker'))})" for p in ranked] or ["- No findings were raised."]
         out.append("")
     elif style == "closer":
         lead = decisions[-1] if decisions else None
-        line = f"**{short(lead.get('text'), 160)}** (proposed by {lead.get('speaker')})" if lead else \
-            f"**Proceed with the simplest option discussed for \"{room.subject}\", and review it at the first checkpoint.**"
+        line = f"**{said(lead.get('text'), 160)}** (proposed by {who(lead.get('speaker'))})" if lead else \
+            f"**Proceed with the simplest option discussed for \"{escape_inline(room.subject)}\", and review it at the first checkpoint.**"
         out += ["## Decision", "", line, ""]
     elif style == "bridge-builder":
         ready = tally["READY"]
@@ -95,7 +117,7 @@ def synthesis(room: Room) -> str:
         for name, content in ((r.get("speaker"), r.get("content", "")) for r in room.recent):
             ideas = ideas_in(content)
             if ideas:
-                out.append(f"- **{name}**: " + "; ".join(short(i, 70) for i in ideas[:3]))
+                out.append(f"- **{who(name)}**: " + "; ".join(words(i, 70) for i in ideas[:3]))
         if out[-1] == "":
             out.append("- The ideas are gathered in the key points below.")
         out.append("")
@@ -103,7 +125,7 @@ def synthesis(room: Room) -> str:
         out += ["## Objections the conclusion must survive", ""] + _bullets(concerns, "No objection was raised; treat the conclusion as untested.") + [""]
 
     out += ["## Key points", ""]
-    out += [f"- **{n}**: {g}" for n, g in views] or ["- Too little was said to extract key points."]
+    out += [f"- **{who(n)}**: {words(g)}" for n, g in views] or ["- Too little was said to extract key points."]
     out.append("")
 
     out += ["## Agreements", ""]
@@ -119,30 +141,30 @@ def synthesis(room: Room) -> str:
         out += ["## Where views differ", ""] + split + [""]
 
     out += ["## Decisions", ""] + _bullets(decisions, "No decision was recorded.", 100) + [""]
-    unresolved = [f"- {p['id']} (concern, raised by {p.get('speaker')}): {short(p.get('text'), 200)}" for p in concerns]
-    unresolved += [f"- {p['id']} (question, asked by {p.get('speaker')}): {short(p.get('text'), 200)}" for p in questions]
-    unresolved += [f"- {r['speaker']} still votes REJECT: {short(r.get('text'), 160)}" for r in room.rejects]
+    unresolved = [f"- {p['id']} (concern, raised by {who(p.get('speaker'))}): {said(p.get('text'))}" for p in concerns]
+    unresolved += [f"- {p['id']} (question, asked by {who(p.get('speaker'))}): {said(p.get('text'))}" for p in questions]
+    unresolved += [f"- {who(r['speaker'])} still votes REJECT: {said(r.get('text'), 160)}" for r in room.rejects]
     out += ["## Unresolved", ""] + (unresolved or ["- Nothing is left open."]) + [""]
 
     out += ["## Recommendations", ""]
-    recs = [f"- {short(p.get('text'), 150)} (owner: {p.get('owner') or p.get('speaker')})" for p in _dedupe(todos, 6)]
+    recs = [f"- {said(p.get('text'), 150)} (owner: {who(p.get('owner') or p.get('speaker'))})" for p in _dedupe(todos, 6)]
     if style == "impartial-chair":
         recs = recs or ["- The room made no proposals of its own."]
     else:
         if style == "socratic" and questions:
-            recs.append(f"- Answer the open question first: \"{short(questions[-1].get('text'), 100)}\"")
+            recs.append(f"- Answer the open question first: {words(questions[-1].get('text'), 100)}")
         if style == "examiner" and concerns:
             critical = any(_severity(p, votes) == "critical" for p in concerns)
             recs.append("- Fix the critical findings before release, then re-review the major ones." if critical
                         else "- Address the major findings, then confirm them in a short re-review.")
         if style == "closer":
             if not todos:
-                recs += [f"- Carry out: {short(p.get('text'), 140)} (owner: {p.get('speaker')})" for p in _dedupe(decisions, 3)]
+                recs += [f"- Carry out: {said(p.get('text'), 140)} (owner: {who(p.get('speaker'))})" for p in _dedupe(decisions, 3)]
             recs.append("- Review trigger: reopen the decision if a critical concern materialises in the first iteration.")
         if style == "contrarian":
             recs.append("- Revisit the conclusion if any listed objection turns out to hold.")
         if not recs:
-            recs.append(f"- Turn the strongest point above into a concrete next step for \"{room.subject}\".")
+            recs.append(f"- Turn the strongest point above into a concrete next step for \"{escape_inline(room.subject)}\".")
     out += recs + [""]
 
     if style == "equalizer":
@@ -151,7 +173,7 @@ def synthesis(room: Room) -> str:
             name = seat.get("name")
             gist = dict(views).get(name)
             turns = room.airtime(seat)
-            out.append(f"- **{name}** ({counted(turns, 'turn')}): " + (f"contributed \"{short(gist, 100)}\"." if gist else "had little airtime; hear them first next time."))
+            out.append(f"- **{who(name)}** ({counted(turns, 'turn')}): " + (f"contributed {words(gist, 100)}." if gist else "had little airtime; hear them first next time."))
         out.append("")
     return tidy("\n".join(out).rstrip() + "\n")
 
@@ -159,10 +181,10 @@ def synthesis(room: Room) -> str:
 def generic(room: Room) -> str:
     """A short extractive summary of whatever the prompt shows (narratives, minutes ...)."""
     views = _perspectives(room)
-    out = [LABEL, "", f"Summary of \"{room.subject}\", round {room.round}:", ""]
-    out += [f"- {n}: {g}" for n, g in views] or ["- Nothing has been said yet."]
+    out = [LABEL, "", f"Summary of \"{escape_inline(room.subject)}\", round {room.round}:", ""]
+    out += [f"- {who(n)}: {words(g)}" for n, g in views] or ["- Nothing has been said yet."]
     for kind, title in (("decision", "Decisions"), ("question", "Open questions"), ("todo", "Actions")):
         pts = _dedupe(room.of_type(kind), 5)
         if pts:
-            out += ["", f"{title}:"] + [f"- {short(p.get('text'), 140)} ({p.get('speaker')})" for p in pts]
+            out += ["", f"{title}:"] + [f"- {said(p.get('text'), 140)} ({who(p.get('speaker'))})" for p in pts]
     return tidy("\n".join(out) + "\n")
