@@ -159,6 +159,37 @@
       : `Spent ${tokens} tokens (${usd}); no budget caps it.`;
   }
 
+  // Agents as people can tell them apart where one is chosen by name: {id: label}. A name no other agent
+  // of the list has (without case) is the label; one that is shared carries the agent's @alias and whose
+  // it is ("built-in", "yours", or the owner's name: the page's agentOwners, {id: username}, says), and
+  // its number when even that is shared.
+  function agentLabels(agents, owners) {
+    const me = pageData().user;
+    const whose = owners || pageData().agentOwners || {};
+    const fold = (text) => String(text || "").trim().toLowerCase();
+    const tally = (keyOf) => agents.reduce((m, a) => m.set(keyOf(a), (m.get(keyOf(a)) || 0) + 1), new Map());
+    const names = tally((a) => fold(a.name));
+    const extras = new Map(agents.map((a) => {
+      if (names.get(fold(a.name)) < 2) return [a.id, []];
+      const owner = a.isBuiltin ? "built-in" : whose[a.id] === me ? "yours" : whose[a.id] ? `${whose[a.id]}'s` : "";
+      return [a.id, [a.alias ? `@${a.alias}` : "", owner].filter(Boolean)];
+    }));
+    const labelOf = (a) => (extras.get(a.id).length ? `${a.name} (${extras.get(a.id).join(", ")})` : a.name);
+    const labels = tally((a) => fold(labelOf(a)));
+    for (const a of agents) if (labels.get(fold(labelOf(a))) > 1) extras.get(a.id).push(`#${a.id}`);
+    return Object.fromEntries(agents.map((a) => [a.id, labelOf(a)]));
+  }
+
+  // The caller's own agent (by the page's agentOwners) that already has this name (without case), other
+  // than exceptId; null when none. Two of one person's agents under one name cannot be told apart.
+  function ownAgentNamed(agents, name, exceptId) {
+    const me = pageData().user;
+    const whose = pageData().agentOwners || {};
+    const wanted = String(name || "").trim().toLowerCase();
+    return agents.find((a) => !a.isBuiltin && whose[a.id] === me && String(a.id) !== String(exceptId)
+      && String(a.name || "").trim().toLowerCase() === wanted) || null;
+  }
+
   window.Convene = { request, listAll, ApiError, el, escapeHtml, toast, pageData, statusBadge, roleBadge, fieldErrors, counted, duration,
-                     runState, budgetLimits, budgetText, STATUS_LABELS, ROLE_LABELS };
+                     runState, budgetLimits, budgetText, agentLabels, ownAgentNamed, STATUS_LABELS, ROLE_LABELS };
 })();

@@ -3,12 +3,14 @@
 // description, model and persona) or from scratch.
 (function () {
   "use strict";
-  const { request, listAll, el, toast, pageData, fieldErrors } = window.Convene;
+  const { request, listAll, el, toast, pageData, fieldErrors, agentLabels, ownAgentNamed } = window.Convene;
   const page = pageData();
   const $ = (sel) => document.querySelector(sel);
   const GENERIC_PERSONA_KEY = "generic-facilitator";
 
   let facilitators = [];
+  let allAgents = []; // every agent you may use: a new name is checked against your own
+  let labels = {}; // agent id -> its name, with its alias and owner where another has the same name
   let personas = new Map(); // id -> persona
   let editing = null; // the agent being edited, or null when creating
   let templateName = ""; // the preset name the persona text was copied with
@@ -25,7 +27,7 @@
     const persona = personaOf(agent) || {};
     const best = persona.bestFor && persona.bestFor.length ? persona.bestFor.join(", ") : null;
     return el("li", { class: "card fcard", "data-agent-id": agent.id, "data-builtin": "true" },
-      el("header", { class: "card-head" }, el("h3", {}, agent.name), el("span", { class: "badge builtin" }, "Built-in")),
+      el("header", { class: "card-head" }, el("h3", {}, labels[agent.id] || agent.name), el("span", { class: "badge builtin" }, "Built-in")),
       el("p", {}, agent.description || persona.description || ""),
       persona.philosophy ? el("p", { class: "muted small" }, persona.philosophy) : null,
       el("dl", { class: "facts" },
@@ -42,10 +44,16 @@
     return text.length > 180 ? `${text.slice(0, text.lastIndexOf(" ", 177) > 80 ? text.lastIndexOf(" ", 177) : 177)}…` : text;
   }
 
+  // Staff see everyone's facilitators here: one of another person's says whose it is.
+  function ownerBadge(agent) {
+    const owner = (page.agentOwners || {})[agent.id];
+    return !owner || owner === page.user ? "Yours" : `${owner}'s`;
+  }
+
   function customCard(agent) {
     const persona = personaOf(agent);
     return el("li", { class: "card fcard", "data-agent-id": agent.id, "data-builtin": "false" },
-      el("header", { class: "card-head" }, el("h3", {}, agent.name), el("span", { class: "badge custom" }, "Yours")),
+      el("header", { class: "card-head" }, el("h3", {}, labels[agent.id] || agent.name), el("span", { class: "badge custom" }, ownerBadge(agent))),
       el("p", {}, agent.description || ""),
       el("dl", { class: "facts" },
         el("dt", {}, "Model"), el("dd", {}, agent.model || "default"),
@@ -63,7 +71,7 @@
     const select = $("#template");
     const current = select.value;
     select.replaceChildren(el("option", { value: "" }, "Scratch (write your own persona)"),
-      el("optgroup", { label: "Presets" }, builtins.map((a) => el("option", { value: a.id }, a.name))));
+      el("optgroup", { label: "Presets" }, builtins.map((a) => el("option", { value: a.id }, labels[a.id] || a.name))));
     select.value = current;
     const models = new Set(Object.values(page.modelTiers || {}));
     $("#model-options").replaceChildren(...[...models].map((m) => el("option", { value: m })));
@@ -73,7 +81,9 @@
     try {
       const [agents, personaRows] = await Promise.all([listAll("agents"), listAll("personas")]);
       personas = new Map(personaRows.map((p) => [p.id, p]));
+      allAgents = agents;
       facilitators = agents.filter((a) => a.isFacilitator);
+      labels = agentLabels(facilitators);
       render();
     } catch (err) {
       $("#builtin-list").replaceChildren(el("li", { class: "error" }, `Could not load facilitators: ${err.message}`));
@@ -132,6 +142,15 @@
     const model = $("#f-model").value.trim();
     const prompt = editing ? $("#f-persona").value : renamed($("#f-persona").value, templateName, name);
     if (!name) { error.textContent = "Give the facilitator a name."; error.hidden = false; $("#f-name").focus(); return; }
+    // A name you already use for another agent is refused (an older pair under one name may keep it).
+    const namesake = editing && editing.name === name ? null : ownAgentNamed(allAgents, name, editing && editing.id);
+    if (namesake) {
+      error.textContent = `You already have an assistant named "${namesake.name}"${namesake.alias ? ` (@${namesake.alias})` : ""}. `
+        + "Give this one another name, so the two can be told apart where a facilitator is chosen.";
+      error.hidden = false;
+      $("#f-name").focus();
+      return;
+    }
     const template = editing ? null : facilitators.find((a) => String(a.id) === $("#template").value);
     const base = template ? personaOf(template) : null;
     const button = $("#create-save");

@@ -14,12 +14,14 @@
     return Number.isNaN(date.getTime()) ? "" : date.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
   }
 
-  // The topic under the name only when it says more than the name does.
+  // The topic under the name, as Markdown on one line (the row stays a row), only when it says more than
+  // the name does (the name made from a topic leaves its Markdown out, so the rendered text is compared).
   function topicLine(d) {
     const name = (d.name || "").replace(/…$/, "").trim().toLowerCase();
-    const topic = (d.topic || "").trim();
-    if (!topic || topic.toLowerCase().startsWith(name)) return null;
-    return el("div", { class: "muted small clamp" }, topic);
+    if (!(d.topic || "").trim()) return null;
+    const topic = window.ConveneMarkdown.inlineMarkdownNode(d.topic);
+    if (topic.textContent.trim().toLowerCase().startsWith(name)) return null;
+    return el("div", { class: "muted small clamp topic-line" }, topic);
   }
 
   function sharedTag(d) {

@@ -1,12 +1,11 @@
 // Rendering of timeline cards: participant turns, facilitator decisions, the synthesis.
-// Text is Markdown (see markdownNode): rendered, sanitized, then its markers and @mentions highlighted.
+// Text is Markdown (markdown.js, the shared renderer): rendered, sanitized, then its markers and @mentions highlighted.
 (function () {
   "use strict";
   const { el, roleBadge } = window.Convene;
+  const { markdownNode, highlightMarkers, highlightMentions } = window.ConveneMarkdown;
 
   const COLLAPSE_CHARS = 700;
-  const KEY_TO_TYPE = { VOTE: "vote", Q: "question", TODO: "todo", DECISION: "decision", ASSIGNED: "assigned", DONE: "done", CONCERN: "concern" };
-  const MENTION = /(^|[^\w@.`/])@([A-Za-z][A-Za-z0-9_-]*)/g;
 
   function gavelIcon() {
     const ns = "http://www.w3.org/2000/svg";
@@ -21,132 +20,6 @@
       '<rect x="12.2" y="10.4" width="2.6" height="11" rx="1.2" transform="rotate(-45 13.5 15.9)"/>' +
       '<rect x="2" y="20" width="10" height="2.2" rx="1"/></g>';
     return svg;
-  }
-
-  // --- Markdown ----------------------------------------------------------------------------
-  // Turns, decisions and the conclusion are Markdown written by models and people. markdown-it
-  // parses it with raw HTML off (a "<script>" stays text), images off (they would load from
-  // anywhere), and links limited to http(s) and mailto; DOMPurify then keeps only the tags and
-  // attributes listed below. The result is a DOM fragment, never a string put into the page.
-  const ALLOWED_TAGS = ["p", "br", "strong", "em", "del", "s", "code", "pre", "blockquote", "ul", "ol", "li",
-    "h1", "h2", "h3", "h4", "h5", "h6", "hr", "a", "table", "thead", "tbody", "tr", "th", "td"];
-  const ALLOWED_ATTR = ["href", "title", "start", "rel", "target"];
-  const SAFE_LINK = /^(?:https?:|mailto:)/i;
-  const MARKER_START = /^\s*(?:\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN)(?:\*\*|__)?\s*:/i;
-  const FENCE = /^\s{0,3}(```|~~~)/;
-  const LIST_ITEM = /^\s*(?:[-*+]|\d{1,9}[.)])\s+/;
-  let parser = null;
-
-  function markdownParser() {
-    if (parser || typeof window.markdownit !== "function") return parser;
-    parser = window.markdownit({ html: false, linkify: true, breaks: true, typographer: false });
-    parser.disable(["image"]);
-    parser.validateLink = (url) => SAFE_LINK.test(String(url).trim());
-    const shift = (tokens, idx, options, env, self) => {
-      const token = tokens[idx];
-      const level = Math.min(6, Number(token.tag.slice(1)) + ((env && env.headingShift) || 0));
-      token.tag = `h${level}`;
-      return self.renderToken(tokens, idx, options);
-    };
-    parser.renderer.rules.heading_open = shift;
-    parser.renderer.rules.heading_close = shift;
-    parser.renderer.rules.link_open = (tokens, idx, options, env, self) => {
-      tokens[idx].attrSet("rel", "nofollow noopener noreferrer");
-      tokens[idx].attrSet("target", "_blank");
-      return self.renderToken(tokens, idx, options);
-    };
-    return parser;
-  }
-
-  // A marker line ("DECISION: ...") that sits inside a paragraph becomes its own paragraph,
-  // so it can be highlighted as one block. Fenced code is left alone.
-  function isolateMarkerLines(text) {
-    const out = [];
-    let fence = null;
-    for (const line of String(text || "").split("\n")) {
-      const f = FENCE.exec(line);
-      if (f) fence = fence === null ? f[1] : (f[1] === fence ? null : fence);
-      const marker = fence === null && !f && MARKER_START.test(line.replace(/^\s*(?:>\s*)*/, "")) && !LIST_ITEM.test(line);
-      if (marker && out.length && out[out.length - 1].trim() !== "") out.push("");
-      out.push(line);
-      if (marker) out.push("");
-    }
-    return out.join("\n");
-  }
-
-  function sanitize(html) {
-    if (!window.DOMPurify) return null;
-    return window.DOMPurify.sanitize(html, {
-      ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false, ALLOW_ARIA_ATTR: false,
-      ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i, RETURN_DOM_FRAGMENT: true,
-    });
-  }
-
-  // Blocks that start with a marker keyword get its class; the keyword stands out.
-  function highlightMarkers(root) {
-    for (const block of root.querySelectorAll("p, li, h1, h2, h3, h4, h5, h6")) {
-      if (block.tagName === "LI" && block.querySelector(":scope > p")) continue; // its paragraphs are marked
-      const match = MARKER_START.exec(block.textContent);
-      if (!match) continue;
-      const type = KEY_TO_TYPE[match[1].toUpperCase()];
-      block.classList.add("marker", `marker-${type}`);
-      block.dataset.marker = type;
-      const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
-      let first = walker.nextNode();
-      while (first && !first.nodeValue.trim()) first = walker.nextNode();
-      if (!first) continue;
-      const holder = first.parentElement;
-      if (holder !== block && /^(STRONG|B)$/.test(holder.tagName) && /^\s*[A-Za-z]+\s*:?\s*$/.test(holder.textContent)) {
-        holder.classList.add("marker-key");
-        continue;
-      }
-      const own = MARKER_START.exec(first.nodeValue);
-      if (!own) continue;
-      const rest = first.splitText(own[0].length);
-      const key = el("strong", { class: "marker-key" }, first.nodeValue.trim());
-      first.replaceWith(key);
-      if (!rest.nodeValue.startsWith(" ")) rest.nodeValue = ` ${rest.nodeValue}`;
-    }
-  }
-
-  // @alias in text (not in code or links) is emphasised.
-  function highlightMentions(root) {
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
-      acceptNode: (node) => (node.parentElement && node.parentElement.closest("code, pre, a") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
-    });
-    const nodes = [];
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) if (node.nodeValue.includes("@")) nodes.push(node);
-    for (const node of nodes) {
-      const line = node.nodeValue;
-      const parts = [];
-      let last = 0;
-      MENTION.lastIndex = 0;
-      let match;
-      while ((match = MENTION.exec(line)) !== null) {
-        const start = match.index + match[1].length;
-        parts.push(line.slice(last, start), el("span", { class: "mention" }, `@${match[2]}`));
-        last = start + match[2].length + 1;
-      }
-      if (!parts.length) continue;
-      parts.push(line.slice(last));
-      node.replaceWith(...parts.filter((p) => p !== ""));
-    }
-  }
-
-  // Markdown as a sanitized DOM node. Without the vendored libraries the text is shown as is.
-  function markdownNode(text, { headingShift = 3, className = "markdown" } = {}) {
-    const box = el("div", { class: className });
-    const md = markdownParser();
-    const fragment = md ? sanitize(md.render(isolateMarkerLines(text), { headingShift })) : null;
-    if (!fragment) {
-      box.classList.add("plain");
-      box.textContent = String(text || "");
-      return box;
-    }
-    box.append(fragment);
-    highlightMarkers(box);
-    highlightMentions(box);
-    return box;
   }
 
   // A turn's content: the same Markdown, with its markers and @mentions highlighted. A message from a

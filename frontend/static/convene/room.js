@@ -482,7 +482,9 @@
       state.owner = data.owner;
       $("#room-name").textContent = data.name || `Discussion #${id}`;
       document.title = `${data.name || "Discussion"} · Convene`;
-      $("#room-topic").textContent = data.topic && data.topic !== data.name ? data.topic : "";
+      // The topic is Markdown (as the facilitator and the agents read it): rendered as a turn is.
+      const topic = data.topic && data.topic !== data.name ? data.topic : "";
+      $("#room-topic").replaceChildren(...(topic ? [window.ConveneMarkdown.markdownNode(topic)] : []));
       $("#room-format").textContent = data.kind === "facilitation" ? "Facilitation run"
         : data.format ? data.format[0].toUpperCase() + data.format.slice(1) : "Discussion";
       setStatus(data.status, data.round, data.maxRounds);

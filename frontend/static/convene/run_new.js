@@ -96,6 +96,7 @@
   form.addEventListener("submit", submit);
   showPattern();
   listAll("agents?isFacilitator=true").then((agents) => {
-    $("#run-facilitator").append(...agents.map((a) => el("option", { value: a.id }, a.name)));
+    const labels = window.Convene.agentLabels(agents);  // two of one name show their alias and owner
+    $("#run-facilitator").append(...agents.map((a) => el("option", { value: a.id }, labels[a.id])));
   }).catch(() => {});
 })();

@@ -1,7 +1,7 @@
 // The three-step creation wizard: topic & format; facilitator & participants; rounds, estimate, start.
 (function () {
   "use strict";
-  const { request, listAll, el, toast, pageData, fieldErrors, budgetLimits, duration: spanOfTime } = window.Convene;
+  const { request, listAll, el, toast, pageData, fieldErrors, budgetLimits, agentLabels, ownAgentNamed, duration: spanOfTime } = window.Convene;
   const page = pageData();
   const $ = (sel) => document.querySelector(sel);
   const form = $("#wizard");
@@ -30,6 +30,11 @@
 
   let step = 1;
   let agents = [];
+  let labels = {};  // agent id -> its name, with its alias and owner where another agent has the same name
+
+  function labelOf(agent) {
+    return labels[agent.id] || agent.name;
+  }
 
   // --- steps -------------------------------------------------------------------------
   // Each step is a history entry: the browser's Back goes to the previous step, not away.
@@ -171,7 +176,7 @@
     const builtins = facilitators.filter((a) => a.isBuiltin);
     const custom = facilitators.filter((a) => !a.isBuiltin);
     select.replaceChildren(el("option", { value: "" }, "Choose a facilitator…"));
-    const option = (a) => el("option", { value: a.id }, a.name);
+    const option = (a) => el("option", { value: a.id }, labelOf(a));
     if (builtins.length) select.append(el("optgroup", { label: "Built-in presets" }, builtins.map(option)));
     if (custom.length) select.append(el("optgroup", { label: "Your facilitators" }, custom.map(option)));
     if (previous && agentById(previous)) select.value = String(previous);
@@ -189,9 +194,9 @@
     const roleId = `r-${agent.id}`;
     const row = el("div", { class: "prow", "data-agent-id": agent.id },
       el("input", { type: "checkbox", id: boxId, value: agent.id, class: "p-check" }),
-      el("label", { for: boxId, class: "p-label" }, el("span", { class: "name" }, agent.name),
+      el("label", { for: boxId, class: "p-label" }, el("span", { class: "name" }, labelOf(agent)),
         el("span", { class: "muted small" }, agent.description || (agent.role && agent.role.name) || "")),
-      el("label", { for: roleId, class: "visually-hidden" }, `Role of ${agent.name}`),
+      el("label", { for: roleId, class: "visually-hidden" }, `Role of ${labelOf(agent)}`),
       el("select", { id: roleId, class: "p-role", disabled: true }, ROLE_OPTIONS.map(([v, label]) => el("option", { value: v }, label))),
       el("span", { class: "p-note muted small", hidden: true }, "Chosen as facilitator"));
     row.querySelector(".p-check").addEventListener("change", () => {
@@ -241,6 +246,7 @@
   async function loadAgents(selectId) {
     try {
       agents = await listAll("agents");
+      labels = agentLabels(agents);
       fillModerators(selectId);
       fillParticipants();
     } catch (err) {
@@ -260,6 +266,13 @@
     const name = $("#nf-name").value.trim();
     const description = $("#nf-description").value.trim();
     if (!name) { fieldError("nf-error", "Give the facilitator a name."); $("#nf-name").focus(); return; }
+    const namesake = ownAgentNamed(agents, name);
+    if (namesake) {
+      fieldError("nf-error", `You already have an assistant named "${namesake.name}"${namesake.alias ? ` (@${namesake.alias})` : ""}. `
+        + "Give this one another name, so the two can be told apart where one is chosen.");
+      $("#nf-name").focus();
+      return;
+    }
     fieldError("nf-error", "");
     try {
       // A facilitator made here gets the generic facilitation persona (its moderator prompt).
@@ -356,16 +369,16 @@
     const moderator = agentById($("#moderator").value);
     const people = participants().map((p) => {
       const a = agentById(p.agentId);
-      return `${a ? a.name : p.agentId} (${ROLE_OPTIONS.find(([v]) => v === p.role)[1]})`;
+      return `${a ? labelOf(a) : p.agentId} (${ROLE_OPTIONS.find(([v]) => v === p.role)[1]})`;
     });
     const workspace = kind() === "workspace";
     const caps = budgetLimits(budget() || {});
     const paced = workspace ? pacing() : null;
     $("#review").replaceChildren(
       el("dt", {}, "Kind"), el("dd", {}, kind()),
-      el("dt", {}, "Topic"), el("dd", {}, $("#topic").value.trim()),
+      el("dt", {}, "Topic"), el("dd", { class: "review-topic" }, window.ConveneMarkdown.markdownNode($("#topic").value.trim())),
       ...(workspace ? [] : [el("dt", {}, "Format"), el("dd", {}, form.querySelector('input[name="format"]:checked').value)]),
-      el("dt", {}, "Facilitator"), el("dd", {}, moderator ? moderator.name : "—"),
+      el("dt", {}, "Facilitator"), el("dd", {}, moderator ? labelOf(moderator) : "—"),
       el("dt", {}, "Participants"), el("dd", {}, people.join(", ") || "—"),
       ...(paced ? [el("dt", {}, "Rounds"), el("dd", {}, `end after ${paced.maxEvents} observations or ${spanOfTime(paced.maxSeconds)}`)] : []),
       el("dt", {}, "Budget"), el("dd", { id: "review-budget" }, caps || "no limit"));

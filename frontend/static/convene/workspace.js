@@ -71,7 +71,12 @@
     state.room = (await request("GET", base)).data;
     const r = state.room;
     $("#room-name").textContent = r.name;
-    $("#room-topic").textContent = r.topic;
+    // The topic is Markdown (as the agents read it), rendered as a discussion's turns are; redrawn when it changed.
+    const topicBox = $("#room-topic");
+    if (topicBox.dataset.source !== (r.topic || "")) {
+      topicBox.replaceChildren(...(r.topic ? [window.ConveneMarkdown.markdownNode(r.topic)] : []));
+      topicBox.dataset.source = r.topic || "";
+    }
     $("#status-badge").replaceWith(Object.assign(statusBadge(r.status), { id: "status-badge" }));
     $("#round-indicator").textContent = `Round ${r.round}`;
     $("#desk").dataset.status = r.status;
