@@ -215,6 +215,22 @@ def _check_alias(fields: dict, errors: dict, owner, current: Agent | None = None
         errors["alias"] = [f"Your agent {holder.name!r} already uses the alias {alias!r}; choose another."]
 
 
+def _check_name(fields: dict, errors: dict, owner, current: Agent | None = None) -> None:
+    """No two of one owner's agents share a name (compared without case), so people can tell them apart where
+    an agent is picked by name; an older duplicate keeps its name until it is renamed."""
+    name = fields.get("name")
+    if not isinstance(name, str) or not name.strip() or "name" in errors:
+        return
+    name = name.strip()
+    if current is not None and current.name.lower() == name.lower():
+        return
+    taken = Agent.objects.filter(is_builtin=False, created_by=owner, name__iexact=name)
+    if current is not None:
+        taken = taken.exclude(pk=current.pk)
+    if taken.exists():
+        errors["name"] = [f"You already have an agent named {name!r}; choose another name."]
+
+
 def _fresh_alias(name: str, owner) -> str:
     """The alias derived from a name, numbered when the owner or a built-in already has it."""
     base = slugify(name)[:60]
@@ -231,7 +247,7 @@ def lock_aliases_of(owner) -> None:
     """Take the owner's alias lock until the transaction ends: their user row, locked.
 
     No constraint keeps aliases unique (agents created before the rule may share one, and keep it), so
-    the check and the save must not interleave with another's: whoever takes an alias of ``owner``
+    the check and the save must not interleave with another's: whoever takes an alias or a name of ``owner``
     (a new agent, a renamed one) holds this lock from the check to the commit, and a second request
     waits here, then sees the first one's alias (400 on an alias it asked for, the next number on one
     derived from the name). PostgreSQL: ``SELECT ... FOR UPDATE`` of that row. SQLite locks the whole
@@ -247,6 +263,7 @@ def do_create_agent(user, **fields) -> Agent:
         _require_text(fields, ("name",), errors, creating=True)
         _check_budgets(fields, errors)
         _check_alias(fields, errors, user)
+        _check_name(fields, errors, user)
         resolved = _resolve_refs(user, fields, errors)
         if errors:
             raise ValidationFailed("The agent is not valid.", errors)
@@ -261,12 +278,13 @@ def do_create_agent(user, **fields) -> Agent:
 def do_update_agent(agent: Agent, user, **fields) -> Agent:
     _require_custom(agent, "agent")
     with transaction.atomic():
-        if "alias" in fields:
+        if "alias" in fields or "name" in fields:
             lock_aliases_of(agent.created_by)
         errors: dict = {}
         _require_text(fields, ("name",), errors, creating=False)
         _check_budgets(fields, errors)
         _check_alias(fields, errors, agent.created_by, current=agent)
+        _check_name(fields, errors, agent.created_by, current=agent)
         resolved = _resolve_refs(user, fields, errors)
         if errors:
             raise ValidationFailed("The agent is not valid.", errors)

@@ -74,7 +74,7 @@ def test_a_second_create_with_the_same_alias_waits_and_is_refused(monkeypatch):
 @pytest.mark.django_db(transaction=True)
 def test_a_second_create_with_a_derived_alias_waits_and_gets_the_next_number(monkeypatch):
     owner = make_user("racer")
-    results = _race(monkeypatch, owner, {"name": "Architect"}, {"name": "Architect"})
+    results = _race(monkeypatch, owner, {"name": "Architect"}, {"name": "Architect."})
     assert isinstance(results["first"], Agent) and isinstance(results["second"], Agent), results
     assert sorted(Agent.objects.filter(created_by=owner).values_list("alias", flat=True)) == ["architect", "architect-2"]
 
