@@ -8,6 +8,7 @@ counts when a line names the voter together with the word "reject".
 """
 import re
 
+from facilitation.deliberation.literal import escape_inline
 from facilitation.deliberation.state import RoomState, takes_up
 
 
@@ -46,12 +47,14 @@ KIND_WORDS = {"decision": "Decision", "concern": "Concern", "question": "Questio
 
 
 def with_gaps(conclusion: str, gaps: list[dict]) -> str:
-    """The conclusion with the items it still leaves out listed at the end."""
+    """The conclusion with the items it still leaves out listed at the end, their words and speakers as
+    written (escaped: a participant's ``**`` or ``<b>`` is not this list's formatting)."""
     if not gaps:
         return conclusion
     lines = ["", "## Not covered by this conclusion", ""]
     for gap in gaps:
         label = KIND_WORDS.get(gap["kind"], gap["kind"])
         ref = f" {gap['id']}" if gap.get("id") else ""
-        lines.append(f"- {label}{ref} ({gap.get('by') or 'unattributed'}): {' '.join(str(gap['text']).split())}")
+        by = escape_inline(gap.get("by") or "") or "unattributed"
+        lines.append(f"- {label}{ref} ({by}): {escape_inline(gap['text'])}")
     return conclusion.rstrip() + "\n" + "\n".join(lines) + "\n"
