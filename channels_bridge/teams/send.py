@@ -152,7 +152,9 @@ def deliver(d: Delivery) -> outcome.Outcome:
             wait = ratelimit.buckets().take([bucket])
             if wait > 0:
                 return outcome.wait(wait)
-            activity = {"type": "message", "text": escape_markdown(d.text or ""), "textFormat": "markdown",
+            # The card alone: Teams shows a message's text above its card, so the status would read twice.
+            # ``summary`` is the text a client that cannot show cards shows instead (plain text).
+            activity = {"type": "message", "summary": d.text or "",
                         "attachments": [{"contentType": CARD_TYPE, "content": status_card(d.text, d.card)}]}
             if d.chat.status_message_id:
                 try:
