@@ -20,20 +20,27 @@ from tests.factories import make_user
 HOLD = 0.6  # how long the first request keeps its transaction open after saving its agent
 
 
-def _race(monkeypatch, owner, first: dict, second: dict):
-    """Create ``first`` and, while its transaction is still open, ``second``; return what each got, and when."""
+def _held_open(monkeypatch) -> tuple[threading.Event, dict]:
+    """Make the thread put in the returned dict's ``"thread"`` keep its transaction open for ``HOLD`` seconds
+    after saving its agent; the event is set once it has saved it (not yet committed)."""
     saved = threading.Event()
     real_audit = catalog.audit
-    first_thread = {}
+    holder: dict = {}
 
     def slow_audit(*args, **kwargs):
         result = real_audit(*args, **kwargs)
-        if threading.current_thread() is first_thread.get("thread"):
-            saved.set()  # the first agent is saved, not committed
+        if threading.current_thread() is holder.get("thread"):
+            saved.set()
             time.sleep(HOLD)
         return result
 
     monkeypatch.setattr(catalog, "audit", slow_audit)
+    return saved, holder
+
+
+def _race(monkeypatch, owner, first: dict, second: dict):
+    """Create ``first`` and, while its transaction is still open, ``second``; return what each got, and when."""
+    saved, first_thread = _held_open(monkeypatch)
     results: dict = {}
 
     def run(name, fields, wait_for=None):
@@ -83,18 +90,7 @@ def test_a_second_create_with_a_derived_alias_waits_and_gets_the_next_number(mon
 def test_a_rename_to_an_alias_being_taken_waits_and_is_refused(monkeypatch):
     owner = make_user("racer")
     mine = Agent.objects.create(name="Reviewer", alias="reviewer", created_by=owner)
-    saved = threading.Event()
-    real_audit = catalog.audit
-    creator = {}
-
-    def slow_audit(*args, **kwargs):
-        result = real_audit(*args, **kwargs)
-        if threading.current_thread() is creator.get("thread"):
-            saved.set()
-            time.sleep(HOLD)
-        return result
-
-    monkeypatch.setattr(catalog, "audit", slow_audit)
+    saved, creator = _held_open(monkeypatch)
     outcome = {}
 
     def create():
