@@ -249,17 +249,16 @@ def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation
 
 
 def status_text(link: ChatLink | None, chat: Chat) -> str:
+    """``facilitator status`` in a chat linked to a discussion (a facilitation run answers with its own status)."""
     if link is None:
         return "No facilitation is active here: this chat is not linked to a discussion. " + help_group(chat)
     room = link.room
     esc = escaper_for(chat)
     moderator = esc(room.moderator.name) if room.moderator_id else "nobody yet"
-    state = room.engine_state or {}
-    done = esc(str(state.get("definitionOfDone") or "")) or "not set"
-    deadline = esc(str(state.get("deadline") or "")) or "none"
-    report = ", ".join(esc(str(target)) for target in state.get("reportTo") or []) or "the discussion's owner"
-    return (f"Moderated by {moderator} toward: {esc(room.topic)}\nDiscussion: {esc(room.name)} ({room.status})\n"
-            f"Definition of done: {done}\nDeadline: {deadline}\nThe result goes to: {report}")
+    rounds = f"round {room.round} of {room.max_rounds}" if room.round else f"{room.max_rounds} rounds at most"
+    return (f"Moderated by {moderator} toward: {esc(room.topic)}\nDiscussion: {esc(room.name)} ({room.status}, {rounds})\n"
+            f"What is said here appears there, and what is said there appears here; the conclusion goes to this chat "
+            f"and to the discussion's page. {_typed(chat, 'facilitator stop')} ends the link.")
 
 
 def _ended(room: Room, chat: Chat) -> str:

@@ -391,7 +391,9 @@ def test_people_s_words_in_the_bot_s_answers_read_as_typed(telegram, post_telegr
     post_telegram(tu.command(GROUP, BEN, "/facilitator status"))
     run_tasks()
     status = telegram.sent_to(-4001)[-1]
-    assert f"Moderated by Chair_*of*_the_day toward: {topic}\nDiscussion: {name} (draft)" in status["text"]
+    max_rounds = Room.objects.get(pk=room.pk).max_rounds
+    assert f"Moderated by Chair_*of*_the_day toward: {topic}\nDiscussion: {name} (draft, {max_rounds} rounds at most)" in status["text"]
+    assert "Definition of done" not in status["text"] and "/facilitator stop ends the link" in status["text"]
     assert not status["entities"]
     post_telegram(tu.command(GROUP, ANA, "/facilitator stop"))
     run_tasks()
