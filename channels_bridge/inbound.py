@@ -17,6 +17,9 @@ its conclusion reaches the chat; the page keeps showing which chats took part). 
 recorded any more: the first message after the end is answered, once per chat and ended room, with a
 notice naming the room (``rooms.actions.deliveries.queue_ended_notice``), and ``facilitator status``
 says the room ended and what it came to. Linking a new room, or ``facilitator stop``, unlinks it.
+While the room is still going on, only someone who may stop the link (whoever linked the chat, or the
+room's owner or staff with a linked account: ``rooms.actions.chat.may_end_link``) may link the chat to
+another room; anyone else is told so (``link_held``) and nothing changes.
 """
 import logging
 
@@ -33,9 +36,8 @@ from channels_bridge.events import (
 from facilitation.actions.comments import do_record_chat_message
 from facilitation.goals.voice import escaper_for, outcome_after_the_end
 from rooms import meeting
-from rooms.access import can_control
 from rooms.actions import chat as chat_actions
-from rooms.actions.chat import CodeRefused
+from rooms.actions.chat import CodeRefused, LinkHeld
 from rooms.actions.deliveries import answer_file_offer, queue_direct_to_identity, queue_ended_notice, queue_post
 from rooms.errors import ActionError
 from rooms.models import Chat, ChatIdentity, ChatLink, ChatMember, Delivery, Room
@@ -235,6 +237,9 @@ def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation
         return "start without code"
     try:
         link = chat_actions.do_link_chat(chat, args[0], identity, correlation_id=correlation)
+    except LinkHeld as exc:
+        _reply(chat, link_held(exc.room, chat), room=exc.room)
+        return "link refused: the chat's room is live"
     except (CodeRefused, ActionError) as exc:
         _reply(chat, f"{escaper_for(chat)(exc.message)} Ask the discussion's owner for a new code.")
         return "link refused"
@@ -246,6 +251,19 @@ def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation
     transaction.on_commit(lambda: meeting.publish(meeting.MeetingEvent("linked", chat.platform, chat.pk, room_id=room.pk,
                                                                        actor=_person(identity))))
     return f"linked to room {room.pk}"
+
+
+def _kind_word(room: Room) -> str:
+    """What people call the room: a facilitation run is a run, anything else a discussion."""
+    return "run" if room.kind == Room.Kind.FACILITATION else "discussion"
+
+
+def link_held(room: Room, chat: Chat) -> str:
+    """The answer to ``facilitator start CODE`` from someone who may not move this chat away from its live room."""
+    word = _kind_word(room)
+    return (f"This chat is linked to the {word} \u201c{escaper_for(chat)(room.name)}\u201d, which is still going on, so it "
+            f"stays linked there. Only whoever linked this chat, or the {word}'s owner (with a linked account), can link "
+            f"it elsewhere while it goes on. {_typed(chat, 'facilitator status')} tells more.")
 
 
 def status_text(link: ChatLink | None, chat: Chat) -> str:
@@ -291,8 +309,7 @@ def _stop(chat: Chat, identity: ChatIdentity, link: ChatLink | None, correlation
     if link is None:
         _reply(chat, "Nothing to stop: this chat is not linked to a discussion.")
         return "stop without link"
-    allowed = link.linked_by_id == identity.pk or (identity.user_id and can_control(identity.user, link.room))
-    if not allowed:
+    if not chat_actions.may_end_link(link, identity):
         _reply(chat, "Only whoever linked this chat, or the discussion's owner (with a linked account), can stop it.",
                room=link.room)
         return "stop refused"

@@ -12,8 +12,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from rooms.access import can_control
 from rooms.audit import new_correlation_id, record
-from rooms.errors import StateConflict, ValidationFailed
+from rooms.errors import Forbidden, StateConflict, ValidationFailed
 from rooms.events import EventType, build, record_event
 from rooms.models import Chat, ChatCode, ChatIdentity, ChatLink, ChatMember, FacilitationRun, Room
 
@@ -265,12 +266,41 @@ class CodeRefused(ValidationFailed):
     code = "code_refused"
 
 
+class LinkHeld(Forbidden):
+    """The chat is linked to a room that is still going on, and whoever asked may not end that link
+    (``may_end_link``). ``room`` is the room the chat stays linked to."""
+
+    code = "link_held"
+
+    def __init__(self, room: Room):
+        super().__init__(f"This chat is linked to \u201c{room.name}\u201d, which is still going on: only whoever linked "
+                         "the chat, or that room's owner (with a linked account), can link it to another room.",
+                         {"roomId": room.pk})
+        self.room = room
+
+
+def may_end_link(link: ChatLink, identity: ChatIdentity | None) -> bool:
+    """Who may end a chat's link (``facilitator stop``) and, while its room is live, replace it with another room's:
+    whoever linked the chat, or the room's owner or staff speaking from a chat account linked to their user."""
+    if identity is None:
+        return False
+    if link.linked_by_id is not None and link.linked_by_id == identity.pk:
+        return True
+    return bool(identity.user_id and can_control(identity.user, link.room))
+
+
 def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlation_id: str | None = None) -> ChatLink:
     """Link a chat to the room a code was made for. The code is used up; a chat has one live link.
 
     A live facilitation run's join code also links, once: it admits one group (using it again in that
     group changes nothing; in any other chat it is refused and nothing is written). More groups are
-    linked with codes from ``do_create_room_code``."""
+    linked with codes from ``do_create_room_code``.
+
+    A chat linked to a room that is still going on moves to another room only when someone who may end
+    its link asks (``may_end_link``); anyone else gets ``LinkHeld`` and nothing is written (the code
+    stays usable). Once that room has ended, any new code links the chat in its place. The room left
+    behind learns it: its link ends with the audit row ``bridge.unlink_chat`` (reason ``relinked``, and
+    who asked) and a ``discussion:link`` event."""
     correlation = correlation_id or new_correlation_id()
     with transaction.atomic():
         row = _usable_code(code, ChatCode.Purpose.ROOM)
@@ -284,13 +314,17 @@ def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlati
             # The run's join code linked a group already (links made with the join code carry no code row).
             raise CodeRefused("That code has been used already: a run's join code links one group.")
         previous = ChatLink.objects.select_for_update(of=("self",)).filter(chat=chat, active=True).select_related("room").first()
+        if (previous is not None and previous.room_id != room.pk and not previous.room.is_terminal
+                and not may_end_link(previous, identity)):
+            raise LinkHeld(previous.room)
         if row is not None:
             row.used_at, row.used_by = timezone.now(), identity
             row.save(update_fields=["used_at", "used_by"])
         if previous is not None and previous.room_id == room.pk:
             return previous
         if previous is not None:
-            _unlink(previous, correlation, reason="relinked")
+            _unlink(previous, correlation, reason="relinked", user=identity.user if identity is not None and identity.user_id else None,
+                    by=identity.key if identity is not None else None)
         try:
             with transaction.atomic():
                 link = ChatLink.objects.create(chat=chat, room=room, linked_by=identity, code=row)
@@ -306,12 +340,15 @@ def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlati
     return link
 
 
-def _unlink(link: ChatLink, correlation: str, reason: str, user=None) -> None:
+def _unlink(link: ChatLink, correlation: str, reason: str, user=None, by: str | None = None) -> None:
     link.active = False
     link.unlinked_at = timezone.now()
     link.save(update_fields=["active", "unlinked_at"])
     room = Room.objects.select_for_update().get(pk=link.room_id)
-    record("bridge.unlink_chat", room=room, user=user, correlation_id=correlation, data={"link": link.pk, "reason": reason})
+    data = {"link": link.pk, "reason": reason}
+    if by:
+        data["by"] = by
+    record("bridge.unlink_chat", room=room, user=user, correlation_id=correlation, data=data)
     record_event(room, EventType.LINK, build.link(link, "unlinked"))
 
 

@@ -89,3 +89,26 @@ def test_a_person_links_and_unlinks_their_chat_account_on_the_page(make_page):
     page.locator("#chats-empty").wait_for()
     identity.refresh_from_db()
     assert identity.user is None
+
+
+def test_a_group_moved_to_another_room_leaves_the_old_room_s_list_live(make_page):
+    """Whoever linked a group sends another room's code there: the room the group left shows, live, that it is no
+    longer linked (its link event), without a reload."""
+    from rooms.actions.chat import do_create_room_code
+    from rooms.models import ChatIdentity
+
+    page, owner = make_page("greta")
+    room = make_discussion(owner)
+    chat = see_chat(ChatRef("telegram", "-4101", kind="group", title="Moving team"))
+    linker = ChatIdentity.objects.create(platform="telegram", external_id="4102", name="Lin")
+    do_link_chat(chat, do_create_room_code(room, owner).code, linker)
+    page.goto(f"/discussions/{room.pk}/")
+    item = page.locator("#chat-links li.chat-link")
+    item.wait_for()
+    assert "Moving team" in item.inner_text()
+
+    do_link_chat(chat, do_create_room_code(make_discussion(owner), owner).code, linker)
+    page.wait_for_selector("#chat-links li.muted")
+    assert page.locator("#chat-links").inner_text() == "No chat group is linked."
+    assert ChatLink.objects.get(chat=chat, room=room).active is False
+    assert page.errors == []

@@ -335,6 +335,30 @@ def test_people_s_words_in_the_bot_s_answers_read_as_typed_on_teams(teams, post_
     assert f"no longer linked to \u201c{NAME}\u201d" in _as_shown(stopped["text"])[1]
 
 
+def test_a_refused_move_to_another_room_names_the_live_room_as_typed_on_teams(teams, post_teams, run_tasks, people,
+                                                                            chat_conv):
+    """Ben did not link the chat and has no Convene account: another room's code leaves it where it is, and the answer
+    names that room escaped (Teams shows it as Markdown), with the status command as typed there."""
+    from rooms.models import ChatCode, Room
+
+    owner = make_user("olga")
+    room = make_discussion(owner)
+    Room.objects.filter(pk=room.pk).update(name=NAME)
+    post_teams(teams.bot_added(chat_conv, people["ana"]))
+    code = do_create_room_code(room, owner)
+    post_teams(teams.message(chat_conv, people["ana"], f"facilitator start {code.code}"))
+    run_tasks()
+    other = do_create_room_code(make_discussion(make_user("mallory")), owner)
+    post_teams(teams.message(chat_conv, people["ben"], f"facilitator start {other.code}"))
+    run_tasks()
+    answer = teams.sent_to(chat_conv["id"])[-1]["activity"]
+    formatting, shown = _as_shown(answer["text"])
+    assert answer["textFormat"] == "markdown" and not formatting, answer["text"]
+    assert shown.startswith(f"This chat is linked to the discussion \u201c{NAME}\u201d, which is still going on")
+    assert "@Convene facilitator status" in shown
+    assert ChatLink.objects.get(active=True).room_id == room.pk and ChatCode.objects.get(pk=other.pk).used_at is None
+
+
 def test_the_status_card_shows_people_s_words_as_typed(teams, run_tasks, chat_conv):
     """An Adaptive Card's TextBlock renders a Markdown subset: each line of the status (plain text) is escaped, and
     so is the activity's text."""

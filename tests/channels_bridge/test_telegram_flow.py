@@ -310,6 +310,58 @@ def test_status_and_stop_commands(telegram, post_telegram, run_tasks, room, owne
     assert "Stopped" in telegram.sent_to(-4001)[-1]["text"]
 
 
+def test_only_someone_who_may_stop_the_link_moves_a_group_from_its_live_room(telegram, post_telegram, run_tasks, room,
+                                                                            owner, client):
+    """A group linked to a live discussion stays there when a stranger sends another room's code: they are told why
+    (naming the room), nothing is unlinked and the code stays usable. The room's owner (with a linked account), or
+    whoever linked the chat, may move it; the room left behind learns it (audit row and link event), and its page's
+    list of linked chats no longer shows the group."""
+    from rooms.models import ChatCode, Room
+
+    Room.objects.filter(pk=room.pk).update(name="Cache *plan*")
+    chat = linked(post_telegram, run_tasks, Room.objects.get(pk=room.pk), owner)  # linked by Ana
+    mallory = make_user("mallory")
+    elsewhere = make_discussion(mallory)
+    code = do_create_room_code(elsewhere, mallory)
+    before = len(telegram.sent_to(-4001))
+    post_telegram(tu.command(GROUP, BEN, f"/facilitator start {code.code}"))  # Ben: no account, did not link it
+    run_tasks()
+    (refusal,) = telegram.sent_to(-4001)[before:]
+    assert refusal["text"].startswith("This chat is linked to the discussion \u201cCache *plan*\u201d, which is still going on")
+    assert "Only whoever linked this chat, or the discussion's owner" in refusal["text"] and not refusal["entities"]
+    assert "Linked to the discussion" not in refusal["text"]
+    link = ChatLink.objects.get(chat=chat, active=True)
+    assert link.room == room and not ChatLink.objects.filter(room=elsewhere).exists()
+    assert ChatCode.objects.get(pk=code.pk).used_at is None  # not used up
+    assert not Invocation.objects.filter(component="bridge.unlink_chat").exists()
+    assert not RoomEvent.objects.filter(room=room, type="discussion:link", payload__state="unlinked").exists()
+
+    # The room's owner, from a chat account linked to her user, may move the group.
+    olga = ChatIdentity.objects.create(platform="telegram", external_id="503", name="Olga", user=owner)
+    post_telegram(tu.command(GROUP, tu.user(503, "Olga", "olga_t"), f"/facilitator start {code.code}"))
+    run_tasks()
+    moved = ChatLink.objects.get(chat=chat, active=True)
+    assert moved.room == elsewhere and moved.linked_by == olga
+    assert "Linked to the discussion" in telegram.sent_to(-4001)[-1]["text"]
+    (unlinked,) = Invocation.objects.filter(component="bridge.unlink_chat", room=room)
+    assert unlinked.input["reason"] == "relinked" and unlinked.input["by"] == olga.key and unlinked.user == owner
+    assert RoomEvent.objects.filter(room=room, type="discussion:link", payload__state="unlinked",
+                                    payload__link__id=link.pk).exists()
+    client.force_login(owner)  # the old room's page lists its linked chats from here (links.js), read again on that event
+    assert client.get(f"/api/discussions/{room.pk}/links").json()["data"] == []
+
+    # Now Olga linked it: Ana (who linked it to the first room) may not move it from Mallory's live room; Olga may.
+    third = make_discussion(owner)
+    code = do_create_room_code(third, owner)
+    post_telegram(tu.command(GROUP, ANA, f"/facilitator start {code.code}"))
+    run_tasks()
+    assert ChatLink.objects.get(chat=chat, active=True).room == elsewhere
+    assert "linked to the discussion \u201cTest discussion\u201d, which is still going on" in telegram.sent_to(-4001)[-1]["text"]
+    post_telegram(tu.command(GROUP, tu.user(503, "Olga", "olga_t"), f"/facilitator start {code.code}"))
+    run_tasks()
+    assert ChatLink.objects.get(chat=chat, active=True).room == third
+
+
 def test_unlinked_groups_record_nothing(telegram, post_telegram, run_tasks, room):
     post_telegram(tu.message(GROUP, BEN, "nobody links us"))
     run_tasks()

@@ -435,6 +435,43 @@ def test_the_run_s_join_code_admits_one_group(telegram, post_telegram, run_tasks
     assert ChatLink.objects.filter(room=room).count() == 1
 
 
+def test_a_stranger_cannot_move_the_run_s_founding_group_to_another_room_and_after_the_end_anyone_may(
+        telegram, post_telegram, run_tasks):
+    """Cy, refused a stop, cannot take the founding group to another room either: he hears that it stays with the run
+    (named as typed), the run keeps its group and its state, nothing is unlinked and the other room's code stays
+    usable. Once the run has ended, a new code links the group in its place, whoever sends it."""
+    from facilitation.tasks.goals import sweep_runs
+    from rooms.actions.chat import do_create_room_code
+    from rooms.models import ChatCode, Invocation
+    from tests.factories import make_discussion
+
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks, reportTo=[])
+    room = Room.objects.get(pk=data["id"])
+    place.say("cy", "/facilitator stop")
+    assert "Only the person who invited me" in place.group_texts()[-1]
+    mallory = make_user("mallory")
+    elsewhere = make_discussion(mallory)
+    code = committed(do_create_room_code, elsewhere, mallory)
+    said = len(place.group_texts())
+    place.say("cy", f"/facilitator start {code.code}")
+    (refusal,) = place.group_texts()[said:]
+    assert refusal.startswith("This chat is linked to the run \u201cLaunch roles\u201d, which is still going on")
+    assert "Linked to the discussion" not in refusal
+    link = ChatLink.objects.get(chat__external_id=str(GROUP["id"]), active=True)
+    assert link.room == room and not ChatLink.objects.filter(room=elsewhere).exists()
+    assert FacilitationRun.objects.get(room=room).state == "active"
+    assert ChatCode.objects.get(pk=code.pk).used_at is None
+    assert not Invocation.objects.filter(component="bridge.unlink_chat").exists()
+    # The run ends at its deadline: the group stays linked to it, and a new code (anyone's) links another room.
+    FacilitationRun.objects.filter(room=room).update(deadline=timezone.now() - timedelta(seconds=1))
+    assert committed(sweep_runs)["failed"] == 1
+    place.drain()
+    place.say("cy", f"/facilitator start {code.code}")
+    assert ChatLink.objects.get(chat__external_id=str(GROUP["id"]), active=True).room == elsewhere
+    (unlinked,) = Invocation.objects.filter(component="bridge.unlink_chat", room=room)
+    assert unlinked.input["reason"] == "relinked"
+
+
 def test_a_second_group_linked_with_the_owner_s_code_hears_the_handshake_and_gets_the_status(telegram, post_telegram,
                                                                                               run_tasks):
     from rooms.actions.chat import do_create_room_code
