@@ -10,12 +10,17 @@ rules understand the common ways people say it, with speakers told apart:
     "add: X" / "TODO: X" / "+ X"                                              -> the list pattern
     "confirmed" / "I confirm" / "agreed" / "👍"                                -> a confirmation
 
+Roles are found by the run's own role names (its slots), matched as written: in any case, whole, the
+longest first ("Time keeper" before "Time"), so a name of several words or with punctuation
+("Q&A host", "C++ dev", "Lead*") is claimed like any other.
+
 What people write is data: nothing here can change the goal, the deadline or who receives the
 report; only artifact changes come out. A claim on a role someone else holds is a conflict
 (reported, not applied) so the facilitator can mediate it.
 """
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from facilitation.goals.patterns import MAX_ITEMS
 
@@ -64,22 +69,24 @@ class Confirm:
 
 
 _ARTICLE = r"(?:the\s+|a\s+|an\s+|our\s+)?"
+_APOS = "['\u2019]"  # I'll or I’ll (phones often type the curly apostrophe)
+# ``{role}`` is where the run's own role names go (``_role_patterns``): each name as written, whole.
 _SELF_CLAIMS = [
-    rf"\bI(?:'ll| will| can| could| shall)?\s+(?:take|do|handle|cover|be)\s+{_ARTICLE}(?P<role>[\w\- ]+?)(?:\s+role)?\b",
-    rf"\bI(?:'m| am)\s+(?:happy\s+to\s+be\s+|going\s+to\s+be\s+)?{_ARTICLE}(?P<role>[\w\- ]+?)(?:\s+role)?\b",
-    rf"\bput\s+me\s+(?:down\s+)?(?:for|as)\s+{_ARTICLE}(?P<role>[\w\- ]+?)(?:\s+role)?\b",
-    rf"\bI\s+volunteer\s+(?:for|as)\s+{_ARTICLE}(?P<role>[\w\- ]+?)(?:\s+role)?\b",
-    rf"\bme\s+as\s+{_ARTICLE}(?P<role>[\w\- ]+?)\b",
+    rf"\bI(?:{_APOS}ll| will| can| could| shall)?\s+(?:take|do|handle|cover|be)\s+{_ARTICLE}{{role}}",
+    rf"\bI(?:{_APOS}m| am)\s+(?:happy\s+to\s+be\s+|going\s+to\s+be\s+)?{_ARTICLE}{{role}}",
+    rf"\bput\s+me\s+(?:down\s+)?(?:for|as)\s+{_ARTICLE}{{role}}",
+    rf"\bI\s+volunteer\s+(?:for|as)\s+{_ARTICLE}{{role}}",
+    rf"\bme\s+as\s+{_ARTICLE}{{role}}",
 ]
-_OTHER_CLAIMS = [
-    rf"\b(?P<person>[A-Z][\w\-]*)\s+(?:should|could|will|can|shall)\s+(?:be|take|do)\s+{_ARTICLE}(?P<role>[\w\- ]+?)(?:\s+role)?\b",
-    rf"\blet\s+(?P<person>[A-Z][\w\-]*)\s+(?:be|take|do)\s+{_ARTICLE}(?P<role>[\w\- ]+?)\b",
-    rf"\b(?P<person>[A-Z][\w\-]*)\s+(?:takes|is|as)\s+{_ARTICLE}(?P<role>[\w\- ]+?)(?:\s+role)?\b",
-    rf"\b(?P<person>[A-Z][\w\-]*)\s+for\s+{_ARTICLE}(?P<role>[\w\- ]+?)\b",
+_OTHER_CLAIMS = [  # case-sensitive: the person is a capitalised name (the role names match in any case)
+    rf"\b(?P<person>[A-Z][\w\-]*)\s+(?:should|could|will|can|shall)\s+(?:be|take|do)\s+{_ARTICLE}{{role}}",
+    rf"\blet\s+(?P<person>[A-Z][\w\-]*)\s+(?:be|take|do)\s+{_ARTICLE}{{role}}",
+    rf"\b(?P<person>[A-Z][\w\-]*)\s+(?:takes|is|as)\s+{_ARTICLE}{{role}}",
+    rf"\b(?P<person>[A-Z][\w\-]*)\s+for\s+{_ARTICLE}{{role}}",
 ]
 _RELEASES = [
-    rf"\bI\s+(?:drop|give\s+up|can(?:no|')t\s+(?:do|take|be))\s+{_ARTICLE}(?P<role>[\w\- ]+?)\b",
-    rf"\bnot\s+{_ARTICLE}(?P<role>[\w\- ]+?)\s+for\s+me\b",
+    rf"\bI\s+(?:drop|give\s+up|can(?:no|{_APOS})t\s+(?:do|take|be))\s+{_ARTICLE}{{role}}",
+    rf"\bnot\s+{_ARTICLE}{{role}}\s+for\s+me\b",
 ]
 _CHOOSE = [r"\b(?:I|we)\s+(?:choose|pick|go\s+for|vote\s+for)\s+(?P<opt>.+?)[.!]?$",
            r"\blet'?s\s+go\s+with\s+(?P<opt>.+?)[.!]?$", r"^\s*DECISION:\s*(?P<opt>.+?)\s*$",
@@ -90,16 +97,33 @@ _CONFIRM = re.compile(r"^\s*(?:yes[,!.]?\s*)?(?:I\s+)?(?:confirm(?:ed)?|agreed?|
                       r"(?:from\s+me)?[\s.!]*$|^\s*(?:👍|✅)\s*$", re.IGNORECASE)
 
 
-def _match_role(raw: str, roles: list[str]) -> str | None:
-    """The slot role a phrase names: the longest role whose words start the phrase."""
-    words = raw.strip().lower()
-    best = None
-    for role in roles:
-        r = role.lower()
-        if words == r or words.startswith(r + " ") or words == r + "s":
-            if best is None or len(r) > len(best):
-                best = role
-    return best
+def _norm(name: str) -> str:
+    return " ".join(name.split()).lower()
+
+
+def _role_slot(roles: tuple[str, ...]) -> str:
+    """The run's role names as one group ``role``: each matched as written (any case, any run of spaces between its
+    words), whole (not the start of a longer word; a trailing "s" allowed, "Scribes"), the longest first so
+    "Time keeper" wins over "Time"."""
+    names = sorted({r for r in roles if r.strip()}, key=lambda r: (-len(_norm(r)), _norm(r)))
+    alternatives = "|".join(r"\s+".join(re.escape(word) for word in name.split()) for name in names)
+    return rf"(?P<role>(?i:{alternatives}))(?i:s)?(?![\w\-])"
+
+
+@lru_cache(maxsize=256)
+def _role_patterns(roles: tuple[str, ...]) -> tuple[list, list, list]:
+    """The release, self-claim and other-claim patterns for these role names, compiled once per set of names."""
+    slot = _role_slot(roles)
+
+    def build(patterns, flags):
+        return [re.compile(p.replace("{role}", slot), flags) for p in patterns]
+    return build(_RELEASES, re.IGNORECASE), build(_SELF_CLAIMS, re.IGNORECASE), build(_OTHER_CLAIMS, 0)
+
+
+def _match_role(raw: str, roles) -> str | None:
+    """The slot role a matched name is (its spelling in the slots)."""
+    words = _norm(raw)
+    return next((role for role in roles if _norm(role) == words), None)
 
 
 def _person(raw: str, roster: list[str]) -> str | None:
@@ -111,21 +135,24 @@ def _person(raw: str, roster: list[str]) -> str | None:
 
 def _role_changes(speaker: str, line: str, roles: list[str], holders: dict, roster: list[str]) -> list:
     out: list = []
-    for pattern in _RELEASES:
-        for m in re.finditer(pattern, line, re.IGNORECASE):
+    if not any(r.strip() for r in roles):
+        return out
+    releases, self_claims, other_claims = _role_patterns(tuple(roles))
+    for pattern in releases:
+        for m in pattern.finditer(line):
             role = _match_role(m.group("role"), roles)
             if role and holders.get(role) == speaker:
                 out.append(Release(role, speaker))
     if out:
         return out
     claims: list[tuple[str, str]] = []
-    for pattern in _SELF_CLAIMS:
-        for m in re.finditer(pattern, line, re.IGNORECASE):
+    for pattern in self_claims:
+        for m in pattern.finditer(line):
             role = _match_role(m.group("role"), roles)
             if role:
                 claims.append((role, speaker))
-    for pattern in _OTHER_CLAIMS:
-        for m in re.finditer(pattern, line):
+    for pattern in other_claims:
+        for m in pattern.finditer(line):
             role = _match_role(m.group("role"), roles)
             person = _person(m.group("person"), roster)
             if role and person:

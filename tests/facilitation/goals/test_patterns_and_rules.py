@@ -68,6 +68,40 @@ def test_rules_read_plain_statements(speaker, text, expected):
     assert rules.read("role_assignment", ROLES, art, speaker, text, ROSTER) == expected
 
 
+WORDY = {"roles": ["Time keeper", "Time", "Lead*", "<b>Time</b>", "C++ dev", "Q&A host", "Scribe_x"], "allowMultiple": False}
+
+
+@pytest.mark.parametrize("speaker, text, expected", [
+    ("Bo", "I'll take Time keeper", [Assign("Time keeper", "Bo", "Bo")]),
+    ("Bo", "put me down for Time keeper", [Assign("Time keeper", "Bo", "Bo")]),
+    ("Bo", "I'll be the Time keeper", [Assign("Time keeper", "Bo", "Bo")]),
+    ("Bo", "I\u2019ll be the time  keeper.", [Assign("Time keeper", "Bo", "Bo")]),  # curly apostrophe, case, spaces
+    ("Ana", "Bo should be Time keeper", [Assign("Time keeper", "Bo", "Ana")]),
+    ("Bo", "I'll take Time", [Assign("Time", "Bo", "Bo")]),
+    ("Bo", "I'll take Lead*", [Assign("Lead*", "Bo", "Bo")]),
+    ("Bo", "I'll take <b>Time</b>", [Assign("<b>Time</b>", "Bo", "Bo")]),
+    ("Bo", "I can do C++ dev!", [Assign("C++ dev", "Bo", "Bo")]),
+    ("Ana", "let Cy be the Q&A host", [Assign("Q&A host", "Cy", "Ana")]),
+    ("Bo", "put me down as Scribe_x please", [Assign("Scribe_x", "Bo", "Bo")]),
+    ("Bo", "I'll take Timekeeping", []),  # whole names only
+    ("Bo", "I'll take Time-off", []),
+])
+def test_rules_claim_roles_by_the_run_s_own_names(speaker, text, expected):
+    """Any name the run creation accepts (several words, punctuation) is claimed with the phrasings the guide promises,
+    the longest name first."""
+    slots = patterns.validate("role_assignment", WORDY)
+    art = patterns.empty_artifact("role_assignment", slots)
+    assert rules.read("role_assignment", slots, art, speaker, text, ROSTER) == expected
+
+
+def test_a_wordy_role_is_released_and_a_claim_on_it_held_is_a_conflict():
+    art = {"roles": {"Time keeper": "Bo", "Time": None}}
+    slots = {"roles": ["Time", "Time keeper"], "allowMultiple": False}
+    assert rules.read("role_assignment", slots, art, "Bo", "I drop Time keeper", ROSTER) == [Release("Time keeper", "Bo")]
+    assert rules.read("role_assignment", slots, art, "Bo", "not the Time keeper for me", ROSTER) == [Release("Time keeper", "Bo")]
+    assert rules.read("role_assignment", slots, art, "Cy", "I'll take Time keeper", ROSTER) == [Conflict("Time keeper", "Bo", "Cy")]
+
+
 def test_a_claim_on_a_held_role_is_a_conflict_and_release_frees_it():
     art = {"roles": {"Lead": "Ana", "Scribe": None, "Timekeeper": None}}
     assert rules.read("role_assignment", ROLES, art, "Bo", "I'll take Lead", ROSTER) == [Conflict("Lead", "Ana", "Bo")]

@@ -472,6 +472,18 @@ def test_a_stranger_cannot_move_the_run_s_founding_group_to_another_room_and_aft
     assert unlinked.input["reason"] == "relinked"
 
 
+def test_roles_of_several_words_or_with_punctuation_are_filled_in_the_group(telegram, post_telegram, run_tasks):
+    """On the offline rules, the run's own role names are claimed as written, however many words or signs they have."""
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks, reportTo=[],
+                                    slots={"roles": ["Time", "Time keeper", "Q&A host", "C++ dev"]})
+    place.say("ana", "I'll be the Time keeper")
+    place.say("ben", "put me down for Q&A host")
+    place.say("cy", "I'll take Time")
+    place.say("ana", "Cy should be C++ dev")
+    run = FacilitationRun.objects.get(room_id=data["id"])
+    assert run.artifact["roles"] == {"Time": "Cy", "Time keeper": "Ana", "Q&A host": "Ben", "C++ dev": "Cy"}
+
+
 def test_a_second_group_linked_with_the_owner_s_code_hears_the_handshake_and_gets_the_status(telegram, post_telegram,
                                                                                               run_tasks):
     from rooms.actions.chat import do_create_room_code
