@@ -272,8 +272,9 @@ def do_remind(room_id: int) -> bool:
         say(room, texts.nudge(missing, silent, md), "reminder")
         if run.interim_reports:  # the principal hears how it stands, resolved now like the report
             interim = texts.interim(run_info(run, room), run.artifact, missing)
+            reached: set = set()  # one copy per person, however many targets name them
             for principal in run.report_to:
-                queue_direct(principal, interim, room=room, plain=True)
+                queue_direct(principal, interim, room=room, plain=True, reached=reached)
         run.last_reminder_at = now
         run.save(update_fields=["last_reminder_at"])
         _audit("goals.remind", room, missing=missing, silent=silent)

@@ -153,8 +153,9 @@ def close_and_report(room: Room, run: FacilitationRun, *, completed: bool, reaso
     show_status(room, run)
     attachment = {"kind": "run_minutes", "roomId": room.pk, "filename": f"minutes-{room.pk}.docx"}
     problems = []
+    reached: set = set()  # one report (and one copy of the minutes) per person, however many targets name them
     for principal in run.report_to:
-        for delivery in queue_direct(principal, report, room=room, attachment=attachment, plain=True):
+        for delivery in queue_direct(principal, report, room=room, attachment=attachment, plain=True, reached=reached):
             if delivery.status == Delivery.Status.UNDELIVERABLE:
                 problems.append(f"{texts.readable_targets([principal])}: {_unreached(delivery)}")
     if problems:

@@ -224,11 +224,16 @@ def _start_hint(platform: str | None) -> str:
 
 
 def queue_direct(principal: str, text: str, *, room: Room | None = None, platform: str | None = None,
-                 correlation_id: str | None = None, attachment: dict | None = None, plain: bool = False) -> list[Delivery]:
+                 correlation_id: str | None = None, attachment: dict | None = None, plain: bool = False,
+                 reached: set | None = None) -> list[Delivery]:
     """A direct message to a principal, resolved now: one delivery per holder and chat account.
 
     ``plain``: the text is plain, not Markdown (it quotes what people wrote): it goes out as written
     (Teams: escaped in its XML format; Telegram without entities).
+
+    ``reached``: when one message goes to several principals (a run's report to ``role:management`` and
+    ``user:ana``), the ids of the users it was queued for already; a holder among them gets nothing again
+    (one person, one copy), and every holder addressed here is added to it.
 
     Nobody to reach (an unknown user, an empty role, a holder with no linked account) is an
     ``undeliverable`` delivery with its diagnostic, never a silent drop.
@@ -242,7 +247,13 @@ def queue_direct(principal: str, text: str, *, room: Room | None = None, platfor
                 correlation_id=correlation, room=room, kind=Delivery.Kind.DIRECT, principal=principal, platform=platform or "",
                 recipient=principal, text=text, status=Delivery.Status.UNDELIVERABLE, diagnostic=resolution.problem,
             ))
+        skipped = []
         for user, identities in resolution.holders:
+            if reached is not None:
+                if user.pk in reached:
+                    skipped.append(user.pk)
+                    continue
+                reached.add(user.pk)
             reachable = [i for i in identities if platform is None or i.platform == platform]
             if not reachable:
                 created.append(_create(
@@ -259,8 +270,10 @@ def queue_direct(principal: str, text: str, *, room: Room | None = None, platfor
                     recipient=f"{user.get_username()} ({identity.platform})", text=text, attachment=attachment or {},
                     card={"plainText": True} if plain else {},
                 ))
-        record("bridge.queue_direct", room=room, correlation_id=correlation,
-              data={"principal": principal, "deliveries": [d.pk for d in created]})
+        data = {"principal": principal, "deliveries": [d.pk for d in created]}
+        if skipped:
+            data["reachedAlready"] = skipped  # user ids this message was queued for through another principal
+        record("bridge.queue_direct", room=room, correlation_id=correlation, data=data)
         for delivery in created:
             _event(delivery, room)
     return created

@@ -330,6 +330,33 @@ def test_the_report_goes_to_whoever_holds_the_role_when_it_is_sent(place, manage
     assert "noor" in diagnostic.content and "everyone in management" in diagnostic.content
 
 
+@pytest.mark.parametrize("place", ["telegram", "teams"], indirect=True)
+def test_someone_reached_through_two_report_targets_gets_one_report_and_one_minutes(place, managers):
+    """Mia is in management and named herself: the interim status, the report and the minutes reach her once."""
+    from facilitation.tasks.goals import sweep_runs
+
+    mia, max_ = managers
+    owner, data, room = joined_in(place, reportTo=["role:management", "user:mia"], reminderMinutes=10, interimReports=True)
+    place.say("ana", "I'll take Lead")
+    FacilitationRun.objects.filter(room=room).update(last_progress_at=timezone.now() - timedelta(minutes=11))
+    Room.objects.filter(pk=room.pk).update(started_at=timezone.now() - timedelta(minutes=11))
+    assert committed(sweep_runs)["reminded"] == 1
+    place.drain()
+    interims = Delivery.objects.filter(room=room, kind="direct", text__startswith="Interim status")
+    assert sorted(d.identity_id for d in interims) == sorted([mia.pk, max_.pk])
+    place.say("ben", "I'll take Scribe")
+    place.say("ana", "confirmed")
+    place.say("ben", "confirmed")
+    assert FacilitationRun.objects.get(room=room).state == "completed"
+    reports = Delivery.objects.filter(room=room, kind="direct", attachment__kind="run_minutes")
+    assert sorted(d.identity_id for d in reports) == sorted([mia.pk, max_.pk]) and {d.status for d in reports} == {"sent"}
+    assert not Delivery.objects.filter(room=room, kind="direct", principal="user:mia").exists()  # reached as management
+    for manager in managers:
+        (report,) = [t for t in place.direct_texts(manager) if "Lead: Ana" in t and "Scribe: Ben" in t]
+        assert len(place.documents(manager)) == 1
+    assert not Observation.objects.filter(room=room, data__purpose="report-diagnostic").exists()
+
+
 def test_a_stalled_group_is_reminded_and_a_passed_deadline_reports_failure(place, managers):
     from facilitation.tasks.goals import sweep_runs
 
