@@ -34,7 +34,7 @@ from channels_bridge.events import (
     Migrated,
 )
 from facilitation.actions.comments import do_record_chat_message
-from facilitation.goals.voice import escaper_for, outcome_after_the_end
+from facilitation.goals.voice import escaper_for, outcome_after_the_end, run_state_after_the_end
 from rooms import meeting
 from rooms.actions import chat as chat_actions
 from rooms.actions.chat import CodeRefused, LinkHeld
@@ -280,21 +280,32 @@ def status_text(link: ChatLink | None, chat: Chat) -> str:
 
 
 def _ended(room: Room, chat: Chat) -> str:
-    return f"The discussion \u201c{escaper_for(chat)(room.name)}\u201d has ended ({room.status})"
+    """That the room has ended, named as typed: a facilitation run with the state it ended in (completed, stopped,
+    failed), a discussion or workspace with its status."""
+    name = escaper_for(chat)(room.name)
+    if room.kind == Room.Kind.FACILITATION:
+        return f"The run \u201c{name}\u201d has ended ({run_state_after_the_end(room) or room.status})"
+    return f"The discussion \u201c{name}\u201d has ended ({room.status})"
+
+
+def _link_another(room: Room, chat: Chat) -> str:
+    what = "another run or discussion" if room.kind == Room.Kind.FACILITATION else "another discussion"
+    return f"To link {what}, send {_typed(chat, 'facilitator start CODE')} with a code from its owner."
 
 
 def ended_notice(room: Room, chat: Chat) -> str:
     """The answer to the first message in a chat whose room has ended (sent once per chat and room)."""
     return (f"{_ended(room, chat)}, so nothing said here is relayed any more. {_typed(chat, 'facilitator status')} tells "
-            f"what it came to. To link another discussion, send {_typed(chat, 'facilitator start CODE')} with a code from its owner.")
+            f"what it came to. {_link_another(room, chat)}")
 
 
 def ended_status(room: Room, chat: Chat) -> tuple[str, int | None]:
     """``facilitator status`` in a chat whose room has ended: that it ended, then its result (a run's outcome) or
     its conclusion. Returns the text and where the conclusion's Markdown starts in it (None: no Markdown)."""
     esc = escaper_for(chat)
-    text = (f"{_ended(room, chat)}; nothing said here is relayed any more. To link another discussion, send "
-            f"{_typed(chat, 'facilitator start CODE')} with a code from its owner.\nTopic: {esc(room.topic)}")
+    subject = "Goal" if room.kind == Room.Kind.FACILITATION else "Topic"
+    text = (f"{_ended(room, chat)}; nothing said here is relayed any more. {_link_another(room, chat)}\n"
+            f"{subject}: {esc(room.topic)}")
     outcome = outcome_after_the_end(room, esc) if room.kind == Room.Kind.FACILITATION else ""
     if outcome:
         return f"{text}\n{outcome}", None

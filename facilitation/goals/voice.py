@@ -38,6 +38,13 @@ def escaper_for(chat: Chat | ChatIdentity) -> texts.Escape:
     return md if chat.platform == "teams" else texts.as_written
 
 
+def run_state_after_the_end(room: Room) -> str:
+    """How a finished run ended (``completed``, ``stopped`` or ``failed``), from the run or the protocol a reaped run
+    left in the room; "" when the room holds no finished run."""
+    state = run_facts(room).get("state") or ""
+    return state if state in FacilitationRun.TERMINAL else ""
+
+
 def outcome_after_the_end(room: Room, esc: texts.Escape = texts.as_written) -> str:
     """What a finished run came to, for a chat that asks after the end ("" when the room holds no run, or the run
     only took minutes or kept time: its minutes are its result). Read from the run, or from the protocol a

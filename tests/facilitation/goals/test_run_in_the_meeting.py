@@ -798,11 +798,13 @@ def test_after_the_run_ends_the_group_is_told_once_and_status_gives_the_result(p
     place.say("cy", "Can I still take a role?")
     place.say("cy", "Hello?")
     (notice,) = place.group_texts()[said:]
-    assert notice.startswith(f"The discussion \u201c{as_typed}\u201d has ended (concluded), so nothing said here is relayed")
+    assert notice.startswith(f"The run \u201c{as_typed}\u201d has ended (completed), so nothing said here is relayed")
+    assert "To link another run or discussion, send" in notice and "The discussion" not in notice
     place.say("cy", "/facilitator status")
     status = place.group_texts()[-1]
     assert len(place.group_texts()) == said + 2
-    assert status.startswith(f"The discussion \u201c{as_typed}\u201d has ended (concluded)")
+    assert status.startswith(f"The run \u201c{as_typed}\u201d has ended (completed)")
+    assert "\nGoal: Every role carries exactly one name\n" in status
     assert "Result, confirmed by Ana, Ben:" in status and "Lead: Ana" in status and "Scribe: Ben" in status
     assert Observation.objects.filter(room=room).count() == turns  # no turn in the finished run
     assert ChatLink.objects.get(room=room).active
@@ -823,7 +825,7 @@ def test_after_the_deadline_and_the_reaper_status_still_says_what_the_run_reache
     assert committed(do_reap_run, run.pk)
     place.say("ben", "/facilitator status")
     status = place.group_texts()[-1]
-    assert status.startswith("The discussion \u201cLaunch roles\u201d has ended (failed)")
+    assert status.startswith("The run \u201cLaunch roles\u201d has ended (failed)")
     assert ("It ended without a confirmed result (the deadline passed). What it had reached:\n- Lead: Ana\n- Scribe: (open)"
             in status)
     place.say("ben", "/facilitator stop")  # Ben linked the group: he may unlink it now the run is over
