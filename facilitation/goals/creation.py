@@ -41,10 +41,20 @@ def _principals(value) -> list[str]:
     return out
 
 
+DEADLINE_FORMAT = ("An ISO 8601 date-time with an offset, e.g. 2026-12-01T17:00:00Z or 2026-12-01T18:00:00+01:00 "
+                   "(one without an offset is read as UTC).")
+
+
 def _deadline(value, now: datetime) -> datetime:
-    parsed = parse_datetime(value) if isinstance(value, str) else None
+    if value is None or value == "":
+        raise ValidationFailed("deadline is required.", {"deadline": [DEADLINE_FORMAT]})
+    try:
+        parsed = parse_datetime(value.strip()) if isinstance(value, str) else None
+    except ValueError:  # well formed but no such moment (2026-02-30T10:00Z)
+        parsed = None
     if parsed is None:
-        raise ValidationFailed("deadline is required.", {"deadline": ["An ISO 8601 date and time, e.g. 2026-12-01T17:00:00Z."]})
+        raise ValidationFailed("deadline must be an ISO 8601 date-time with an offset, e.g. 2026-12-01T17:00:00Z.",
+                               {"deadline": [DEADLINE_FORMAT]})
     if timezone.is_naive(parsed):
         parsed = timezone.make_aware(parsed, dt_timezone.utc)  # a deadline without an offset is read as UTC
     if parsed <= now:

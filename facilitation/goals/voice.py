@@ -167,7 +167,8 @@ def close_and_report(room: Room, run: FacilitationRun, *, completed: bool, reaso
                 problems.append(f"{texts.readable_targets([principal])}: {_unreached(delivery)}")
     if problems:
         owner = _owner_name(room)
-        details = "I could not deliver the report to everyone: " + "; ".join(problems) + ". " + texts.DELIVERIES_HINT
+        reasons = "; ".join(problem.rstrip(". ") for problem in problems)  # a diagnostic may end with its own full stop
+        details = "I could not deliver the report to everyone: " + reasons + ". " + texts.DELIVERIES_HINT
         if run.disclose_report_to:
             say(room, md(f"{owner}, {details}" if owner else details), "report-diagnostic")
         else:

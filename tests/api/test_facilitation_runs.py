@@ -113,6 +113,21 @@ def test_slots_keep_their_names_and_a_null_ttl_takes_the_default(runner, setting
     assert run.ttl_hours == settings.CONVENE["FACILITATION_DEFAULT_TTL_HOURS"]  # null was a 500
 
 
+@pytest.mark.parametrize("deadline, message", [
+    ("tomorrow", "deadline must be an ISO 8601 date-time with an offset"),
+    ("2026-02-30T10:00:00Z", "deadline must be an ISO 8601 date-time with an offset"),  # no such day: was a 500
+    (1767200000, "deadline must be an ISO 8601 date-time with an offset"),
+    ("", "deadline is required."),
+    (None, "deadline is required."),
+])
+def test_a_deadline_that_is_not_a_date_time_says_what_it_must_be(runner, deadline, message):
+    answer = create(runner, deadline=deadline)
+    assert answer.status_code == 400
+    error = answer.json()["error"]
+    assert error["message"].startswith(message) and "ISO 8601 date-time with an offset" in error["details"]["deadline"][0]
+    assert not FacilitationRun.objects.exists()
+
+
 def test_a_deadline_without_an_offset_is_read_as_utc(runner):
     naive = (timezone.now() + timedelta(hours=3)).replace(tzinfo=None, microsecond=0)
     answer = create(runner, deadline=naive.isoformat())

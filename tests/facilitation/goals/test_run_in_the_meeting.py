@@ -279,6 +279,7 @@ def test_in_the_browser_room_a_participant_cannot_stop_the_run_and_the_owner_can
     closing, diagnostic = place.group_texts()[-2:]
     assert "Partial result" in closing and "Lead: Cy" in closing
     assert diagnostic.startswith("olga, I could not deliver the report") and "no current holder" in diagnostic
+    assert "everyone in management: The role 'management' has no current holder. " in diagnostic and ".." not in diagnostic
 
 
 @pytest.mark.parametrize("place", ["telegram", "teams"], indirect=True)
