@@ -44,11 +44,12 @@ def need_text(need: tuple[int, float]) -> str:
     return f"a call may use up to {tokens:,} tokens" + (f" (${usd:.2f})" if usd else "") + ", its prompt and the most it may write"
 
 
-def over(holder, need: tuple[int, float]) -> bool:
+def over(holder, need: tuple[int, float], held: tuple[int, float] = (0, 0.0)) -> bool:
     """Would a call needing ``need`` (what ``estimate`` gives) take ``holder`` over its budget? ``holder``:
     a room, an agent or their context, anything with ``budget_tokens``, ``budget_usd``, ``tokens_used``
-    and ``cost_usd``."""
-    return exceeds(holder.budget_tokens, holder.budget_usd, holder.tokens_used, float(holder.cost_usd), *need)
+    and ``cost_usd``. ``held``: what the holder's other calls in flight may still use (``leases.reserved``)."""
+    return exceeds(holder.budget_tokens, holder.budget_usd, holder.tokens_used + held[0], float(holder.cost_usd) + held[1],
+                   *need)
 
 
 def exceeds(limit_tokens, limit_usd, used_tokens: int, used_usd: float, need_tokens: int, need_usd: float) -> bool:

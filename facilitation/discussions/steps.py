@@ -15,7 +15,7 @@ from facilitation.llm import LLMRequest, LLMResponse, provider_for
 from facilitation.llm.base import prompt_text
 from facilitation.llm.registry import get_provider
 from facilitation.prompts.builder import for_step
-from facilitation.runs import registry
+from facilitation.runs import leases, registry
 from facilitation.runs.calls import CallOutcome, call_or_retry, timeouts
 from facilitation.runs.registry import Planned, StepResult, StepRun
 
@@ -101,7 +101,12 @@ def _take_turn(run: StepRun, step: ParticipantTurn, commit_turn, parallel: bool 
     timeout = timeouts()[0]
     request = for_step(ctx, step, timeout)
     need = budget.estimate(request, request.model or provider.name)
-    if budget.over(ctx, need):
+    # Turns asked at once check the room's budget at the same time: each keeps its need on its lease (``leases.reserve``)
+    # and counts the others'. A single turn has nobody to count.
+    kept = leases.reserve(run.claim, need) if parallel else not budget.over(ctx, need)
+    if kept is None:
+        return StepResult("lost_lease", step=step.kind)
+    if not kept:
         if not parallel:
             return run_synthesis(run, Synthesis("budget"))
         ok = commit_turn(run.claim, _speaker(ctx, step.seat_id), "The room's budget is used up.", "error", [], None, provider.name)

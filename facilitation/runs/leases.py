@@ -19,13 +19,15 @@ import threading
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from decimal import Decimal
 from functools import lru_cache
 from typing import Callable
 
 from django.db import connection, transaction
-from django.db.models import Case, F, Q, Value, When
+from django.db.models import Case, F, Q, Sum, Value, When
 from django.utils import timezone
 
+from facilitation import budget
 from facilitation.runs.models import StepLease
 from facilitation.runs.outages import rides_out
 from rooms.models import Room
@@ -160,6 +162,30 @@ def extend(claim: Claim, lease_seconds: float, statuses: tuple = RUNNING) -> boo
     with connection.cursor() as cursor:
         cursor.execute(_sql_extend(len(statuses)), [until, *_ours_params(claim), claim.room_id, *statuses])
         return cursor.rowcount > 0
+
+
+def reserved(room_id: int, but_slot: int) -> tuple[int, float]:
+    """What the calls in flight in the room's other slots may still use at most: the needs their attempts kept
+    (``reserve``) on leases that hold (a slot done, given back or claimed anew no longer counts)."""
+    held = (StepLease.objects.filter(room_id=room_id, done=False, lease_until__gt=timezone.now(), reserved_by=F("token"))
+            .exclude(token="").exclude(slot=but_slot).aggregate(tokens=Sum("reserved_tokens"), usd=Sum("reserved_usd")))
+    return int(held["tokens"] or 0), float(held["usd"] or 0)
+
+
+@rides_out
+def reserve(claim: Claim, need: tuple[int, float]) -> bool | None:
+    """Check the room's budget for a call needing ``need`` and keep the need on the slot's lease, in one transaction
+    under the room's row lock: the room's slots that check at the same time are served in turn, and each counts
+    what the others' calls may still use. True: kept (until the slot is done); False: the room's budget does not
+    cover it (nothing kept); None: the room is gone or the lease is no longer ours."""
+    with transaction.atomic():
+        room = locked_room(claim.room_id)
+        if room is None:
+            return None
+        if budget.over(room, need, reserved(claim.room_id, claim.slot)):
+            return False
+        usd = Decimal(str(round(need[1], 6)))
+        return bool(_ours(claim).update(reserved_tokens=need[0], reserved_usd=usd, reserved_by=claim.token)) or None
 
 
 @dataclass(frozen=True)

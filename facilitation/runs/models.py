@@ -23,6 +23,12 @@ class StepLease(models.Model):
     # re-enqueues slots left waiting after that.
     ready_at = models.DateTimeField(null=True, blank=True)
     done = models.BooleanField(default=False)
+    # What the holder's call may use at most (``budget.estimate``), kept while it runs so the room's other
+    # slots that check its budget at the same time count it (``leases.reserve``); it holds only for the
+    # attempt that kept it (``reserved_by`` is that attempt's token), until the slot is done.
+    reserved_tokens = models.PositiveBigIntegerField(default=0)
+    reserved_usd = models.DecimalField(max_digits=14, decimal_places=6, default=0)
+    reserved_by = models.CharField(max_length=32, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["room", "slot"], name="step_lease_slot_once")]

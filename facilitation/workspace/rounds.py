@@ -113,15 +113,18 @@ def prepare_agent(room: Room, number: int, seat_id: int, timeout: float, provide
                      provider=provider_for(provider_override or ctx.provider), correlation=turn.correlation_id)
 
 
-def over_budget(room_id: int, agent_id: int | None, request: LLMRequest, model: str) -> tuple[str, str, tuple[int, float]]:
-    """Whether a call would take the workspace or its agent over budget: ``("room" | "agent" | "", why, need)``,
-    ``need`` being what the call may use at most (``budget.estimate``: its prompt and its output limit)."""
+def over_budget(claim: Claim, agent_id: int | None, request: LLMRequest, model: str) -> tuple[str, str, tuple[int, float]]:
+    """Whether a call would take the workspace or its agent over budget: ``("room" | "agent" | "lost" | "", why, need)``,
+    ``need`` being what the call may use at most (``budget.estimate``: its prompt and its output limit). The room's
+    check keeps the need on the slot's lease until the slot is done (``leases.reserve``), so the seats of a round
+    that check at once cannot together go over the budget; "lost": the lease is gone (no call)."""
     need = budget.estimate(request, model)
-    usage = ("budget_tokens", "budget_usd", "tokens_used", "cost_usd")
-    room = Room.objects.only(*usage).filter(pk=room_id).first()
-    if room is not None and budget.over(room, need):
+    kept = leases.reserve(claim, need)
+    if kept is None:
+        return "lost", "", need
+    if not kept:
         return "room", f"The next call would go over the workspace's budget: {budget.need_text(need)}.", need
-    agent = Agent.objects.only("name", *usage).filter(pk=agent_id).first()
+    agent = Agent.objects.only("name", "budget_tokens", "budget_usd", "tokens_used", "cost_usd").filter(pk=agent_id).first()
     if agent is not None and budget.over(agent, need):
         return "agent", f"{agent.name} has used up its budget.", need
     return "", "", need

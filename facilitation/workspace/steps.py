@@ -95,7 +95,9 @@ def run_agent(run: StepRun) -> StepResult:
             if step.seat_id is not None else None)
     if work is None or rounds.committed(run.room.pk, step.round, step.seat_id, work.correlation):
         return StepResult("skipped" if rounds.skip_agent(run.claim) else "lost_lease", step=step.kind)
-    over, why, need = rounds.over_budget(work.room_id, work.context.agent_id, work.request, _model(work))
+    over, why, need = rounds.over_budget(run.claim, work.context.agent_id, work.request, _model(work))
+    if over == "lost":
+        return StepResult("lost_lease", step=step.kind)
     if over == "room":  # no call: the workspace pauses itself; the seat works in this round once resumed
         return StepResult("paused" if rounds.sit_out_for_budget(work, why, need, run.claim) else "lost_lease", step=step.kind)
     if over:  # no call: the agent's own budget is used up, the seat's round says so
@@ -135,7 +137,9 @@ def run_close(run: StepRun) -> StepResult:
     work = rounds.prepare_close(run.room, step.round, timeout, run.provider_override)
     if work is None:  # written meanwhile: the next round's agents start
         return StepResult("skipped" if rounds.skip_close(run.claim, step.round) else "lost_lease", step=step.kind)
-    over, why, _need = rounds.over_budget(work.room_id, work.moderator_id, work.request, _model(work))
+    over, why, _need = rounds.over_budget(run.claim, work.moderator_id, work.request, _model(work))
+    if over == "lost":
+        return StepResult("lost_lease", step=step.kind)
     if over:  # no call: the narrative is the offline one, labelled as such
         narrative = rounds.commit_narrative(work, rounds.Called(None, "over_budget", why), run.claim)
         return StepResult("committed" if narrative is not None else "lost_lease", step=step.kind)

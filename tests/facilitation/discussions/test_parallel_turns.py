@@ -197,3 +197,22 @@ def test_a_killed_worker_loses_and_doubles_no_parallel_turn(stack_factory, tmp_p
     turns = list(Observation.objects.filter(room=room, kind="contribution").order_by("seq"))
     assert [t.seat_id for t in turns[:3]] == together  # in the facilitator's order
     assert Invocation.objects.filter(room=room, component="participant.turn", success=True).count() == 4
+
+
+def test_turns_asked_together_count_each_others_calls_against_the_room_s_budget(model):  # noqa: F811
+    """Two of the three turns are in flight with their needs kept on their leases; the third finds the budget
+    would not cover all three and makes no call (each alone would fit)."""
+    room = _asked_all(model)
+    recorder = model.current()
+    step = leases.current(room.pk)
+    held = [leases.claim_step(room.pk, step.step_seq, 60.0, slot)[0] for slot in (0, 1)]
+    need = (1000, 0.0)
+    for claim in held:
+        assert leases.reserve(claim, need) is True
+    room.refresh_from_db()
+    Room.objects.filter(pk=room.pk).update(budget_tokens=room.tokens_used + 2 * need[0] + 900)
+    calls = len(recorder.requests)
+    assert _step(room, slot=2) == "committed"
+    assert len(recorder.requests) == calls  # no call for the third turn
+    state = Room.objects.get(pk=room.pk).engine_state
+    assert state["staged"]["2"]["content"] == "The room's budget is used up." and state["staged"]["2"]["status"] == "error"
