@@ -298,9 +298,13 @@ BRIDGES = {
 TASK_DISPATCH = "celery"
 
 # --- REST ---------------------------------------------------------------------
-# The camelCase renderer leaves the keys inside these fields alone: they are data (a discussion's
-# analytics count corrections and fallbacks by their rule names, e.g. "no_repeat"), not field names.
-JSON_CAMEL_CASE = {"JSON_UNDERSCOREIZE": {"no_underscore_before_number": False, "ignore_fields": ("corrections", "fallbacks", "slots"),
+# The camelCase renderer (responses) and parser (request bodies) leave the keys inside these fields
+# alone: they are data, not field names. A discussion's analytics count corrections and fallbacks by
+# their rule names ("no_repeat"); a facilitation run's slots are the pattern's own settings and the
+# role names people chose; its artifact's "roles" maps each role name, as written ("Scribe_x",
+# "note_taker" next to "noteTaker"), to who holds it. Any new response keyed by people's words goes here.
+JSON_DATA_FIELDS = ("corrections", "fallbacks", "slots", "roles")
+JSON_CAMEL_CASE = {"JSON_UNDERSCOREIZE": {"no_underscore_before_number": False, "ignore_fields": JSON_DATA_FIELDS,
                                           "ignore_keys": None}}
 
 REST_FRAMEWORK = {
@@ -355,6 +359,7 @@ SPECTACULAR_SETTINGS = {
         "AuthorKindEnum": "rooms.models.Observation.AuthorKind",
         "ObservationTypeEnum": "rooms.models.Observation.EventType",
         "TargetStatusEnum": ["active", "paused", "stopped", "concluded", "completed", "archived"],
+        "FacilitationRunStateEnum": "rooms.models.FacilitationRun.State",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

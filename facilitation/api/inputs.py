@@ -110,7 +110,10 @@ class PersonaIn(serializers.Serializer):
 
 class AgentIn(serializers.Serializer):
     name = Text(max_length=120)
-    alias = Slug(max_length=64, required=False, allow_blank=True, help_text="Used for @mentions.")
+    alias = Slug(max_length=64, required=False, allow_blank=True, help_text=(
+        "Used for @mentions and `GET /api/agents?alias=`; unique among your agents and the built-ins, compared "
+        "without case. Left out when creating, or sent empty (create or PATCH): derived from the name, numbered "
+        "when taken (`architect-2`); `agent` (`agent-2` ...) for a name with no Latin letters or digits."))
     description = Text(max_length=500, required=False, allow_blank=True)
     role_id = WholeNumber(required=False, allow_null=True, max_value=MAX_BIG)
     persona_id = WholeNumber(required=False, allow_null=True, max_value=MAX_BIG)

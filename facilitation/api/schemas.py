@@ -7,11 +7,15 @@ schemathesis run and tests/api/test_one_description.py check that answers and sc
 """
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
+from rest_framework.fields import SkipField
 
+from facilitation.api.goal_schemas import FacilitationRunOut
 from facilitation.deliberation.consensus import ConsensusRules
+from facilitation.goals.shapes import run_shape
 from facilitation.transcript import analytics_of, usage_of
 from facilitation.workspace.actions.rounds import policy_of
-from rooms.models import Observation, Room, RoomMember, Seat
+from rooms.models import FacilitationRun, Observation, Room, RoomMember, Seat
+from rooms.queries import telegram_link
 from rooms.serializers import ListOf, Out, SpeakerOut, Timestamp, TurnOut
 
 __all__ = ["SpeakerOut", "TurnOut"]  # documented here too: the transcript and comments answer them
@@ -130,6 +134,14 @@ class DiscussionOut(DiscussionSummaryOut):
     consensus = ConsensusOut()
     max_parallel = serializers.IntegerField(min_value=1, max_value=3)
     turn_policy = serializers.DictField(allow_null=True, help_text="Workspace rooms: {maxEvents, maxSeconds}.")
+    run = FacilitationRunOut(required=False, allow_null=True, help_text=(
+        "Facilitation runs only (`kind: \"facilitation\"`; absent otherwise): the run's pattern, slots, report "
+        "targets, deadline, state and join code; null once an ephemeral run was reaped (its protocol stays: "
+        "`GET .../artifact`)."))
+    join_code = serializers.CharField(required=False, allow_null=True, help_text=(
+        "Facilitation runs only (absent otherwise): the code that starts the run in a chat group "
+        "(`/facilitator start CODE`), the same as `run.joinCode`; its owner and staff see it, everyone else null "
+        "(null too once the run was reaped)."))
 
     @staticmethod
     def get_participants(room: Room, context) -> list[Seat]:
@@ -163,6 +175,33 @@ class DiscussionOut(DiscussionSummaryOut):
     @staticmethod
     def get_turn_policy(room: Room, context) -> dict | None:
         return policy_of(room) if room.kind == Room.Kind.WORKSPACE else None
+
+    @staticmethod
+    def get_run(room: Room, context) -> dict | None:
+        run = _facilitation_run(room)
+        if run is None:
+            return None
+        shape = {**run_shape(run), "joinCode": _join_code(run, context)}
+        shape["telegramLink"] = telegram_link("startgroup", shape["joinCode"])
+        return shape
+
+    @staticmethod
+    def get_join_code(room: Room, context) -> str | None:
+        run = _facilitation_run(room)
+        return None if run is None else _join_code(run, context)
+
+
+def _facilitation_run(room: Room) -> FacilitationRun | None:
+    """A facilitation room's run (None once reaped; read once per room object); other kinds have no
+    ``run`` and no ``joinCode`` key."""
+    if room.kind != Room.Kind.FACILITATION:
+        raise SkipField
+    return getattr(room, "run", None)  # the reverse one-to-one caches its row, or that there is none
+
+
+def _join_code(run: FacilitationRun, context) -> str | None:
+    """The join code for the run's owner and staff (those who control the room); None for everyone else."""
+    return run.join_code if context["access"] in ("owner", "staff") else None
 
 
 class MemberOut(Out):

@@ -231,13 +231,17 @@ def _check_name(fields: dict, errors: dict, owner, current: Agent | None = None)
         errors["name"] = [f"You already have an agent named {name!r}; choose another name."]
 
 
-def _fresh_alias(name: str, owner) -> str:
-    """The alias derived from a name, numbered when the owner or a built-in already has it."""
-    base = slugify(name)[:60]
-    if not base:
-        return ""
+FALLBACK_ALIAS = "agent"
+
+
+def _fresh_alias(name: str, owner, exclude_pk=None) -> str:
+    """The alias derived from a name, numbered when the owner or a built-in already has it (``exclude_pk``: the
+    agent whose alias is derived again, which does not stand in its own way). A name that leaves nothing to
+    slugify (``日本語``, ``!!!``) gives ``agent``, numbered the same way: an alias is never empty, as an empty
+    one could be neither @mentioned nor looked up, and would be shared by every such agent."""
+    base = slugify(name)[:60] or FALLBACK_ALIAS
     alias, n = base, 1
-    while _alias_holder(alias, owner) is not None:
+    while _alias_holder(alias, owner, exclude_pk=exclude_pk) is not None:
         n += 1
         alias = f"{base}-{n}"
     return alias
@@ -291,6 +295,8 @@ def do_update_agent(agent: Agent, user, **fields) -> Agent:
         if "is_facilitator" in fields and not fields["is_facilitator"] and agent.moderated_rooms.exists():
             raise StateConflict("This agent facilitates discussions; it must stay a facilitator.", code="in_use")
         _apply(agent, resolved, AGENT_FIELDS)
+        if "alias" in fields and not agent.alias:  # an empty alias: derived again from the (new) name
+            agent.alias = _fresh_alias(agent.name, agent.created_by, exclude_pk=agent.pk)
         _save(agent, user, "agent")
     return agent
 

@@ -208,6 +208,10 @@ def do_delete_room(room: Room, actor=None) -> None:
 
 def do_share_room(room: Room, *, username, access, actor=None) -> tuple[RoomMember, bool]:
     """Share the room with a user, or change their access; returns ``(member, created)``."""
+    if username is None or (isinstance(username, str) and not username.strip()):
+        raise ValidationFailed("username is required.", {"username": ["Name the user to share with."]})
+    if not isinstance(username, str):
+        raise ValidationFailed("username must be text.", {"username": ["A username, as text."]})
     if access not in RoomMember.Access.values:
         raise ValidationFailed("Unknown access.", {"access": ["Must be viewer or participant."]})
     # Unknown, deactivated and service accounts get one answer: nothing about who exists leaks.

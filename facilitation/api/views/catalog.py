@@ -50,7 +50,9 @@ class _CatalogList(APIView):
     input_class = None
     shape = None
     filters: tuple[tuple[str, str], ...] = ()  # (query name, model field) boolean filters
-    exact_filters: tuple[tuple[str, str], ...] = ()  # (query name, model field) exact text filters
+    # (query name, model lookup) text filters: a value names one row (or an alias's older duplicates); an
+    # empty value names none and is 400, as no key or alias is empty.
+    exact_filters: tuple[tuple[str, str], ...] = ()
 
     def get(self, request):
         qs = usable_by(self.model, request.user)
@@ -60,8 +62,11 @@ class _CatalogList(APIView):
                 qs = qs.filter(**{field: value})
         for param, field in self.exact_filters:
             value = request.query_params.get(param)
-            if value:
-                qs = qs.filter(**{field: safe_text(value, param)})
+            if value is None:
+                continue
+            if not value.strip():
+                raise ValidationFailed(f"{param} is empty.", {param: [f"Name the {param} to look up."]})
+            qs = qs.filter(**{field: safe_text(value, param)})
         qs = qs.select_related(*self.related) if getattr(self, "related", None) else qs
         rows, meta = paginate(request, qs.order_by(*self.model._meta.ordering, "id"))
         return ok([self.shape(r) for r in rows], meta=meta)
@@ -104,7 +109,8 @@ def _schema_for(list_cls, detail_cls, *, tag: str, plural: str, out, input_class
     many = schemas.envelope(f"{out.__name__[:-3]}ListEnvelope", out(many=True), schemas.PageMetaOut())
     deleted = schemas.envelope(f"{out.__name__[:-3]}DeletedEnvelope", schemas.DeletedOut())
     params = ([OpenApiParameter(name, bool, description=text) for name, text in filters]
-              + [OpenApiParameter(name, str, description=text) for name, text in exact] + schemas.PAGE_PARAMS)
+              + [OpenApiParameter(name, {"type": "string", "minLength": 1}, description=text) for name, text in exact]
+              + schemas.PAGE_PARAMS)
 
     def wrap(cls, method, **kw):
         original = getattr(cls, method)
@@ -132,7 +138,7 @@ class AgentListView(_CatalogList):
     model, what, input_class, related = Agent, "agent", inputs.AgentIn, ("role", "persona")
     shape = staticmethod(schemas.AgentOut.render)
     filters = (("isFacilitator", "is_facilitator"), ("builtin", "is_builtin"))
-    exact_filters = (("alias", "alias"),)
+    exact_filters = (("alias", "alias__iexact"),)  # compared without case, as @mentions and the uniqueness rule are
 
     def create(self, user, fields):
         return actions.do_create_agent(user, **fields)
@@ -153,7 +159,8 @@ _schema_for(AgentListView, AgentDetailView, tag="agent", plural="agents", out=sc
             input_class=inputs.AgentIn,
             filters=[("isFacilitator", "Only facilitators (true) or only non-facilitators (false)."),
                      ("builtin", "Only built-in presets (true) or only custom agents (false).")],
-            exact=[("alias", "Only the agent(s) with this alias, e.g. impartial-chair or architect.")])
+            exact=[("alias", "Only the agent(s) with this alias, compared without case (ARCHITECT finds architect), "
+                             "built-ins first, e.g. impartial-chair or architect. Empty: 400.")])
 
 
 # --- personas ---------------------------------------------------------------------------
@@ -183,7 +190,7 @@ _schema_for(PersonaListView, PersonaDetailView, tag="persona", plural="personas"
             input_class=inputs.PersonaIn,
             filters=[("isFacilitator", "Only facilitator personas (true) or the others (false)."),
                      ("builtin", "Only built-in presets (true) or only custom personas (false).")],
-            exact=[("key", "Only the persona with this key.")])
+            exact=[("key", "Only the persona with this key. Empty: 400.")])
 
 
 # --- roles ------------------------------------------------------------------------------
@@ -211,4 +218,4 @@ class RoleDetailView(_CatalogDetail):
 
 _schema_for(RoleListView, RoleDetailView, tag="role", plural="roles", out=schemas.RoleOut, input_class=inputs.RoleIn,
             filters=[("builtin", "Only built-in roles (true) or only custom roles (false).")],
-            exact=[("key", "Only the role with this key.")])
+            exact=[("key", "Only the role with this key. Empty: 400.")])

@@ -7,8 +7,11 @@
 - ``POST/GET /api/me/chat-identities`` (+ ``DELETE /{id}``) — a code to send the bot in a
   direct chat (``/start CODE``), your linked chat accounts, unlinking one.
 
-The deliveries and the linked chats are paged like every list (``?page=``, ``?pageSize=``, ``meta``).
+The deliveries, the linked chats and your chat accounts are paged like every list (``?page=``,
+``?pageSize=``, ``meta``).
 """
+import re
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.views import APIView
@@ -36,6 +39,7 @@ TAG_BRIDGES = ["chat bridges"]
 # 1000); the links of a room fit on one page of 100.
 LOG_PAGE_SIZE, LOG_MAX_PAGE_SIZE = 200, 1000
 LINK_PAGE_SIZE = MAX_PAGE_SIZE
+IDENTITY_PAGE_SIZE = MAX_PAGE_SIZE  # one's own chat accounts: one page of 100
 
 
 class CommentIn(serializers.Serializer):
@@ -106,11 +110,16 @@ class DeliveriesView(APIView):
         return ok([delivery_shape(d) for d in rows], meta=meta)
 
 
+WHOLE_NUMBER = re.compile(r"-?[0-9]{1,20}")
+
+
 def _link_of(room, link_id) -> ChatLink:
-    if isinstance(link_id, str) and link_id.isdigit():
+    if link_id is None or link_id == "":
+        raise ValidationFailed("linkId is required.", {"linkId": ["Name the link to remove."]})
+    if isinstance(link_id, str) and WHOLE_NUMBER.fullmatch(link_id):
         link_id = int(link_id)
     if isinstance(link_id, bool) or not isinstance(link_id, int):
-        raise ValidationFailed("linkId is required.", {"linkId": ["Name the link to remove."]})
+        raise ValidationFailed("linkId must be a whole number.", {"linkId": ["The link's id, a whole number."]})
     link = ChatLink.objects.filter(room=room, pk=link_id).select_related("chat", "linked_by").first() if 0 < link_id <= MAX_ID else None
     if link is None:
         raise NotFound("No such link.")
@@ -165,10 +174,15 @@ class LinkView(APIView):
 
 class ChatIdentitiesView(APIView):
     @extend_schema(tags=TAG_BRIDGES, operation_id="me_chat_identities_list", summary="Your linked chat accounts",
-                   responses=schemas.responses({200: schemas.envelope("ChatIdentityListEnvelope", IdentityOut(many=True))}))
+                   description=f"By platform, then oldest first, {IDENTITY_PAGE_SIZE} to a page unless `pageSize` "
+                               "says otherwise.",
+                   parameters=schemas.page_params(IDENTITY_PAGE_SIZE),
+                   responses=schemas.responses({200: schemas.envelope("ChatIdentityListEnvelope", IdentityOut(many=True),
+                                                                      schemas.PageMetaOut())}, 400))
     def get(self, request):
-        rows = ChatIdentity.objects.filter(user=request.user).order_by("platform", "id")
-        return ok([identity_shape(i) for i in rows])
+        rows, meta = paginate(request, ChatIdentity.objects.filter(user=request.user).order_by("platform", "id"),
+                              default_size=IDENTITY_PAGE_SIZE)
+        return ok([identity_shape(i) for i in rows], meta=meta)
 
     @extend_schema(tags=TAG_BRIDGES, operation_id="me_chat_identities_create", summary="A code to link your chat account",
                    description="Send `/start CODE` to the bot in a direct chat (Telegram: or open the `?start=` link; "

@@ -11,7 +11,6 @@ from facilitation.api.pagination import paginate
 from facilitation.api.parsing import choice_params, json_body, no_fields
 from facilitation.api.permissions import access_of, controllable_room, viewable_room
 from facilitation.api.throttles import CREATE_SCOPE, WriteThrottleMixin
-from facilitation.api.views.goals import run_fields
 from facilitation.goals.creation import do_create_run
 from facilitation.workspace.actions import lifecycle as ws_lifecycle
 from facilitation.workspace.actions import rounds as ws_rounds
@@ -49,10 +48,7 @@ def workspace_status(room: Room, target: str, user) -> Room:
 def detail_response(user, room: Room, status: int = 200):
     room = Room.objects.select_related("owner", "moderator").get(pk=room.pk)
     member = RoomMember.objects.filter(room=room, user=user).values_list("access", flat=True).first()
-    data = schemas.DiscussionOut.render(room, access=access_of(user, room, member))
-    if room.kind == Room.Kind.FACILITATION:
-        data.update(run_fields(user, room))
-    return ok(data, status=status)
+    return ok(schemas.DiscussionOut.render(room, access=access_of(user, room, member)), status=status)
 
 
 class DiscussionListView(WriteThrottleMixin, APIView):

@@ -1,38 +1,34 @@
-"""Facilitation runs over REST: GET /api/discussions/{id}/artifact and GET /api/ephemeral-runs (staff)."""
+"""Facilitation runs over REST: GET /api/discussions/{id}/artifact, GET /api/ephemeral-runs (staff) and
+GET /api/me/facilitation-runs (paged like every list of one's own rows: ``?page=``, ``?pageSize=`` up to
+100, default 100). A run in a discussion's detail is ``schemas.DiscussionOut``'s ``run`` and ``joinCode``."""
 from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.views import APIView
 
 from facilitation.api import schemas
 from facilitation.api.envelope import ok
+from facilitation.api.goal_schemas import ArtifactOut, FacilitationRunRowOut
+from facilitation.api.pagination import MAX_PAGE_SIZE, paginate
 from facilitation.api.permissions import viewable_room
-from facilitation.goals.shapes import artifact_shape, run_shape
-from rooms.access import can_control
+from facilitation.goals.shapes import artifact_shape
 from rooms.errors import Forbidden, NotFound
 from rooms.models import FacilitationRun
-from rooms.queries import telegram_link
 
 TAG = ["facilitation"]
-
-
-def run_fields(user, room) -> dict:
-    """What a facilitation room's detail adds: its run; the join code (and the Telegram link that carries
-    it, once the bot's name is known) only for its owner and staff."""
-    run = FacilitationRun.objects.filter(room=room).first()
-    if run is None:
-        return {"run": None}
-    shape = run_shape(run)
-    if not can_control(user, room):
-        shape["joinCode"] = None
-    shape["telegramLink"] = telegram_link("startgroup", shape["joinCode"])
-    return {"run": shape, "joinCode": shape["joinCode"]}
+PAGE_SIZE = MAX_PAGE_SIZE  # one's own runs on one page, as before the list was paged, for nearly everyone
+RunListEnvelope = schemas.envelope("FacilitationRunListEnvelope", FacilitationRunRowOut(many=True))
+PagedRunListEnvelope = schemas.envelope("FacilitationRunPageEnvelope", FacilitationRunRowOut(many=True),
+                                        schemas.PageMetaOut())
 
 
 class ArtifactView(APIView):
     @extend_schema(tags=TAG, operation_id="discussions_artifact", summary="The outcome a facilitation run builds",
-                   description="E.g. `{roles: {Lead: \"ana\", ...}, done, missing, confirmedBy}`.",
-                   responses=schemas.responses({200: OpenApiTypes.OBJECT}))
+                   description="The artifact's keys depend on the pattern: `roles` (role_assignment: each role, named "
+                               "exactly as in the run's slots, and who holds it), `choice` and `proposals` (decision), "
+                               "`items` (list); then `done`, `missing`, `confirmedBy`, `state`, `version` and "
+                               "`needsConfirmationFrom`. Once an ephemeral run was reaped, the protocol the room kept, "
+                               "with `reaped: true`. 404 for a discussion without a run.",
+                   responses=schemas.responses({200: schemas.envelope("ArtifactEnvelope", ArtifactOut())}))
     def get(self, request, id: int):
         room = viewable_room(request.user, id)
         run = FacilitationRun.objects.filter(room=room).first()
@@ -40,32 +36,36 @@ class ArtifactView(APIView):
             protocol = (room.engine_state or {}).get("facilitationProtocol")
             if protocol is None:
                 raise NotFound("This discussion has no facilitation run.")
-            return ok({**protocol, "done": protocol.get("state") == "completed", "missing": [], "reaped": True})
+            # The result at the top, where a live run's artifact has it (``artifact`` kept as it was).
+            return ok({**protocol, **(protocol.get("artifact") or {}), "done": protocol.get("state") == "completed",
+                       "missing": [], "reaped": True})
         return ok(artifact_shape(run))
 
 
 def _run_rows(rows) -> list[dict]:
     now = timezone.now()
-    return [{"discussionId": r.room_id, "name": r.room.name, "owner": r.room.owner.get_username(),
-             "origin": r.origin, "state": r.state, "pattern": r.pattern, "expiresAt": r.expires_at.isoformat(),
-             "ttlSecondsLeft": max(0, int((r.expires_at - now).total_seconds())),
-             "deadline": r.deadline.isoformat(), "link": f"/discussions/{r.room_id}/"}
-            for r in rows.select_related("room", "room__owner").order_by("expires_at")]
+    return [FacilitationRunRowOut.render(r, now=now) for r in rows]
 
 
 class EphemeralRunsView(APIView):
     @extend_schema(tags=TAG, operation_id="ephemeral_runs", summary="Live ephemeral facilitation runs (staff)",
-                   responses=schemas.responses({200: OpenApiTypes.OBJECT}, 403))
+                   description="Soonest to expire first.",
+                   responses=schemas.responses({200: RunListEnvelope}, 403))
     def get(self, request):
         if not request.user.is_staff:
             raise Forbidden("Only staff see ephemeral runs.")
-        return ok(_run_rows(FacilitationRun.objects.filter(origin=FacilitationRun.Origin.EPHEMERAL)))
+        rows = FacilitationRun.objects.filter(origin=FacilitationRun.Origin.EPHEMERAL)
+        return ok(_run_rows(rows.select_related("room", "room__owner").order_by("expires_at", "id")))
 
 
 class MyRunsView(APIView):
     @extend_schema(tags=TAG, operation_id="my_facilitation_runs", summary="Your own facilitation runs",
-                   description="The runs you set up that have not expired (ephemeral runs stay out of the discussion list).",
-                   responses=schemas.responses({200: OpenApiTypes.OBJECT}))
+                   description="The runs you set up that have not expired (ephemeral runs stay out of the discussion "
+                               f"list), soonest to expire first, {PAGE_SIZE} to a page unless `pageSize` says otherwise.",
+                   parameters=schemas.page_params(PAGE_SIZE),
+                   responses=schemas.responses({200: PagedRunListEnvelope}, 400))
     def get(self, request):
         mine = FacilitationRun.objects.filter(room__owner=request.user, expires_at__gt=timezone.now())
-        return ok(_run_rows(mine))
+        rows, meta = paginate(request, mine.select_related("room", "room__owner").order_by("expires_at", "id"),
+                              default_size=PAGE_SIZE)
+        return ok(_run_rows(rows), meta=meta)
