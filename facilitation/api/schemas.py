@@ -32,6 +32,8 @@ class ModeratorOut(Out):
 class ParticipantOut(Out):
     seat_id = serializers.IntegerField(source="pk")
     agent_id = serializers.IntegerField(allow_null=True)
+    alias = serializers.CharField(allow_null=True, help_text=(
+        "The agent's alias (null for a person's seat): two agents of one name are told apart by it."))
     username = serializers.CharField(allow_null=True)
     name = serializers.CharField(source="display_name")
     role = serializers.ChoiceField(choices=Seat.Role.choices)
@@ -43,6 +45,10 @@ class ParticipantOut(Out):
     role_id = serializers.IntegerField(source="role_in_use_id", allow_null=True,
                                        help_text="The functional role this seat works with now.")
     version = serializers.IntegerField(help_text="Send it back with PATCH .../participants/{seatId}.")
+
+    @staticmethod
+    def get_alias(seat: Seat, context) -> str | None:
+        return seat.agent.alias if seat.agent_id else None
 
     @staticmethod
     def get_username(seat: Seat, context) -> str | None:
