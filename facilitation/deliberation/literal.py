@@ -5,8 +5,13 @@ model's synthesis, is text a person (or another model) wrote, not Markdown the w
 document means: ``**this**`` must stay two asterisks either side, ``<b>`` a tag shown as text, a line
 that starts with ``#`` no heading. A backslash before ASCII punctuation keeps it as written in
 CommonMark (and so in markdown-it, markdown-it-py and the pages' renderer).
+
+``plain_text`` goes the other way: Markdown someone wrote, as the one line of text it reads as (a
+topic quoted in a heading or a document's properties), without its marks.
 """
 import re
+
+from markdown_it import MarkdownIt
 
 # What CommonMark would read as Markdown inside a line, and at a line's start (a heading, a quote, a
 # list item, a rule or a setext underline).
@@ -33,3 +38,38 @@ def escape_markdown(text: str) -> str:
                     else start.group(1) + "\\" + line[len(start.group(1)):])
         lines.append(line)
     return "\n".join(lines)
+
+
+# CommonMark with raw HTML off: a tag someone typed is text, and stays in the line as typed.
+_READER = MarkdownIt("commonmark", {"html": False}).enable("strikethrough")
+_CLOSED = re.compile(r"[.!?:;…]$")
+
+
+def _inline_text(token) -> str:
+    parts = []
+    for child in token.children or []:
+        if child.type in ("text", "text_special", "code_inline", "image"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return " ".join("".join(parts).split())
+
+
+def plain_text(markdown: str) -> str:
+    """``markdown`` as one line of plain text: what it says without its marks (no ``#``, ``>``, bullets,
+    emphasis, code ticks or link targets; an image is its alt text, a tag typed as text stays as typed).
+    Each block ends with a full stop where it had no closing punctuation of its own, so a heading and the
+    paragraph under it read as two sentences: ``# Goals`` then ``Ship **it**`` is ``Goals. Ship it.``"""
+    blocks = []
+    for token in _READER.parse(str(markdown or "")):
+        if token.type == "inline":
+            text = _inline_text(token)
+        elif token.type in ("fence", "code_block"):
+            text = " ".join(token.content.split())
+        else:
+            continue
+        if text:
+            blocks.append(text)
+    if len(blocks) > 1:
+        blocks = [b if _CLOSED.search(b) else f"{b}." for b in blocks]
+    return " ".join(blocks)

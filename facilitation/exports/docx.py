@@ -1,4 +1,8 @@
-"""Minutes of a discussion as a Word document (python-docx)."""
+"""Minutes of a discussion as a Word document (python-docx).
+
+The topic is Markdown: in the facts' table it is rendered as the conclusion is (emphasis, code, links,
+lists; its headings as bold lines), and the document's subject is the line it reads as, without marks.
+"""
 import dataclasses
 import io
 import re
@@ -7,7 +11,8 @@ from docx import Document
 from django.utils import timezone
 from docx.shared import Pt, RGBColor
 
-from facilitation.exports.markdown_docx import add_markdown, add_plain_text
+from facilitation.deliberation.literal import plain_text
+from facilitation.exports.markdown_docx import add_markdown, add_plain_text, fill_cell
 from facilitation.exports.minutes import (
     NO_ACTIONS, NO_DECISIONS, REHEARSAL_NOTICE, STATUS_TEXT, Minutes, collect, decision_line, marker_label, when,
 )
@@ -35,12 +40,18 @@ def xml_safe(value):
 
 def _facts(doc, m: Minutes) -> None:
     rows = [
-        ("Topic", m.topic), ("Format", m.format), ("Status", f"{m.status} (round {m.round} of {m.max_rounds})"),
+        ("Format", m.format), ("Status", f"{m.status} (round {m.round} of {m.max_rounds})"),
         ("Facilitator", m.facilitator), ("Created", when(m.created_at)), ("Started", when(m.started_at)),
         ("Ended", when(m.ended_at)),
     ]
     table = doc.add_table(rows=0, cols=2)
     table.style = "Table Grid"
+    topic = table.add_row().cells
+    topic[0].text = "Topic"
+    if m.topic.strip():
+        fill_cell(topic[1], m.topic)
+    else:
+        topic[1].text = "-"
     for label, value in rows:
         cells = table.add_row().cells
         cells[0].text, cells[1].text = label, value
@@ -117,7 +128,7 @@ def new_document(title: str, subject: str = "") -> Document:
 
 def render_minutes(m: Minutes) -> bytes:
     m = xml_safe(m)
-    doc = new_document(m.title, m.topic)
+    doc = new_document(m.title, plain_text(m.topic))
     doc.add_heading(f"Minutes: {m.title}", level=0)
     if m.rehearsal:
         run = doc.add_paragraph().add_run(REHEARSAL_NOTICE)

@@ -1,8 +1,9 @@
-"""A discussion as Markdown: its facts, conclusion, decisions, action items and full transcript.
+"""A discussion as Markdown: its facts, topic, conclusion, decisions, action items and full transcript.
 
-Headings inside the conclusion and the turns are moved below the export's own
-(a conclusion's ``# Synthesis`` becomes ``### Synthesis`` under ``## Conclusion``), so the
-file keeps one outline. A message from a chat is plain text: it is escaped, so it reads as written. Raw
+The topic, the conclusion and the turns are Markdown people and models wrote. The topic is a section of
+its own (a list or a heading in it would otherwise end the facts' list), and headings inside the topic,
+the conclusion and the turns are moved below the export's own (a conclusion's ``# Synthesis`` becomes
+``### Synthesis`` under ``## Conclusion``), so the file keeps one outline. A message from a chat is plain text: it is escaped, so it reads as written. Raw
 HTML in anyone's Markdown is written out as text (``inert_html``): the minutes never carry a live tag.
 """
 from facilitation.deliberation.literal import escape_markdown
@@ -45,12 +46,17 @@ def _entry(entry: Entry) -> list[str]:
     return lines
 
 
+def written(text: str, below: int) -> str:
+    """Someone's Markdown placed under a heading of level ``below``: its headings moved below it, its raw
+    HTML written out as text."""
+    return inert_html(demote_headings(text, below)).strip()
+
+
 def render_minutes(m: Minutes) -> str:
     out = [f"# {m.title}", ""]
     if m.rehearsal:
         out += [f"> **{REHEARSAL_NOTICE}**", ""]
     out += [
-        f"- **Topic:** {m.topic}",
         f"- **Format:** {m.format}",
         f"- **Status:** {m.status} (round {m.round} of {m.max_rounds})",
         f"- **Facilitator:** {m.facilitator}",
@@ -59,9 +65,13 @@ def render_minutes(m: Minutes) -> str:
         f"- **Started:** {when(m.started_at)}",
         f"- **Ended:** {when(m.ended_at)}",
         "",
+        "## Topic",
+        "",
+        written(m.topic, 2) or "-",
+        "",
         "## Conclusion",
         "",
-        inert_html(demote_headings(m.conclusion, 2)).strip() if m.conclusion.strip() else "_No conclusion yet._",
+        written(m.conclusion, 2) if m.conclusion.strip() else "_No conclusion yet._",
         "",
         "## Decisions",
         "",

@@ -4,7 +4,8 @@ The text is parsed by markdown-it-py (CommonMark, raw HTML off: a ``<b>`` stays 
 its tokens become python-docx paragraphs in the built-in styles: ``Heading N``,
 ``List Bullet``/``List Number`` (nested levels ``List Bullet 2``, ``3``), ``Quote``, and
 bold, italic, code and struck-through runs. A line break inside a paragraph stays a line
-break, because turns put one marker (``DECISION:``, ``VOTE:``) per line.
+break, because turns put one marker (``DECISION:``, ``VOTE:``) per line. In a table's cell (a topic in the
+facts of the minutes) a heading is a bold line: the document's outline stays its own.
 """
 import re
 
@@ -24,10 +25,10 @@ def parse(text: str):
     return _PARSER.parse(text or "")
 
 
-def _restart_numbering(doc, paragraph) -> None:
+def _restart_numbering(paragraph) -> None:
     """Start a "List Number" paragraph's list again at 1 (python-docx otherwise counts on across lists)."""
-    numbering = doc.part.numbering_part.numbering_definitions._numbering
-    style = doc.styles["List Number"]
+    numbering = paragraph.part.numbering_part.numbering_definitions._numbering
+    style = paragraph.part.styles["List Number"]
     num_pr = style.element.pPr.numPr if style.element.pPr is not None else None
     if num_pr is None or num_pr.numId is None:
         return
@@ -102,7 +103,8 @@ def _horizontal_rule(doc) -> None:
 
 
 def add_markdown(doc, text: str, *, heading_base: int = 1) -> None:
-    """Append ``text`` (Markdown) to ``doc``; a ``#`` heading becomes ``Heading {heading_base}``."""
+    """Append ``text`` (Markdown) to ``doc`` (the document, or a table's cell); a ``#`` heading becomes
+    ``Heading {heading_base}``, or a bold paragraph where there are no headings (a cell)."""
     lists: list[dict] = []  # open lists, innermost last: {"ordered": bool, "fresh": bool}
     quote = 0
     item_has_paragraph: list[bool] = []
@@ -128,8 +130,12 @@ def add_markdown(doc, text: str, *, heading_base: int = 1) -> None:
         elif kind == "hr":
             _horizontal_rule(doc)
         elif kind == "inline":
+            bold_line = False
             if pending_heading is not None:
-                paragraph = doc.add_heading(level=pending_heading)
+                if hasattr(doc, "add_heading"):
+                    paragraph = doc.add_heading(level=pending_heading)
+                else:
+                    paragraph, bold_line = doc.add_paragraph(), True
                 pending_heading = None
             elif lists and item_has_paragraph and not item_has_paragraph[-1]:
                 current = lists[-1]
@@ -137,7 +143,7 @@ def add_markdown(doc, text: str, *, heading_base: int = 1) -> None:
                 style = ("List Number" if current["ordered"] else "List Bullet") + (f" {depth}" if depth > 1 else "")
                 paragraph = doc.add_paragraph(style=style)
                 if current["ordered"] and current["fresh"] and depth == 1:
-                    _restart_numbering(doc, paragraph)
+                    _restart_numbering(paragraph)
                 current["fresh"] = False
                 item_has_paragraph[-1] = True
             elif lists:
@@ -148,6 +154,18 @@ def add_markdown(doc, text: str, *, heading_base: int = 1) -> None:
             else:
                 paragraph = doc.add_paragraph()
             _add_inline(paragraph, token)
+            if bold_line:
+                for run in paragraph.runs:
+                    run.bold = True
+
+
+def fill_cell(cell, text: str) -> None:
+    """A table cell holding ``text`` (Markdown) rendered: its emphasis, code and links as in the body, its
+    headings as bold lines, its lists as lists (instead of the cell's one paragraph of raw marks)."""
+    first = cell.paragraphs[0]
+    add_markdown(cell, text)
+    if len(cell.paragraphs) > 1 and not first.text:
+        first._element.getparent().remove(first._element)
 
 
 def add_plain_text(doc, text: str) -> None:
@@ -195,12 +213,21 @@ def _escape_lines(lines: list[str], span) -> None:
 
 
 def demote_headings(text: str, levels: int) -> str:
-    """The same Markdown with every ATX heading ``levels`` deeper (at most ``######``)."""
+    """The same Markdown with every heading ``levels`` deeper (at most ``######``). An underlined (setext)
+    heading outside lists and quotes becomes the ``#`` heading of its depth, on one line."""
     lines = (text or "").split("\n")
-    for token in parse(text):
-        if token.type == "heading_open" and token.markup.startswith("#") and token.map:
-            line = lines[token.map[0]]
+    tokens = parse(text)
+    for i, token in enumerate(tokens):
+        if token.type != "heading_open" or not token.map:
+            continue
+        start, end = token.map
+        if token.markup.startswith("#"):
+            line = lines[start]
             stripped = line.lstrip()
             depth = len(token.markup) + levels
-            lines[token.map[0]] = line[: len(line) - len(stripped)] + "#" * min(6, depth) + stripped[len(token.markup):]
-    return "\n".join(lines)
+            lines[start] = line[: len(line) - len(stripped)] + "#" * min(6, depth) + stripped[len(token.markup):]
+        elif token.level == 0:  # "Title" over "=====" (level 1) or "-----" (level 2)
+            depth = (1 if token.markup.startswith("=") else 2) + levels
+            title = " ".join(line.strip() for line in lines[start:end - 1])
+            lines[start:end] = ["#" * min(6, depth) + " " + title] + [None] * (end - start - 1)
+    return "\n".join(line for line in lines if line is not None)

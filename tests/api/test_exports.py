@@ -47,7 +47,7 @@ def test_markdown_minutes_over_the_api(owner_api, finished):
     text = response.content.decode()
     assert text.startswith("# Test discussion\n")
     assert "Offline rehearsal" in text
-    assert "- **Topic:** Should we cache?" in text and "- **Format:** Deliberation" in text
+    assert "\n## Topic\n\nShould we cache?\n" in text and "- **Format:** Deliberation" in text
     assert "- **Status:** Concluded (round 2 of 3)" in text
     participants = [s.display_name for s in finished.seats.exclude(role=Seat.Role.FACILITATOR).order_by("position")]
     assert f"{participants[0]} (Participant)" in text
@@ -256,3 +256,78 @@ def test_raw_html_in_a_comment_or_the_conclusion_is_written_out_in_the_minutes(f
     # The tags read as typed, and code keeps its "<".
     assert "Looks fine &lt;img src=x onerror=alert(1)> to me" in md and "&lt;script>alert(2)&lt;/script>" in md
     assert "<div>code stays</div>" in md and "&lt;iframe src=javascript:alert(4)>" in md
+
+
+# A topic as people write it: a heading, a list, emphasis, a link, and raw HTML.
+MARKDOWN_TOPIC = "\n".join([
+    "# Heading line",
+    "Should we use **bold** caching?",
+    "",
+    "## Goals",
+    "- fast [reads](https://example.com/reads)",
+    "- `safe` writes",
+    "",
+    "<img src=x onerror=alert(1)>",
+    "",
+    "<script>alert(2)</script>",
+])
+
+
+def _outline(markdown: str) -> list[tuple[str, str]]:
+    """(tag, text) of every heading, and the facts' list items, in the order a renderer shows them."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark", {"html": False}).parse(markdown)
+    return [(t.tag, tokens[i + 1].content) for i, t in enumerate(tokens) if t.type == "heading_open"]
+
+
+def test_the_markdown_minutes_keep_their_structure_whatever_the_topic_says(finished):
+    Room.objects.filter(pk=finished.pk).update(topic=MARKDOWN_TOPIC)
+    md = render_markdown(Room.objects.get(pk=finished.pk))
+    outline = _outline(md)
+    # The report's headings, in order; the topic's own below its "Topic" section.
+    assert [h for h in outline if h[0] in ("h1", "h2")] == [
+        ("h1", "Test discussion"), ("h2", "Topic"), ("h2", "Conclusion"), ("h2", "Decisions"), ("h2", "Action items"),
+        ("h2", "Transcript")], outline
+    assert ("h3", "Heading line") in outline and ("h4", "Goals") in outline
+    # Every fact is still an item of the facts' list, right under the title (none became part of the topic).
+    facts = md.split("\n\n", 2)[1] if "Offline rehearsal" not in md.split("\n\n", 2)[1] else md.split("\n\n", 3)[2]
+    assert facts.startswith("- **Format:** Deliberation") and "- **Ended:**" in facts and "Topic" not in facts
+    topic = md.split("## Topic", 1)[1].split("## Conclusion", 1)[0]
+    assert "Should we use **bold** caching?" in topic and "- fast [reads](https://example.com/reads)" in topic
+    # Its raw HTML is written out as text, as a turn's is.
+    assert _live_html(md) == []
+    assert "&lt;img src=x onerror=alert(1)>" in topic and "&lt;script>alert(2)&lt;/script>" in topic
+
+
+def test_the_docx_minutes_render_the_topic_and_keep_it_out_of_the_outline(finished):
+    Room.objects.filter(pk=finished.pk).update(topic=MARKDOWN_TOPIC)
+    doc = Document(io.BytesIO(render_docx(Room.objects.get(pk=finished.pk))))
+    facts = doc.tables[0]
+    assert facts.rows[0].cells[0].text == "Topic"
+    cell = facts.rows[0].cells[1]
+    text = cell.text
+    # The topic's words without its marks: no "#", "**", link syntax or list dashes.
+    assert "Heading line" in text and "Should we use bold caching?" in text and "fast reads (https://example.com/reads)" in text
+    assert not any(mark in text for mark in ("# ", "**", "](", "\n- ")), text
+    # Its formatting as the conclusion's: bold runs, code, headings as bold lines, list items.
+    paragraphs = cell.paragraphs
+    assert any(r.text == "bold" and r.bold for p in paragraphs for r in p.runs)
+    assert any(p.text == "Heading line" and all(r.bold for r in p.runs) for p in paragraphs)
+    assert [p.text for p in paragraphs if p.style.name == "List Bullet"] == [
+        "fast reads (https://example.com/reads)", "safe writes"]
+    # Raw HTML is text, as typed.
+    assert "<img src=x onerror=alert(1)>" in text and "<script>alert(2)</script>" in text
+    # The topic's headings are not the document's: its outline is the minutes' own.
+    headings = [p.text for p in doc.paragraphs if p.style.name.startswith("Heading")]
+    assert "Heading line" not in headings and "Goals" not in headings
+    # The subject names the topic in one clean line.
+    assert doc.core_properties.subject == ("Heading line. Should we use bold caching? Goals. fast reads. safe writes. "
+                                           "<img src=x onerror=alert(1)>. <script>alert(2)</script>.")
+
+
+def test_a_setext_heading_in_the_topic_is_moved_below_the_report_s_too(finished):
+    Room.objects.filter(pk=finished.pk).update(topic="Goals\n=====\nShip it.\n\nRisks\n-----\nNone.")
+    outline = _outline(render_markdown(Room.objects.get(pk=finished.pk)))
+    assert ("h3", "Goals") in outline and ("h4", "Risks") in outline
+    assert [h for h in outline if h[0] == "h1"] == [("h1", "Test discussion")]

@@ -316,9 +316,10 @@ def test_a_synthesis_quotes_what_people_wrote_as_written(style):
     # Bold and italics are the facilitator's own (names, severities, the verdict, the decision it leads
     # with): none of the words the people emphasised.
     assert not _emphasised(children) & {"Ship it", "reads", "five", "entries", "staging", "cache"}, _emphasised(children)
-    # The facilitator's headings are the only headings, and the topic's Markdown is text in the first one.
+    # The facilitator's headings are the only headings; the first quotes the topic as the line it reads as
+    # (its emphasis and link marks left out, its tag shown as typed).
     headings = [_plain(tokens[i + 1]) for i, t in enumerate(tokens) if t.type == "heading_open"]
-    assert headings[0] == "Synthesis: " + "Should we **cache** <b>reads</b> in [Redis](https://example.com)?"
+    assert headings[0] == "Synthesis: " + "Should we cache <b>reads</b> in Redis?"
     assert not any("everyone agreed" in h for h in headings) and "Decision" not in headings[1:] or style == "closer"
     # What was said reads as typed, in quotation marks where a sentence is taken from a turn.
     shown = "\n".join(_plain(t) for t in inlines)
@@ -327,3 +328,15 @@ def test_a_synthesis_quotes_what_people_wrote_as_written(style):
     assert "Cache **reads** for <i>five</i> minutes." in shown and "Ann_Lee" in shown
     # Every item is still accounted for, the REJECT of a name with an underscore included.
     assert omissions(text, ctx.room) == [], style
+
+
+@pytest.mark.parametrize("style", FACILITATOR_STYLES)
+def test_a_heading_that_quotes_a_topic_of_several_lines_is_one_clean_line(style):
+    records = [turn(1, 1, ARCH, "Cache the reads.\nVOTE: READY"), turn(2, 2, SEC, "Agreed.\nVOTE: READY")]
+    room = situation(style, records, rounds=2)
+    room.topic = "# Heading line\nShould we use **bold** caching?\n\n- and a `list`"
+    text = PROVIDER.complete(for_step(room.ctx(), Synthesis("max_rounds"), 30)).text
+    tokens = _rendered(text)
+    headings = [_plain(tokens[i + 1]) for i, t in enumerate(tokens) if t.type == "heading_open"]
+    assert headings[0] == "Synthesis: Heading line", headings
+    assert "**" not in text.split("\n# ", 1)[1].split("\n", 1)[0]

@@ -3,6 +3,7 @@ import hashlib
 import json
 import re
 
+from facilitation.deliberation.literal import plain_text
 from facilitation.deliberation.summaries import gist, prose_lines
 
 LABEL = "[Offline rehearsal - not written by a language model]"
@@ -24,8 +25,9 @@ def short(text: str, limit: int = 110) -> str:
 
 
 def subject(topic: str) -> str:
-    """A short form of the topic that reads well inside quotes."""
-    text = " ".join(str(topic or "").split())
+    """A short form of the topic that reads well inside quotes and in a heading: its first sentence as
+    text, without the topic's Markdown (a ``# Heading`` line is that sentence, ``**bold**`` the word)."""
+    text = plain_text(topic)
     if not text:
         return "the topic"
     first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
