@@ -1,10 +1,13 @@
 """Ranked search over a workspace's observations, tasks and narratives, behind one function.
 
+What is searched: an observation's text, a task's title and description, a narrative's text with
+its key decisions and next steps.
+
 - SQLite (the embedded default): the FTS5 table ``workspace_search`` (kept current by triggers,
-  see migration rooms 0010), ranked by bm25.
+  see migrations rooms 0010 and 0019), ranked by bm25.
 - PostgreSQL (production): observations by their stored ``search_vector`` column and its GIN index
   (migration rooms 0015); tasks and narratives by ``SearchVector`` / ``SearchQuery`` / ``SearchRank``
-  over GIN expression indexes on the same ``to_tsvector('english', ...)`` expressions.
+  over GIN expression indexes on the same ``to_tsvector('english', ...)`` expressions (rooms 0010, 0019).
 
 Every word of the query must match (the last one also as a prefix, for search-as-you-type).
 When an OpenAI-compatible embeddings endpoint is configured (``EMBEDDINGS_BASE_URL``,
@@ -82,7 +85,8 @@ def _pg_hits(room_id: int, terms: list[str], limit: int) -> dict[str, list[tuple
     # Tasks and narratives: a few per round; their GIN expression indexes (rooms 0010) serve the match.
     sources = {
         "tasks": (TaskAssignment.objects.filter(room_id=room_id), SearchVector("title", "description", config="english")),
-        "narratives": (Narrative.objects.filter(room_id=room_id), SearchVector("content", config="english")),
+        "narratives": (Narrative.objects.filter(room_id=room_id),
+                       SearchVector("content", "key_decisions", "next_steps", config="english")),
     }
     for kind, (qs, vector) in sources.items():
         rows = (qs.annotate(document=vector).filter(document=query).annotate(score=SearchRank(vector, query))
@@ -132,4 +136,6 @@ def search_room(room_id: int, q: str, limit: int = 20) -> SearchResult:
 def _text_of(row) -> str:
     if isinstance(row, TaskAssignment):
         return f"{row.title}\n{row.description}"
+    if isinstance(row, Narrative):
+        return "\n".join([row.content, *(row.key_decisions or []), *(row.next_steps or [])])
     return row.content

@@ -124,3 +124,24 @@ def test_a_failing_embeddings_endpoint_leaves_the_lexical_order(room, settings):
     settings.EMBEDDINGS = {"BASE_URL": "http://127.0.0.1:9/v1", "MODEL": "m", "API_KEY": ""}
     result = search_room(room.pk, "invoice")
     assert not result.reranked and result.data == expected
+
+
+def test_a_narrative_s_key_decisions_and_next_steps_are_searched(room):
+    room, owner = room
+    narrative = room.narratives.get()
+    assert search_room(room.pk, "flag").data["narratives"] == []
+    # Edited later (as the manager does), the lists are found; so is a word written with an accent.
+    Narrative.objects.filter(pk=narrative.pk).update(key_decisions=["Ship behind a feature flag"],
+                                                     next_steps=["Ask the café team", "Write the runbook"])
+    assert [n["id"] for n in search_room(room.pk, "flag").data["narratives"]] == [narrative.pk]
+    assert [n["id"] for n in search_room(room.pk, "runbook").data["narratives"]] == [narrative.pk]
+    assert [n["id"] for n in search_room(room.pk, "café").data["narratives"]] == [narrative.pk]
+    # Words from the text and a list at once; and a narrative written with its lists at once.
+    assert [n["id"] for n in search_room(room.pk, "outbox feature").data["narratives"]] == [narrative.pk]
+    second = Narrative.objects.create(room=room, round=2, content="Round two.", generated_content="x",
+                                      key_decisions=["Retire the nightly cron"], next_steps=[])
+    assert [n["id"] for n in search_room(room.pk, "nightly").data["narratives"]] == [second.pk]
+    # A decision taken out is no longer found.
+    Narrative.objects.filter(pk=narrative.pk).update(key_decisions=[])
+    assert search_room(room.pk, "flag").data["narratives"] == []
+    assert search_room(room.pk, "other-room-word").data["narratives"] == []
