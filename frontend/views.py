@@ -14,6 +14,8 @@ from facilitation.actions.lifecycle import verbs_by_status
 from facilitation.goals.creation import PERMISSION as RUN_PERMISSION
 from facilitation.goals.texts import STATE_WORDS as RUN_STATES
 from facilitation.workspace.actions.rounds import DEFAULT_POLICY, POLICY_LIMITS
+from facilitation.workspace.actions.status import IDLE, last_idle_pause
+from facilitation.workspace.payloads import seat_payload
 from rooms import limits
 from rooms.access import can_control, can_participate, can_view
 from rooms.actions.chat import typed_command
@@ -93,10 +95,14 @@ def discussion_room(request, discussion_id: int):
 
 @login_required
 def workspace_desk(request, discussion_id: int):
-    """The manager's desk of a workspace room (read-only for people who may only view it)."""
-    room = Room.objects.filter(pk=discussion_id, kind=Room.Kind.WORKSPACE).first()
+    """The manager's desk of a workspace room (read-only for people who may only view it); a room of
+    another kind is shown on its own page."""
+    room = Room.objects.filter(pk=discussion_id).first()
     if room is None or not can_view(request.user, room):
         return render(request, "frontend/not_found.html", {"discussion_id": discussion_id}, status=404)
+    if room.kind != Room.Kind.WORKSPACE:
+        return redirect("frontend:discussion", discussion_id=room.pk)
+    paused_idle = room.status == Room.Status.PAUSED and room.pause_reason == IDLE
     return _page(request, "frontend/workspace.html", {
         "discussionId": room.pk,
         "kind": room.kind,
@@ -104,6 +110,10 @@ def workspace_desk(request, discussion_id: int):
         "canParticipate": can_participate(request.user, room),
         "idlePauseSeconds": settings.CONVENE["WORKSPACE_IDLE_PAUSE"],
         "idleRounds": settings.CONVENE["WORKSPACE_IDLE_ROUNDS"],
+        # Every seat with what tells agents of one name apart (alias, built-in, whose), the narrator's too.
+        "seats": [seat_payload(s) for s in room.seats.select_related("agent__created_by", "user").order_by("position", "id")],
+        # What made the room pause itself, while it is paused for that (the desk names it).
+        "idlePause": last_idle_pause(room) if paused_idle else None,
     })
 
 

@@ -121,6 +121,24 @@ class WorkspaceSeatOut(Out):
     persona_id = serializers.IntegerField(source="persona_in_use_id", allow_null=True)
     role_id = serializers.IntegerField(source="role_in_use_id", allow_null=True)
     version = serializers.IntegerField()
+    # Who the agent is beyond its name, so that agents of one name can be told apart.
+    alias = serializers.CharField(allow_blank=True, help_text="The agent's @alias (\"\" for a person's seat).")
+    is_builtin = serializers.BooleanField(help_text="The agent is a built-in preset (false for a person's seat).")
+    agent_owner = serializers.CharField(allow_null=True, help_text=(
+        "The username of whoever made the agent; null for a built-in agent, a person's seat, or an owner that is gone."))
+
+    @staticmethod
+    def get_alias(seat: Seat, context) -> str:
+        return seat.agent.alias if seat.agent_id else ""
+
+    @staticmethod
+    def get_is_builtin(seat: Seat, context) -> bool:
+        return bool(seat.agent_id and seat.agent.is_builtin)
+
+    @staticmethod
+    def get_agent_owner(seat: Seat, context) -> str | None:
+        agent = seat.agent if seat.agent_id else None
+        return _username(agent.created_by) if agent is not None and agent.created_by_id and not agent.is_builtin else None
 
 
 class AdaptationOut(Out):

@@ -2,7 +2,7 @@
 import pytest
 
 from rooms.events.schemas import validate
-from rooms.models import Invocation, Narrative, Observation, Role, RoomEvent, TaskAssignment
+from rooms.models import Agent, Invocation, Narrative, Observation, Role, RoomEvent, Seat, TaskAssignment
 from tests.workspace.helpers import agent_seats, make_workspace
 
 
@@ -344,3 +344,35 @@ def test_a_workspace_agent_cannot_work_as_facilitator_or_observer(clients, ws, k
     r = clients["owner"].patch(f"{base(ws)}/participants/{seat.pk}", {"roleId": worker.pk, "version": 1})
     assert r.status_code == 200, r.json()
     assert r.json()["data"]["roleId"] == worker.pk and r.json()["data"]["role"] == "participant"
+
+
+def test_a_seat_says_which_agent_it_is_beyond_its_name(clients, ws, people):
+    """Agents of one name are told apart by their alias and whose they are: a seat carries both (the desk labels
+    "Architect (@architect-2, yours)" from them), in the swap's answer, its event and its audit row."""
+    builtin = agent_seats(ws)[0]
+    mine = Agent.objects.create(name=builtin.agent.name, alias="twin-2", created_by=people["owner"])
+    twin = Seat.objects.create(room=ws, agent=mine, role="participant", position=50)
+    r = clients["owner"].patch(f"{base(ws)}/participants/{twin.pk}", {"roleId": None, "version": 1})
+    assert r.status_code == 200, r.json()
+    seat = r.json()["data"]
+    assert (seat["name"], seat["alias"], seat["isBuiltin"], seat["agentOwner"]) == (builtin.agent.name, "twin-2", False, "owner")
+    assert events(ws, "discussion:participant")[-1]["participant"] == seat
+    assert Invocation.objects.get(room=ws, component="manager.swap_role").input["after"] == seat
+    r = clients["owner"].patch(f"{base(ws)}/participants/{builtin.pk}", {"roleId": None, "version": 1})
+    assert {k: r.json()["data"][k] for k in ("alias", "isBuiltin", "agentOwner")} == {
+        "alias": builtin.agent.alias, "isBuiltin": True, "agentOwner": None}
+
+
+def test_search_finds_a_narrative_by_its_key_decisions_and_next_steps(clients, ws):
+    start(clients, ws)
+    narrative = Narrative.objects.create(room=ws, round=1, content="The round went well.", generated_content="x")
+    url = f"{base(ws)}/search"
+    assert clients["viewer"].get(url, {"q": "flag"}).json()["data"]["narratives"] == []
+    r = clients["owner"].patch(f"{base(ws)}/narratives/{narrative.pk}", {
+        "content": "The round went well.", "keyDecisions": ["Ship behind a feature flag"], "nextSteps": ["Write the rollback runbook"],
+        "version": 1})
+    assert r.status_code == 200, r.json()
+    for q in ("flag", "rollback runbook", "feature fl"):
+        found = clients["viewer"].get(url, {"q": q}).json()["data"]["narratives"]
+        assert [n["id"] for n in found] == [narrative.pk], q
+        assert found[0]["keyDecisions"] == ["Ship behind a feature flag"]

@@ -1,7 +1,11 @@
 """The desk page: served to people who may view the workspace, with the controls their access allows."""
+import json
+import re
+
 import pytest
 
-from tests.factories import make_user
+from rooms.models import Agent, Seat
+from tests.factories import make_discussion, make_user
 from tests.workspace.helpers import make_workspace
 
 
@@ -29,3 +33,32 @@ def test_viewer_sees_no_controls_and_strangers_nothing(setup):
     assert 'id="btn-end-round"' not in html and 'id="task-form"' not in html and 'id="invocations"' not in html
     client.force_login(stranger)
     assert client.get(f"/workspaces/{room.pk}/").status_code == 404
+
+
+def test_a_discussion_opened_as_a_workspace_goes_to_its_own_page(setup):
+    client, room, owner, _, stranger = setup
+    discussion = make_discussion(owner)
+    client.force_login(owner)
+    response = client.get(f"/workspaces/{discussion.pk}/")
+    assert response.status_code == 302 and response.url == f"/discussions/{discussion.pk}/"
+    # Nobody learns that a room they may not see exists: still the plain "not found".
+    client.force_login(stranger)
+    assert client.get(f"/workspaces/{discussion.pk}/").status_code == 404
+    assert client.get("/workspaces/999999/").status_code == 404
+
+
+def test_the_desk_knows_each_seat_s_alias_and_whose_agent_it_is(setup):
+    client, room, owner, viewer, _ = setup
+    builtin = Seat.objects.filter(room=room, role="participant").select_related("agent").order_by("position").first()
+    mine = Agent.objects.create(name=builtin.agent.name, alias="twin-of-mine", created_by=owner)
+    twin = Seat.objects.create(room=room, agent=mine, role="participant", position=99)
+    client.force_login(viewer)
+    html = client.get(f"/workspaces/{room.pk}/").content.decode()
+    data = json.loads(re.search(r'<script id="page-data" type="application/json">(.*?)</script>', html, re.S).group(1))
+    seats = {s["seatId"]: s for s in data["seats"]}
+    assert {k: seats[twin.pk][k] for k in ("agentId", "name", "alias", "isBuiltin", "agentOwner")} == {
+        "agentId": mine.pk, "name": mine.name, "alias": "twin-of-mine", "isBuiltin": False, "agentOwner": owner.username}
+    assert {k: seats[builtin.pk][k] for k in ("alias", "isBuiltin", "agentOwner")} == {
+        "alias": builtin.agent.alias, "isBuiltin": True, "agentOwner": None}
+    assert any(s["role"] == "facilitator" for s in data["seats"])  # the narrator's, for its name in the log
+    assert data["idlePause"] is None

@@ -1,7 +1,10 @@
 """A workspace nobody tends pauses itself at the end of a round (``CONVENE["WORKSPACE_IDLE_PAUSE"]``)."""
+import json
+import re
 from datetime import timedelta
 
 import pytest
+from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -11,6 +14,8 @@ from facilitation.runs.scheduling import inline
 from facilitation.workspace.actions.lifecycle import do_pause_workspace, do_resume_workspace, do_start_workspace
 from facilitation.workspace.actions.observations import do_post_observation
 from facilitation.workspace.actions.rounds import do_end_round
+from facilitation.workspace.actions.status import last_idle_pause, pause_if_idle
+from facilitation.workspace.rules import locked
 from rooms.models import Invocation, Narrative, Observation, Room, RoomEvent, Turn
 from tests.factories import make_user
 from tests.workspace.helpers import clock_slot, make_workspace, run_round_work
@@ -66,7 +71,8 @@ def test_a_round_that_ends_by_itself_in_a_workspace_nobody_tends_pauses_it(manag
     assert Narrative.objects.filter(room=room, round=1).count() == 1
     assert _agent_observations(room, 2) == 0
     pause = Invocation.objects.get(room=room, component="room.idle_pause")
-    assert pause.user_id is None and pause.input == {"from": "active", "to": "paused"}
+    # The audit row names what fired: nobody acted for the hour (one round ended by itself, not three).
+    assert pause.user_id is None and pause.input == {"from": "active", "to": "paused", "triggers": ["time"], "idleSeconds": 3600}
     status = RoomEvent.objects.filter(room=room, type="discussion:status").last()
     assert status.payload["status"] == "paused"
     client.force_login(manager)
@@ -167,8 +173,11 @@ def test_a_tiny_max_events_stops_after_the_idle_number_of_rounds_that_ended_by_t
     assert _rounds_ended_by_themselves(room) == [1, 2, 3]
     assert list(Narrative.objects.filter(room=room).order_by("round").values_list("round", flat=True)) == [1, 2, 3]
     assert _agent_observations(room, 4) == 0
-    assert Invocation.objects.filter(room=room, component="room.idle_pause", user__isnull=True).count() == 1
+    pause = Invocation.objects.get(room=room, component="room.idle_pause", user__isnull=True)
+    assert pause.input == {"from": "active", "to": "paused", "triggers": ["rounds"], "idleRounds": 3}
+    assert last_idle_pause(room) == {"id": pause.pk, "triggers": ["rounds"], "idleRounds": 3}
     client.force_login(manager)
+    assert json.loads(_page_data(client.get(f"/workspaces/{room.pk}/")))["idlePause"] == last_idle_pause(room)
     assert client.get(f"/api/discussions/{room.pk}").json()["data"]["pauseReason"] == "idle"
     # Resume (a person acting): the agents work again, for three more rounds at most.
     with inline():
@@ -178,6 +187,7 @@ def test_a_tiny_max_events_stops_after_the_idle_number_of_rounds_that_ended_by_t
     assert (room.status, room.pause_reason, room.round) == ("paused", "idle", 7)
     assert _agent_observations(room, 4) > 0 and _agent_observations(room, 7) == 0
     assert Invocation.objects.filter(room=room, component="room.idle_pause").count() == 2
+    assert last_idle_pause(room)["id"] == Invocation.objects.filter(room=room, component="room.idle_pause").last().pk
 
 
 def test_a_person_acting_between_rounds_starts_the_count_again(manager, three_rounds):
@@ -208,3 +218,33 @@ def test_an_idle_rounds_setting_of_zero_leaves_the_rounds_running(manager, setti
         run_round_work(room)
     room.refresh_from_db()
     assert room.status == "active" and room.round > 4
+
+
+def _page_data(response) -> str:
+    return re.search(r'<script id="page-data" type="application/json">(.*?)</script>', response.content.decode(), re.S).group(1)
+
+
+def test_both_triggers_are_named_when_both_fired(manager, three_rounds, client):
+    with inline():
+        room = _started(manager, turn_policy={"maxEvents": 50, "maxSeconds": 60})
+    # Three rounds ended by themselves (no person since), and the last person acted two hours ago.
+    for number in (1, 2, 3):
+        Invocation.objects.create(room=room, component="round.end", correlation_id=f"end-{number}", input={"round": number})
+    _nobody_acted_for(room, 7200)
+    with transaction.atomic():
+        assert pause_if_idle(locked(room.pk), "both-check")
+    pause = Invocation.objects.get(room=room, component="room.idle_pause")
+    assert pause.input == {"from": "active", "to": "paused", "triggers": ["time", "rounds"], "idleSeconds": 3600, "idleRounds": 3}
+    # The desk gets it while the room is paused for it; once resumed, nothing (the next pause brings its own).
+    client.force_login(manager)
+    assert json.loads(_page_data(client.get(f"/workspaces/{room.pk}/")))["idlePause"] == {
+        "id": pause.pk, "triggers": ["time", "rounds"], "idleSeconds": 3600, "idleRounds": 3}
+    with inline():
+        do_resume_workspace(room, manager)
+    assert json.loads(_page_data(client.get(f"/workspaces/{room.pk}/")))["idlePause"] is None
+
+
+def test_an_idle_pause_logged_before_its_triggers_were_kept_names_none(manager):
+    room = make_workspace(manager)
+    row = Invocation.objects.create(room=room, component="room.idle_pause", correlation_id="old", input={"from": "active", "to": "paused"})
+    assert last_idle_pause(room) == {"id": row.pk, "triggers": []}

@@ -9,9 +9,10 @@ seconds (default an hour; 0: never), or when ``CONVENE["WORKSPACE_IDLE_ROUNDS"]`
 row ended by themselves since a person last acted (default 3; 0: never): a small ``maxEvents``
 ends a round as soon as the agents have published, so rounds would otherwise follow each other
 within seconds. The ended round still gets its narrative, then nothing runs until somebody
-resumes it. Acting is anything a person does in the room that leaves an invocation with their
-name (starting or resuming it, publishing, editing a narrative, a task, a persona swap, ending a
-round).
+resumes it. The pause's audit row (``room.idle_pause``) says which of the two fired (``triggers``,
+with the limit reached: ``idleSeconds``, ``idleRounds``), so the desk can name it. Acting is
+anything a person does in the room that leaves an invocation with their name (starting or resuming
+it, publishing, editing a narrative, a task, a persona swap, ending a round).
 """
 from datetime import datetime
 
@@ -26,6 +27,10 @@ from rooms.payloads import status_payload
 
 IDLE = "idle"
 BUDGET = "budget"
+# What made an idle pause (its audit row's ``triggers``): nobody acted for the idle limit, or the idle
+# number of rounds in a row ended by themselves since a person last acted (both, when both held).
+IDLE_TIME = "time"
+IDLE_ROUNDS = "rounds"
 
 
 def status_changed(room: Room, user, component: str, before: str, correlation: str, detail: dict | None = None) -> None:
@@ -74,18 +79,42 @@ def pause_if_idle(room: Room, correlation: str, now: datetime | None = None) -> 
     by_time = bool(limit) and acted is not None and ((now or timezone.now()) - acted).total_seconds() >= limit
     if not (by_rounds or by_time):
         return False
-    return pause_itself(room, IDLE, correlation)
+    # What fired, with the limit it reached, kept in the pause's audit row: the desk names it.
+    triggers = {IDLE_TIME: by_time, IDLE_ROUNDS: by_rounds}
+    detail = {"triggers": [name for name, fired in triggers.items() if fired]}
+    if by_time:
+        detail["idleSeconds"] = limit
+    if by_rounds:
+        detail["idleRounds"] = rounds
+    return pause_itself(room, IDLE, correlation, detail=detail)
 
 
-def pause_itself(room: Room, reason: str, correlation: str, need: tuple[int, float] | None = None) -> bool:
+def last_idle_pause(room: Room) -> dict | None:
+    """The newest idle pause's audit row as ``{"id", "triggers", "idleSeconds"?, "idleRounds"?}`` (None:
+    the room never paused itself for being idle). ``triggers`` is empty for a pause logged before it was kept."""
+    row = (Invocation.objects.filter(room=room, component=f"room.{IDLE}_pause").order_by("-id")
+           .values_list("id", "input").first())
+    if row is None:
+        return None
+    pk, data = row
+    data = data if isinstance(data, dict) else {}
+    kept = {key: data[key] for key in ("idleSeconds", "idleRounds") if key in data}
+    return {"id": pk, "triggers": list(data.get("triggers") or []), **kept}
+
+
+def pause_itself(room: Room, reason: str, correlation: str, need: tuple[int, float] | None = None,
+                 detail: dict | None = None) -> bool:
     """Pause an active workspace for ``reason`` (``IDLE``, ``BUDGET``), logged as ``room.<reason>_pause``
     without a user (``need``: what the call the budget refused may use at most, kept in its input for the
-    resume's check, ``budget_need``); False when it is not active. The caller holds the room's lock."""
+    resume's check, ``budget_need``; ``detail``: more for that input, e.g. what made an idle pause);
+    False when it is not active. The caller holds the room's lock."""
     if room.status != Room.Status.ACTIVE:
         return False
     room.status, room.pause_reason = Room.Status.PAUSED, reason
-    detail = {"need": {"tokens": need[0], "usd": need[1]}} if need is not None else None
-    status_changed(room, None, f"room.{reason}_pause", Room.Status.ACTIVE, correlation, detail)
+    detail = dict(detail or {})
+    if need is not None:
+        detail["need"] = {"tokens": need[0], "usd": need[1]}
+    status_changed(room, None, f"room.{reason}_pause", Room.Status.ACTIVE, correlation, detail or None)
     return True
 
 

@@ -7,6 +7,7 @@
 // - An event with seq <= lastSeq is a duplicate and is dropped.
 // - An event that skips ahead (seq > lastSeq + 1) is held; if the gap is not filled
 //   shortly, the client joins again to fetch what is missing.
+// While the socket is down a page polls REST instead and says so (OfflinePoller, connectionLabel).
 (function () {
   "use strict";
 
@@ -162,5 +163,91 @@
     }
   }
 
-  window.ConveneLive = { LiveDiscussion, EVENT_TYPES, EVENTS, COMMANDS };
+  // --- without the socket: polling, and the words for it ------------------------------------
+  // A live page that cannot reach Socket.IO reads what it shows over REST every few seconds and says
+  // so: "Live updates unavailable, retrying · last update 10:42:07" (the room page's words).
+  const CONNECTION_LABELS = { online: "Live", offline: "Offline: reconnecting…", reconnecting: "Reconnecting…",
+                              connecting: "Connecting…", error: "Connection problem" };
+
+  function clock(date) {
+    return date ? date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" }) : "never";
+  }
+
+  // The connection's label: the live state in words, or that the page polls and when it last read.
+  function connectionLabel(state, polling, lastUpdate) {
+    return polling ? `Live updates unavailable, retrying · last update ${clock(lastUpdate)}` : CONNECTION_LABELS[state] || state;
+  }
+
+  // Polls while the socket is down: tell it every connection state (`connection(state)`); a state other
+  // than "online" that lasts graceMs starts `poll()` every intervalMs, "online" stops it. One poll at a
+  // time; `lastUpdate` is when one last succeeded. `onChange()` after each poll and each start or stop
+  // (redraw the label); `onError(err)` when a poll fails (polling goes on).
+  class OfflinePoller {
+    constructor(poll, { intervalMs = 3000, graceMs = 3000, onChange, onError } = {}) {
+      Object.assign(this, { poll, intervalMs, graceMs, onChange, onError });
+      this.state = "connecting";
+      this.lastUpdate = null;
+      this.timer = null;
+      this.grace = null;
+      this.running = false;
+      this.stopped = false;
+    }
+
+    get polling() { return this.timer !== null && this.state !== "online"; }
+
+    connection(state) {
+      this.state = state;
+      if (state === "online") this._halt();
+      else if (!this.stopped && this.timer === null && this.grace === null) {
+        this.grace = setTimeout(() => {
+          this.grace = null;
+          if (this.state !== "online" && !this.stopped) this._start();
+        }, this.graceMs);
+      }
+      this._changed();
+    }
+
+    // Read successfully by other means (the first load, a refresh after an action): counts as an update.
+    touched() { this.lastUpdate = new Date(); }
+
+    // For good (access refused): no more polls.
+    stop() {
+      this.stopped = true;
+      this._halt();
+    }
+
+    _start() {
+      if (this.timer !== null) return;
+      this.timer = setInterval(() => this._once(), this.intervalMs);
+      this._changed();
+      this._once();
+    }
+
+    _halt() {
+      clearTimeout(this.grace);
+      this.grace = null;
+      const was = this.timer !== null;
+      clearInterval(this.timer);
+      this.timer = null;
+      if (was) this._changed();
+    }
+
+    async _once() {
+      if (this.running) return;
+      this.running = true;
+      try {
+        await this.poll();
+        this.lastUpdate = new Date();
+      } catch (err) {
+        if (this.onError) this.onError(err);
+      } finally {
+        this.running = false;
+      }
+      this._changed();
+    }
+
+    _changed() { if (this.onChange) this.onChange(this); }
+  }
+
+  window.ConveneLive = { LiveDiscussion, EVENT_TYPES, EVENTS, COMMANDS, OfflinePoller, connectionLabel, clock, CONNECTION_LABELS };
 })();

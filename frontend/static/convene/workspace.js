@@ -2,7 +2,7 @@
 // the invocation log, kept live by the room's events (each event refreshes what it names).
 (function () {
   "use strict";
-  const { request, el, toast, pageData, statusBadge, duration, counted, budgetText, fieldErrors } = window.Convene;
+  const { request, el, toast, pageData, statusBadge, duration, counted, budgetText, fieldErrors, agentLabels } = window.Convene;
   const page = pageData();
   const id = page.discussionId;
   const base = `discussions/${id}`;
@@ -11,7 +11,8 @@
   const CLOSED = ["completed", "archived"];
   // Roles no workspace agent works in (the server refuses them: facilitation.workspace.rules.NOT_WORK_ROLES).
   const NOT_WORK_ROLES = ["facilitator", "observer"];
-  const state = { room: null, observations: [], narratives: [], tasks: [], personas: [], editing: null, taskDraft: null, roles: [], replyTo: null };
+  const state = { room: null, observations: [], narratives: [], tasks: [], personas: [], editing: null, taskDraft: null, roles: [], replyTo: null,
+    labels: {}, arrived: null };
 
   function fail(err) {
     const box = $("#room-error");
@@ -53,14 +54,47 @@
     return item.rehearsal ? el("span", { class: "badge rehearsal small", title: "Written by the offline rehearsal model" }, "rehearsal") : null;
   }
 
+  // What tells a seat's agent apart from another of its name (alias, built-in, whose): seatId -> the seat
+  // as the desk was drawn (page.seats), then as each participant event brings it.
+  const seatInfo = new Map((page.seats || []).map((s) => [s.seatId, s]));
+
+  // The room's agents (its seats' and its narrator's) by names people can tell apart: agent id -> label.
+  // A name no other agent here has is the label; a shared one carries the @alias and whose the agent is
+  // ("Architect (@architect-2, yours)", "Architect (@architect, built-in)"), as the wizard names them.
+  function labelAgents() {
+    const r = state.room || {};
+    const agents = new Map();
+    const owners = {};
+    const add = (agentId, name, info, alias) => {
+      if (agentId == null || agents.has(agentId)) return;
+      const known = info || [...seatInfo.values()].find((x) => x.agentId === agentId) || {};
+      agents.set(agentId, { id: agentId, name, alias: known.alias || alias || "", isBuiltin: !!known.isBuiltin });
+      if (known.agentOwner) owners[agentId] = known.agentOwner;
+    };
+    for (const s of r.participants || []) add(s.agentId, s.name, seatInfo.get(s.seatId));
+    if (r.moderator) add(r.moderator.id, r.moderator.name, null, r.moderator.alias);
+    state.labels = agentLabels([...agents.values()], owners);
+  }
+
+  // A seat as the desk names it wherever it is chosen or shown: its agent's label (a person's seat: the name).
+  function seatLabel(seat) {
+    return (seat.agentId != null && state.labels[seat.agentId]) || seat.name;
+  }
+
   function seatName(seatId) {
     const seat = (state.room && state.room.participants || []).find((p) => p.seatId === seatId);
-    return seat ? seat.name : "";
+    return seat ? seatLabel(seat) : "";
+  }
+
+  // Who wrote an observation: its seat as the desk names it, or the name it was written under.
+  function authorName(o) {
+    return (o.seatId != null && seatName(o.seatId)) || o.author.name;
   }
 
   // An agent by its name: the room's agents and its narrator are known to the desk (an id only for one that is not).
   function agentName(agentId) {
     const r = state.room || {};
+    if (state.labels[agentId]) return state.labels[agentId];
     const seat = (r.participants || []).find((p) => p.agentId === agentId);
     if (seat) return seat.name;
     if (r.moderator && r.moderator.id === agentId) return r.moderator.name;
@@ -70,6 +104,7 @@
   async function loadRoom() {
     state.room = (await request("GET", base)).data;
     const r = state.room;
+    labelAgents();
     $("#room-name").textContent = r.name;
     // The topic is Markdown (as the agents read it), rendered as a discussion's turns are; redrawn when it changed.
     const topicBox = $("#room-topic");
@@ -83,6 +118,7 @@
     const closed = CLOSED.includes(r.status);
     $("#read-only").hidden = !closed;
     $("#idle-notice").hidden = !(r.status === "paused" && r.pauseReason === "idle");
+    idlePaused(r.status === "paused" && r.pauseReason === "idle");
     $("#budget-notice").hidden = !(r.status === "paused" && r.pauseReason === "budget");
     if ($("#budget-notice").hidden) $("#budget-refused").hidden = true;
     const policy = r.turnPolicy || {};
@@ -130,11 +166,15 @@
   function renderSeats() {
     const list = $("#seats");
     const seats = state.room.participants || [];
-    // Redrawn on every live event: the agent chosen in each select stays chosen (while its seat is there).
+    // Drawn again only when something in it changed (the desk polls while the socket is down: an open select stays open).
+    const key = JSON.stringify([seats, state.room.status, state.labels]);
+    if (list.dataset.key === key) return;
+    list.dataset.key = key;
+    // Redrawn when it changed: the agent chosen in each select stays chosen (while its seat is there).
     const refill = (sel, none) => {
       if (!sel) return;
       const keep = sel.value;
-      sel.replaceChildren(el("option", { value: "" }, none), ...seats.map((s) => el("option", { value: s.seatId }, s.name)));
+      sel.replaceChildren(el("option", { value: "" }, none), ...seats.map((s) => el("option", { value: s.seatId }, seatLabel(s))));
       sel.value = seats.some((s) => String(s.seatId) === keep) ? keep : "";
     };
     refill($("#task-assignee"), "nobody");
@@ -142,18 +182,26 @@
     refill(filter, "all");
     if (filter.value !== filtered) renderObservations();
     list.replaceChildren(...seats.map((s) => {
-      const li = el("li", { "data-seat-id": s.seatId }, el("span", { class: "name" }, s.name),
+      const name = seatLabel(s);
+      const li = el("li", { "data-seat-id": s.seatId }, el("span", { class: "name" }, name),
         el("span", { class: "muted small spent" }, ` · ${(s.tokensUsed || 0).toLocaleString("en")} tokens`));
       if (page.canControl && !CLOSED.includes(state.room.status)) {
         // The manager swaps the persona a seat works as, and the role it works in (mid-room, one at a time).
+        // What the seat has is what is selected: none (the agent's own, null) when it has none, and one the
+        // list does not offer shows (disabled) rather than the list's first; every other choice swaps.
         const swap = (label, key, items, current, said) => {
-          const sel = el("select", { "aria-label": `${label} of ${s.name}` },
-            ...items.map((x) => el("option", { value: x.id, selected: x.id === current, disabled: x.disabled }, x.name)));
+          const options = [{ id: "", name: "none (the agent's own)" }, ...items];
+          if (current != null && !items.some((x) => x.id === current)) {
+            options.push({ id: current, name: `${label.toLowerCase()} #${current}`, disabled: true });
+          }
+          const sel = el("select", { "aria-label": `${label} of ${name}` },
+            ...options.map((x) => el("option", { value: x.id, selected: x.id === (current ?? ""), disabled: x.disabled }, x.name)));
           sel.addEventListener("change", async () => {
             try {
-              await request("PATCH", `${base}/participants/${s.seatId}`, { [key]: Number(sel.value), version: s.version });
-              toast(`${s.name} now ${said} ${sel.selectedOptions[0].textContent}`);
+              await request("PATCH", `${base}/participants/${s.seatId}`, { [key]: sel.value ? Number(sel.value) : null, version: s.version });
+              toast(`${name} now ${said} ${sel.value ? sel.selectedOptions[0].textContent : "as the agent itself"}`);
             } catch (err) { failed(err); }
+            list.dataset.key = "";  // drawn again: what the seat has now (a refused choice goes back)
             await loadRoom();
           });
           return sel;
@@ -163,7 +211,7 @@
         const roles = state.roles.filter((x) => !NOT_WORK_ROLES.includes(x.key));
         const held = state.roles.find((x) => x.id === s.roleId && NOT_WORK_ROLES.includes(x.key));
         if (held) roles.unshift({ ...held, disabled: true });
-        if (roles.length) li.append(el("span", { class: "muted small" }, " in the role "), swap("Role", "roleId", roles, s.roleId, "works in the role"));
+        li.append(el("span", { class: "muted small" }, " in the role "), swap("Role", "roleId", roles, s.roleId, "works in the role"));
       } else {
         const p = state.personas.find((x) => x.id === s.personaId);
         const r = state.roles.find((x) => x.id === s.roleId);
@@ -233,7 +281,10 @@
       }
     }
     if (state.observations.length) obsView.lastSeq = state.observations[state.observations.length - 1].seq;
-    showObservations();
+    // Drawn again when there is something new (or the authors' names changed): polling finds nothing new mostly.
+    const key = JSON.stringify([state.observations.length, obsView.lastSeq, state.labels]);
+    if (obsView.drawn !== key) showObservations();
+    obsView.drawn = key;
   }
 
   function loadOlderObservations() {
@@ -246,6 +297,7 @@
     const { data, meta } = await request("GET", `${base}/observations?latest=true&limit=${OBS_PAGE}&beforeSeq=${state.observations[0].seq}`);
     state.observations = data.concat(state.observations);
     obsView.older = !!meta.hasMore;
+    obsView.drawn = JSON.stringify([state.observations.length, obsView.lastSeq, state.labels]);
     showObservations();
   }
 
@@ -279,7 +331,7 @@
     const canReply = replyable();
     const item = (o) => el("li", { class: `obs obs-${o.type}`, "data-observation-id": o.id, "data-type": o.type },
       el("span", { class: `badge type-${o.type}` }, o.type), " ",
-      el("strong", {}, o.author.name), o.rehearsal ? " " : null, rehearsalTag(o), el("span", { class: "muted small" }, ` · round ${o.round}`
+      el("strong", {}, authorName(o)), o.rehearsal ? " " : null, rehearsalTag(o), el("span", { class: "muted small" }, ` · round ${o.round}`
         + (o.confidence !== null ? ` · confidence ${o.confidence.toFixed(2)}` : "") + (o.respondingToId ? ` · re #${o.respondingToId}` : "")),
       el("p", {}, o.content),
       canReply && ANSWERABLE.includes(o.type) ? el("button", { type: "button", class: "btn btn-link btn-small", "data-action": "reply",
@@ -317,22 +369,53 @@
     box.hidden = !state.replyTo;
     if (!state.replyTo) return;
     const text = o.content.length > 140 ? `${o.content.slice(0, 140)}…` : o.content;
-    $("#obs-reply-text").textContent = `Replying to ${o.type} #${o.id} by ${o.author.name}: “${text}”`;
+    $("#obs-reply-text").textContent = `Replying to ${o.type} #${o.id} by ${authorName(o)}: “${text}”`;
   }
 
+  // The narratives, one per ended round. The round chosen stays chosen; a manager who was on the latest
+  // follows a new round's narrative when it arrives, unless the editor holds unsaved changes: then the
+  // desk says that it arrived, and the changes stay.
   async function loadNarratives() {
+    const before = state.narratives;
     state.narratives = (await request("GET", `${base}/narratives`)).data;
     const sel = $("#narrative-round");
     const keep = sel.value;
+    const latest = (list) => (list.length ? String(list[list.length - 1].id) : "");
+    const arrived = before.length && latest(state.narratives) && !before.some((n) => String(n.id) === latest(state.narratives));
     sel.replaceChildren(...state.narratives.map((n) => el("option", { value: n.id }, `Round ${n.round}`)));
     if (keep && state.narratives.some((n) => String(n.id) === keep)) sel.value = keep;
-    else if (state.narratives.length) sel.value = state.narratives[state.narratives.length - 1].id;
+    else if (state.narratives.length) sel.value = latest(state.narratives);
+    if (arrived && keep === latest(before)) {
+      if (editorUntouched()) sel.value = latest(state.narratives);
+      else state.arrived = latest(state.narratives);
+    }
     $("#narrative-empty").hidden = state.narratives.length > 0;
     $("#narrative-body").hidden = state.narratives.length === 0;
     renderNarrative(false);
   }
 
+  // The editor holds what was loaded into it (nothing typed since).
+  function editorUntouched() {
+    const fields = editorFields();
+    return !state.editing || Object.keys(fields).every((k) => fields[k].value === state.editing[k]);
+  }
+
+  // A newer round's narrative came while the manager's changes to another were unsaved: said above the editor.
+  function renderArrived() {
+    const box = $("#narrative-new");
+    const chosen = $("#narrative-round").value;
+    if (state.arrived === chosen) state.arrived = null;
+    const n = state.arrived && state.narratives.find((x) => String(x.id) === state.arrived);
+    const shown = state.narratives.find((x) => String(x.id) === chosen);
+    box.hidden = !n;
+    if (!n) return;
+    box.textContent = editorUntouched() || !shown ? `Round ${n.round}'s narrative has arrived: choose Round ${n.round} to read it.`
+      : `Round ${n.round}'s narrative has arrived. Your unsaved changes to round ${shown.round} are still in the editor:`
+        + ` save them, then choose Round ${n.round}.`;
+  }
+
   function renderNarrative(force) {
+    renderArrived();
     const n = state.narratives.find((x) => String(x.id) === $("#narrative-round").value);
     if (!n) return;
     $("#narrative-generated").textContent = n.generatedContent;
@@ -340,8 +423,7 @@
     const fields = editorFields();
     const saved = { text: n.content, decisions: lines(n.keyDecisions), steps: lines(n.nextSteps) };
     // The editor follows the narrative unless the manager changed something in it since it was loaded.
-    const untouched = state.editing && Object.keys(fields).every((k) => fields[k].value === state.editing[k]);
-    if (force || state.editing === null || state.editing.id !== n.id || untouched) {
+    if (force || state.editing === null || state.editing.id !== n.id || editorUntouched()) {
       for (const [k, box] of Object.entries(fields)) box.value = saved[k];
       state.editing = { id: n.id, version: n.version, ...saved };
     }
@@ -407,8 +489,13 @@
   async function loadTasks() {
     state.tasks = (await request("GET", `${base}/tasks`)).data;
     $("#tasks-empty").hidden = state.tasks.length > 0;
-    for (const column of document.querySelectorAll("#board .column")) {
-      column.querySelector("ul").replaceChildren(...state.tasks.filter((t) => t.status === column.dataset.status).map(taskCard));
+    const board = $("#board");
+    const key = JSON.stringify([state.tasks, state.room && state.room.status, state.labels]);
+    if (board.dataset.key !== key) {  // drawn again only when a task changed (see renderSeats)
+      board.dataset.key = key;
+      for (const column of document.querySelectorAll("#board .column")) {
+        column.querySelector("ul").replaceChildren(...state.tasks.filter((t) => t.status === column.dataset.status).map(taskCard));
+      }
     }
     renderTaskEditor();
   }
@@ -457,7 +544,7 @@
         ...[1, 2, 3, 4, 5].map((n) => el("option", { value: n, selected: n === Number(draft.priority) }, n)))),
       t.status === "pending" ? el("label", {}, "Assign to ", el("select", { name: "assignee" },
         el("option", { value: "" }, "nobody"),
-        ...seats.map((s) => el("option", { value: s.seatId, selected: String(s.seatId) === String(draft.assignee) }, s.name)))) : null,
+        ...seats.map((s) => el("option", { value: s.seatId, selected: String(s.seatId) === String(draft.assignee) }, seatLabel(s))))) : null,
       el("button", { class: "btn btn-small", type: "submit" }, "Save"),
       el("button", { class: "btn btn-ghost btn-small", type: "button", "data-action": "cancel" }, "Cancel"),
       el("p", { id: "task-edit-error", class: "error form-error", role: "alert", hidden: true }));
@@ -485,9 +572,13 @@
     try {
       if (Object.keys(body).length) await request("PATCH", `${base}/tasks/${t.id}`, body);
       state.taskDraft = null;
+      taskDone();
     } catch (err) { failed(err); }
     await loadTasks();
   }
+
+  // A task action went through: what the add-task form said before no longer applies.
+  function taskDone() { formMessage("#task-form-error", ""); }
 
   async function onTaskAction(e) {
     const button = e.target.closest("button[data-action]");
@@ -506,6 +597,7 @@
     }
     try {
       await request("POST", `${base}/tasks/${t.id}/${action}`);
+      taskDone();
     } catch (err) { failed(err); }
     await loadTasks();
   }
@@ -532,6 +624,9 @@
       logView.rows = logView.rows.concat(rows).slice(-LOG_ROWS);
       if (rows.length < 1000) break;
     }
+    const key = JSON.stringify([logView.filter, logView.lastId, logView.rows.length, state.labels]);
+    if (box.dataset.key === key) return;  // nothing new (see renderSeats)
+    box.dataset.key = key;
     box.replaceChildren(...logView.rows.map((i) => el("li", { "data-component": i.component, "data-invocation-id": i.id },
       el("code", {}, i.component), " ", el("a", { href: "#", class: "correlation", "data-correlation": i.correlationId }, i.correlationId),
       el("span", { class: "muted small who", "data-agent-id": i.agentId || null },
@@ -549,7 +644,9 @@
     $("#search-results").replaceChildren(
       section("Observations", data.observations, (o) => `${o.type}: ${o.content}`),
       section("Tasks", data.tasks, (t) => t.title),
-      section("Narratives", data.narratives, (n) => `Round ${n.round}: ${n.content.slice(0, 200)}`));
+      section("Narratives", data.narratives, (n) => [`Round ${n.round}: ${n.content.slice(0, 200)}`,
+        (n.keyDecisions || []).length ? `Key decisions: ${n.keyDecisions.join("; ")}` : "",
+        (n.nextSteps || []).length ? `Next steps: ${n.nextSteps.join("; ")}` : ""].filter(Boolean).join(" · ")));
   }
 
   // Complete and Archive cannot be undone: the manager confirms them first.
@@ -579,11 +676,77 @@
     await refreshAll();
   }
 
+  // Everything the desk shows, read again (once it opened, after each control, and polled while the socket is down).
+  async function readAll() {
+    await loadRoom();
+    await Promise.all([loadObservations(), loadNarratives(), loadTasks(), loadLog()]);
+  }
+
   async function refreshAll() {
     try {
-      await loadRoom();
-      await Promise.all([loadObservations(), loadNarratives(), loadTasks(), loadLog()]);
+      await readAll();
+      poller.touched();
     } catch (err) { fail(err); }
+  }
+
+  // Without the live connection the desk reads everything every few seconds and says so, as the room page
+  // does (live.js: OfflinePoller, connectionLabel); back online, the join replays what was missed.
+  const { OfflinePoller, connectionLabel } = window.ConveneLive;
+  const poller = new OfflinePoller(readAll, {
+    onChange: showConnection,
+    onError: (err) => {
+      if (err && (err.status === 403 || err.status === 404)) {
+        poller.stop();
+        fail({ message: "This workspace is not found, or you may no longer view it." });
+      }
+    },
+  });
+
+  function showConnection() {
+    const c = $("#connection");
+    c.dataset.state = poller.polling ? "polling" : poller.state;
+    c.querySelector(".label").textContent = connectionLabel(poller.state, poller.polling, poller.lastUpdate);
+  }
+
+  // Why the workspace paused itself for being idle, from the pause's audit row: the page has it when the desk
+  // opened on such a pause; the manager's desk reads a later one from the invocation log (a viewer's desk
+  // names both possible reasons then). Forgotten once the pause is over.
+  const idle = { pause: page.idlePause || null, cursor: page.idlePause ? page.idlePause.id : 0, on: null };
+  function idlePaused(on) {
+    const was = idle.on;
+    idle.on = on;
+    if (!on) { idle.pause = null; showIdleWhy(); return; }
+    if (was === true) return;
+    showIdleWhy();
+    if (page.canControl) newestIdlePause().then(showIdleWhy).catch(() => {});
+  }
+
+  async function newestIdlePause() {
+    for (;;) {
+      const query = new URLSearchParams({ component: "room.idle_pause", afterId: String(idle.cursor), limit: "1000" });
+      const rows = (await request("GET", `${base}/invocations?${query}`)).data;
+      if (rows.length) {
+        const row = rows[rows.length - 1];
+        const input = row.input || {};
+        idle.cursor = row.id;
+        idle.pause = { id: row.id, triggers: input.triggers || [], idleSeconds: input.idleSeconds, idleRounds: input.idleRounds };
+      }
+      if (rows.length < 1000) break;
+    }
+  }
+
+  function showIdleWhy() {
+    const p = idle.on ? idle.pause : null;
+    const triggers = (p && p.triggers) || [];
+    const seconds = (p && p.idleSeconds) || page.idlePauseSeconds;
+    const rounds = (p && p.idleRounds) || page.idleRounds;
+    const ended = rounds === 1 ? "a round had ended by itself" : `${rounds} rounds in a row had ended by themselves`;
+    const byTime = triggers.includes("time"), byRounds = triggers.includes("rounds");
+    const text = byTime && byRounds ? `nobody had done anything in it for ${duration(seconds)}, and ${ended} since somebody last did`
+      : byTime ? `nobody had done anything in it for ${duration(seconds)}`
+        : byRounds ? `${ended} since somebody last did anything in it` : "";
+    $("#idle-why").hidden = !!text;
+    Object.assign($("#idle-why-known"), { textContent: text, hidden: !text });
   }
 
   function wire() {
@@ -639,9 +802,11 @@
         await request("POST", `${base}/tasks`, { title: $("#task-title").value, priority: Number($("#task-priority").value),
           assigneeId: assignee ? Number(assignee) : null });
         taskForm.reset();  // the next task starts from the defaults: no title, priority 3, nobody
+        taskDone();
       } catch (err) { failed(err); }
       await loadTasks();
     });
+    if (taskForm) $("#task-title").addEventListener("input", () => { if (!blank($("#task-title").value)) taskDone(); });
     $("#search-form").addEventListener("submit", (e) => { e.preventDefault(); const q = $("#search-q").value.trim(); if (q) search(q).catch(failed); });
     const log = $("#log-correlation");
     if (log) log.addEventListener("change", () => loadLog().catch(fail));
@@ -667,6 +832,7 @@
   let pending = new Set();
   let timer = null;
   function onEvent(event) {
+    if (event.type === E.PARTICIPANT && event.participant) seatInfo.set(event.participant.seatId, event.participant);
     const fn = refreshers[event.type];
     if (!fn) return;
     pending.add(fn);
@@ -686,8 +852,8 @@
     sharing.load();
     const live = new window.ConveneLive.LiveDiscussion(id, {
       onEvent,
-      onConnection: (s) => { const c = $("#connection"); c.dataset.state = s; c.querySelector(".label").textContent = s === "online" ? "Live" : s; },
-      onRefused: (ack) => fail({ message: ack.error }),
+      onConnection: (s, detail) => { $("#connection").title = detail ? String(detail) : ""; poller.connection(s); },
+      onRefused: (ack) => { poller.stop(); fail({ message: ack.error }); },
       // Shared or unshared meanwhile: the desk is drawn for an access (the observation form or not), so it is drawn again.
       onAccess: (access) => {
         if ((access === "participant") === Boolean(page.canParticipate)) return;
@@ -695,8 +861,14 @@
         setTimeout(() => window.location.reload(), 1200);
       },
     });
+    window.ConveneDesk = { live, state, poller };
+    if (typeof window.io !== "function") {  // static/vendor/ is filled by `npm --prefix frontend ci`
+      fail({ message: "Live updates are unavailable: the Socket.IO client bundle is missing on the server." });
+      poller.connection("error");
+      return;
+    }
     live.connect();
-    window.ConveneDesk = { live, state };
+    if (!live.socket.connected) poller.connection("connecting");
   }
   init();
 })();
