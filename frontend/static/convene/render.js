@@ -69,24 +69,29 @@
     return turn && turn.rehearsal ? el("span", { class: "badge rehearsal small", title: "Written by the offline rehearsal model" }, "rehearsal") : null;
   }
 
+  // A speaker's name as written on its turn; the room page passes its own (agents of one name told apart).
+  const ownName = (speaker) => (speaker && speaker.name) || "Unknown";
+
   // A pass (NO_RESPONSE): one compact line, not a card.
-  function passLine(event) {
+  function passLine(event, speakerName = ownName) {
     const turn = event.turn || {};
     const speaker = turn.speaker || {};
+    const who = speakerName(speaker);
     return el("li", {
       class: "tcard turn turn-pass", "data-seq": event.seq, "data-kind": "pass", "data-turn-id": turn.id,
-      "data-speaker-id": speaker.id, "aria-label": `${speaker.name || "Unknown"} passed, round ${turn.round ?? "?"}`,
-    }, el("span", { class: "muted small" }, `${speaker.name || "Unknown"} passed (nothing to add) · round ${turn.round ?? "?"}`));
+      "data-speaker-id": speaker.id, "aria-label": `${who} passed, round ${turn.round ?? "?"}`,
+    }, el("span", { class: "muted small" }, `${who} passed (nothing to add) · round ${turn.round ?? "?"}`));
   }
 
-  function participantCard(event) {
+  function participantCard(event, speakerName = ownName) {
     const turn = event.turn || {};
-    if (turn.data && turn.data.pass) return passLine(event);
+    if (turn.data && turn.data.pass) return passLine(event, speakerName);
     const speaker = turn.speaker || {};
+    const who = speakerName(speaker);
     const role = speaker.role || "participant";
     const status = turn.status || "ok";
     const head = el("header", { class: "card-head" },
-      el("span", { class: "speaker" }, speaker.name || "Unknown"),
+      el("span", { class: "speaker" }, who),
       roleBadge(role),
       el("span", { class: "muted small" }, `Round ${turn.round ?? "?"}`),
       rehearsalTag(turn),
@@ -98,14 +103,14 @@
     return el("li", {
       class: `tcard turn role-${role} ${status !== "ok" ? "turn-failed" : ""}`,
       "data-seq": event.seq, "data-kind": "turn", "data-turn-id": turn.id, "data-speaker-id": speaker.id,
-      "aria-label": `${speaker.name || "Unknown"}, ${role.replace("_", " ")}, round ${turn.round ?? "?"}`,
+      "aria-label": `${who}, ${role.replace("_", " ")}, round ${turn.round ?? "?"}`,
     }, head, ...body);
   }
 
-  function moderatorCard(event, nameOf) {
+  function moderatorCard(event, nameOf, speakerName = ownName) {
     const d = event.decision || {};
     const turn = event.turn || {};
-    const who = (turn.speaker && turn.speaker.name) || "Facilitator";
+    const who = turn.speaker && turn.speaker.name ? speakerName(turn.speaker) : "Facilitator";
     const next = d.nextParticipantId != null ? nameOf(d.nextParticipantId) : null;
     const decisionText = d.decision === "synthesize" ? "Synthesize" : (next ? `Continue → ${next}` : "Continue");
     const head = el("header", { class: "card-head" },
@@ -128,9 +133,9 @@
     }, head, rows);
   }
 
-  function synthesisCard(event) {
+  function synthesisCard(event, speakerName = ownName) {
     const turn = event.turn || {};
-    const who = (turn.speaker && turn.speaker.name) || "Facilitator";
+    const who = turn.speaker && turn.speaker.name ? speakerName(turn.speaker) : "Facilitator";
     return el("li", { class: "tcard synthesis", "data-seq": event.seq, "data-kind": "synthesis", "data-turn-id": turn.id },
       el("header", { class: "card-head" }, gavelIcon(), el("span", { class: "speaker" }, who),
         el("span", { class: "badge role role-facilitator" }, "Synthesis"), rehearsalTag(turn), el("span", { class: "spacer" }), timeLabel(event.ts)),

@@ -2,7 +2,7 @@
 // discussion's details and Start; Socket.IO for everything that happens (see live.js).
 (function () {
   "use strict";
-  const { request, el, toast, pageData, roleBadge, counted, fieldErrors, budgetLimits, STATUS_LABELS } = window.Convene;
+  const { request, listAll, el, toast, pageData, roleBadge, counted, errorText, budgetLimits, agentLabels, STATUS_LABELS } = window.Convene;
   const R = window.ConveneRender;
   const { EVENTS } = window.ConveneLive;
 
@@ -17,6 +17,8 @@
     status: "draft", round: 0, maxRounds: 5, lastStatus: null, conclusion: "",
     usage: { calls: 0, tokens: 0, costUsd: 0 }, seen: { calls: 0, tokens: 0 }, lastUpdate: null,
     seats: new Map(), // seat id -> {name, role}
+    labels: new Map(), // seat id -> the agent's name, with its @alias and whose it is where another agent has that name
+    moderatorLabel: null, // the facilitator's, the same way
     airtime: new Map(), // speaker key -> {name, role, turns, tokens}
     rehearsal: false, refused: false,
   };
@@ -112,7 +114,7 @@
       closeBudget();
       toast("The budget is saved");
     } catch (err) {
-      budgetError([err.message, ...fieldErrors(err)].join(" "));
+      budgetError(errorText(err, { budgetTokens: "Tokens", budgetUsd: "US dollars" }));
     }
   }
 
@@ -206,8 +208,43 @@
   }
 
   function nameOf(seatId) {
+    if (state.labels.has(seatId)) return state.labels.get(seatId);
     const seat = state.seats.get(seatId);
     return seat && seat.name ? seat.name : `#${seatId}`;
+  }
+
+  // A speaker ({id: seat id, name, role}) as the page names it: two agents of one name are told apart.
+  function speakerName(speaker) {
+    const sp = speaker || {};
+    if (state.labels.has(sp.id)) return state.labels.get(sp.id);
+    if (sp.role === "facilitator" && state.moderatorLabel) return state.moderatorLabel;
+    return sp.name || "Unknown";
+  }
+
+  // Agents of one name in this room, told apart as wherever an agent is chosen (api.js agentLabels):
+  // "Architect (@architect-2, yours)". A room seats built-ins and agents its owner may use, so an agent that
+  // is not built-in is taken as the owner's; the caller's GET /api/agents says which are built-in (asked
+  // only when two names are the same).
+  async function labelSeats(data) {
+    const mod = data.moderator || data.facilitator;
+    const seated = (data.participants || []).filter((p) => p.agentId != null)
+      .map((p) => ({ id: p.agentId, name: p.name, alias: p.alias || "", seatId: p.seatId ?? p.id }));
+    const agents = [...(mod ? [{ id: mod.id, name: mod.name, alias: mod.alias || "" }] : []), ...seated];
+    const fold = (text) => String(text || "").trim().toLowerCase();
+    const names = agents.map((a) => fold(a.name));
+    state.labels.clear();
+    state.moderatorLabel = null;
+    if (new Set(names).size === names.length) return;
+    let builtin = new Set();
+    try {
+      builtin = new Set((await listAll("agents")).filter((a) => a.isBuiltin).map((a) => a.id));
+    } catch (err) { /* named by alias alone */ }
+    const byId = new Map();
+    for (const a of agents) byId.set(a.id, { ...a, isBuiltin: builtin.has(a.id) });
+    const owners = Object.fromEntries([...byId.values()].filter((a) => !a.isBuiltin).map((a) => [a.id, data.owner || ""]));
+    const labels = agentLabels([...byId.values()], owners);
+    if (mod) state.moderatorLabel = labels[mod.id];
+    for (const p of seated) state.labels.set(p.seatId, labels[p.id]);
   }
 
   function markRehearsal(turn) {
@@ -242,8 +279,8 @@
       el("span", { class: "num" }, label));
     box.replaceChildren(
       el("p", { class: "legend", "aria-hidden": "true" }, el("span", { class: "l-turns" }, "turns"), el("span", { class: "l-tokens" }, "tokens")),
-      el("ul", { class: "airtime-list", "aria-label": "Turns and tokens per speaker" }, rows.map((r) => el("li", { "data-speaker": r.name, "data-turns": r.turns, "data-tokens": r.tokens },
-        el("div", { class: "who" }, el("span", { class: `swatch role-${r.role}`, "aria-hidden": "true" }), r.name),
+      el("ul", { class: "airtime-list", "aria-label": "Turns and tokens per speaker" }, rows.map((r) => el("li", { "data-speaker": r.name, "data-seat-id": r.seatId, "data-turns": r.turns, "data-tokens": r.tokens },
+        el("div", { class: "who" }, el("span", { class: `swatch role-${r.role}`, "aria-hidden": "true" }), speakerName({ id: r.seatId, name: r.name, role: r.role })),
         meter("turns", r.turns, maxTurns, `${r.turns} turn${r.turns === 1 ? "" : "s"}`),
         meter("tokens", r.tokens, maxTokens, `${r.tokens.toLocaleString()} tokens`)))));
   }
@@ -252,7 +289,7 @@
     if (turn.data && turn.data.pass) return; // a pass is not airtime
     const speaker = turn.speaker || {};
     const key = speaker.id != null ? `s${speaker.id}` : speaker.name;
-    const row = state.airtime.get(key) || { name: speaker.name || "Unknown", role: speaker.role || "participant", turns: 0, tokens: 0 };
+    const row = state.airtime.get(key) || { name: speaker.name || "Unknown", seatId: speaker.id, role: speaker.role || "participant", turns: 0, tokens: 0 };
     row.turns += 1;
     row.tokens += Number(turn.tokens) || 0;
     state.airtime.set(key, row);
@@ -281,19 +318,19 @@
         const sp = turn.speaker || {};
         rememberSeat(sp.id, sp.name, sp.role);
         markRehearsal(turn);
-        append(R.participantCard(event));
+        append(R.participantCard(event, speakerName));
         countAirtime(turn);
         if (!replayed || (turn.markers || []).some((m) => m.type === "vote")) refreshVotesSoon();
         break;
       }
       case EVENTS.MODERATOR: {
         markRehearsal(event.turn);
-        append(R.moderatorCard(event, nameOf));
+        append(R.moderatorCard(event, nameOf, speakerName));
         break;
       }
       case EVENTS.CONCLUDED: {
         markRehearsal(event.turn);
-        append(R.synthesisCard(event));
+        append(R.synthesisCard(event, speakerName));
         // A replayed synthesis does not undo a conclusion edited since (the details have the current one).
         if (!replayed || !state.conclusion) showConclusion(event.conclusion);
         setStatus(event.status);
@@ -409,6 +446,21 @@
     node.hidden = !message;
   }
 
+  function commentNote(message) {
+    const node = $("#comment-note");
+    if (!node) return;
+    node.textContent = message || "";
+    node.hidden = !message;
+  }
+
+  // A vote counts only on a line of its own that starts with VOTE: (the markers' rule). A comment that says
+  // "VOTE:" and got no vote counted (mid-line, or no READY, CHANGES or REJECT after it) is told so, and how.
+  const SAYS_VOTE = /\bVOTE\s*:/i;
+  function voteNotCounted(content, turn) {
+    const counted = ((turn && turn.markers) || []).some((m) => m.type === "vote" && m.value);
+    return !counted && SAYS_VOTE.test(content);
+  }
+
   if ($("#comment-form")) {
     $("#comment-form").addEventListener("submit", async (e) => {
       e.preventDefault();
@@ -418,9 +470,14 @@
       const send = $("#comment-send");
       send.disabled = true;
       commentError("");
+      commentNote("");
       try {
-        await request("POST", `discussions/${id}/comments`, { content });
+        const { data } = await request("POST", `discussions/${id}/comments`, { content });
         box.value = "";
+        if (voteNotCounted(content, data)) {
+          commentNote("Your comment is posted, but its vote was not counted: a vote is a line of its own that starts "
+            + "with VOTE:, such as VOTE: READY (or VOTE: CHANGES, VOTE: REJECT).");
+        }
       } catch (err) {
         commentError(err.message || "Could not post the comment.");
       } finally {
@@ -489,17 +546,19 @@
         : data.format ? data.format[0].toUpperCase() + data.format.slice(1) : "Discussion";
       setStatus(data.status, data.round, data.maxRounds);
       showConclusion(data.conclusion);
+      await labelSeats(data);
       const people = $("#people");
       people.replaceChildren();
       const mod = data.moderator || data.facilitator;
       if (mod) {
-        people.append(el("li", { class: "person" }, R.gavelIcon(), el("span", { class: "name" }, mod.name || `#${mod.id}`), roleBadge("facilitator")));
+        people.append(el("li", { class: "person" }, R.gavelIcon(), el("span", { class: "name" }, state.moderatorLabel || mod.name || `#${mod.id}`), roleBadge("facilitator")));
       }
       for (const p of data.participants || []) {
         const name = p.name || (p.agent && p.agent.name) || `#${p.agentId}`;
         const seatId = p.seatId ?? p.id;
         rememberSeat(seatId, name, p.role);
-        people.append(el("li", { class: "person", "data-role": p.role }, el("span", { class: `swatch role-${p.role}`, "aria-hidden": "true" }), el("span", { class: "name" }, name), roleBadge(p.role)));
+        people.append(el("li", { class: "person", "data-role": p.role, "data-seat-id": seatId }, el("span", { class: `swatch role-${p.role}`, "aria-hidden": "true" }),
+          el("span", { class: "name" }, state.labels.get(seatId) || name), roleBadge(p.role)));
       }
       showUsage(data.usage);
       showBudget(data);

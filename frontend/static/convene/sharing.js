@@ -2,7 +2,7 @@
 // both mount it on their #members list and #share-form.
 (function () {
   "use strict";
-  const { request, el, toast, fieldErrors } = window.Convene;
+  const { request, el, toast, errorText } = window.Convene;
   const ACCESS = [["viewer", "Viewer"], ["participant", "Participant"]];
 
   // mount({discussionId, noun, owner}): `noun` names the room in the removal question, `owner()` the owner's
@@ -14,7 +14,7 @@
     const base = `discussions/${discussionId}/members`;
     const box = document.getElementById("share-error");
     const showError = (message) => { box.textContent = message || ""; box.hidden = !message; };
-    const reason = (err) => [err.message, ...fieldErrors(err)].join(" ");
+    const reason = (err) => errorText(err, { access: "Access" });  // "No such user. No active user by that name …"
 
     async function load() {
       try {

@@ -1,0 +1,102 @@
+"""The room page: agents of one name told apart everywhere it names them, errors in words (no API field
+paths), and a vote written mid-line is said not to count."""
+import pytest
+
+from rooms.actions.catalog import do_create_agent
+from rooms.actions.rooms import do_create_room, do_share_room
+from rooms.events import EventType, build, record_event
+from rooms.events.log import next_seq
+from rooms.models import Agent, Observation, Room, Seat
+from tests.browser.conftest import sign_in_as, shot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def _pause(room):
+    """The room paused, as its event log says too (a page that joins replays the log's status)."""
+    Room.objects.filter(pk=room.pk).update(status="paused")
+    room.refresh_from_db()
+    record_event(room, EventType.STATUS, build.status(room))
+
+
+def _turn(room, seat, **fields):
+    return Observation.objects.create(room=room, seq=next_seq(room), seat=seat, author_name=seat.display_name, **fields)
+
+
+def test_two_architects_are_told_apart_in_the_room(make_page):
+    page, owner = make_page("tara")
+    builtin = Agent.objects.get(is_builtin=True, alias="architect")
+    mine = do_create_agent(owner, name="Architect")
+    assert mine.alias == "architect-2"
+    chair = Agent.objects.get(is_builtin=True, name="The Impartial Chair")
+    room = do_create_room(owner, name="Twins", topic="Which cache?", moderator_id=chair.pk, participants=[
+        {"agent_id": builtin.pk, "role": "participant"}, {"agent_id": mine.pk, "role": "participant"}])
+    seats = {s.agent_id: s for s in room.seats.all()}
+    facilitator = next(s for s in seats.values() if s.role == Seat.Role.FACILITATOR)
+    _turn(room, facilitator, round=0, author_kind="facilitator", kind="decision", content="Which cache?",
+          data={"decision": "continue", "nextParticipantId": seats[mine.pk].pk, "question": "Which cache fits?",
+                "reasoning": "Start with the owner's architect.", "fallback": None})
+    _turn(room, seats[mine.pk], round=1, kind="contribution", content="Cache the catalogue.", tokens=120)
+    _turn(room, seats[builtin.pk], round=2, kind="contribution", content="Not the cart.", tokens=80)
+    _pause(room)
+
+    ours, theirs = "Architect (@architect-2, yours)", "Architect (@architect, built-in)"
+    page.goto(f"/discussions/{room.pk}/")
+    page.locator("#timeline .tcard.turn").nth(1).wait_for()
+    people = page.locator("#people .person .name").all_inner_texts()
+    assert people == ["The Impartial Chair", theirs, ours], people
+    speakers = page.locator("#timeline .tcard.turn .speaker").all_inner_texts()
+    assert speakers == [ours, theirs], speakers
+    assert page.locator("#timeline .tcard.moderator .badge.decision").inner_text() == f"Continue → {ours}"
+    page.wait_for_function("() => document.querySelectorAll('#airtime li').length === 2")
+    airtime = page.locator("#airtime li .who").all_inner_texts()
+    assert sorted(airtime) == sorted([ours, theirs]), airtime
+    shot(page, "room-same-names.png")
+    assert not page.errors, page.errors
+
+    # Someone the room is shared with reads whose the owner's one is.
+    viewer_page, viewer = make_page("vera", sign_in=False)
+    do_share_room(room, username=viewer.username, access="viewer")
+    sign_in_as(viewer_page, viewer.username)
+    viewer_page.goto(f"/discussions/{room.pk}/")
+    viewer_page.locator("#timeline .tcard.turn").nth(1).wait_for()
+    assert viewer_page.locator("#people .person .name").all_inner_texts() == [
+        "The Impartial Chair", theirs, "Architect (@architect-2, tara's)"]
+    assert not viewer_page.errors, viewer_page.errors
+
+
+def test_a_room_s_errors_name_no_api_field_and_a_vote_mid_line_is_said_not_to_count(make_page):
+    page, owner = make_page("omar")
+    builtin = Agent.objects.get(is_builtin=True, alias="architect")
+    chair = Agent.objects.get(is_builtin=True, name="The Impartial Chair")
+    room = do_create_room(owner, name="Votes", topic="Ship it?", moderator_id=chair.pk,
+                          participants=[{"agent_id": builtin.pk, "role": "participant"}])
+    _pause(room)  # people may speak; no step runs
+    page.goto(f"/discussions/{room.pk}/")
+    page.locator("#comment-form:not([hidden])").wait_for()
+
+    # Sharing with someone who does not exist: the message, not "username: …".
+    page.get_by_label("Username").fill("nobody-here")
+    page.get_by_role("button", name="Share").click()
+    error = page.locator("#share-error")
+    error.wait_for()
+    assert error.inner_text() == "No such user. No active user by that name can be added.", error.inner_text()
+    assert "username:" not in error.inner_text()
+
+    # A vote in the middle of a line is posted as a comment, and the person is told it did not count.
+    note = page.locator("#comment-note")
+    page.locator("#comment-text").fill("I think we should wait. VOTE: READY")
+    page.get_by_role("button", name="Post comment").click()
+    note.wait_for()
+    assert "vote was not counted" in note.inner_text() and "a line of its own" in note.inner_text()
+    assert "VOTE: READY" in note.inner_text()
+    page.wait_for_function("() => document.querySelector('#comment-text').value === ''")
+    # One on a line of its own counts, and nothing is said.
+    page.locator("#comment-text").fill("I think we should wait.\nVOTE: READY")
+    page.get_by_role("button", name="Post comment").click()
+    page.wait_for_function("() => document.querySelector('#comment-note').hidden")
+    page.wait_for_function("() => document.querySelectorAll('#timeline .tcard.turn').length === 2")
+    votes = [m for o in Observation.objects.filter(room=room).order_by("seq") for m in o.markers if m["type"] == "vote"]
+    assert len(votes) == 1  # the mid-line one was not counted (the parser is unchanged)
+    shot(page, "room-vote-not-counted.png")
+    assert not page.errors, page.errors
