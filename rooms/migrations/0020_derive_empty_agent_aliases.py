@@ -1,0 +1,25 @@
+"""Agents made before aliases were never empty get one: derived from the name as a new agent's is (``agent`` when
+the name leaves nothing to slugify), numbered past the aliases their owner and the built-ins already have."""
+from django.db import migrations
+from django.utils.text import slugify
+
+FALLBACK_ALIAS = "agent"  # as rooms.actions.catalog.FALLBACK_ALIAS
+
+
+def derive(apps, schema_editor):
+    Agent = apps.get_model("rooms", "Agent")
+    builtin = {a.lower() for a in Agent.objects.filter(is_builtin=True).values_list("alias", flat=True)}
+    for agent in Agent.objects.filter(alias="").order_by("id"):
+        taken = builtin | {a.lower() for a in Agent.objects.filter(is_builtin=False, created_by_id=agent.created_by_id)
+                           .values_list("alias", flat=True)}
+        base = slugify(agent.name)[:60] or FALLBACK_ALIAS
+        alias, n = base, 1
+        while alias.lower() in taken:
+            n += 1
+            alias = f"{base}-{n}"
+        Agent.objects.filter(pk=agent.pk).update(alias=alias)
+
+
+class Migration(migrations.Migration):
+    dependencies = [("rooms", "0019_narrative_lists_in_search")]
+    operations = [migrations.RunPython(derive, migrations.RunPython.noop)]
