@@ -14,13 +14,16 @@
     return Number.isNaN(date.getTime()) ? "" : date.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
   }
 
-  // The topic under the name, as Markdown on one line (the row stays a row), only when it says more than
-  // the name does (the name made from a topic leaves its Markdown out, so the rendered text is compared).
+  // Text as compared with a name: without case, runs of spaces or the punctuation that ends it.
+  const comparable = (text) => String(text || "").replace(/\s+/g, " ").trim().replace(/[\s?.!:;,…]+$/, "").toLowerCase();
+
+  // The topic under the name, as Markdown on one line (the row stays a row), unless it says nothing more
+  // than the name does: a topic whose name is its first words (a name made from it) still shows. The name
+  // made from a topic leaves its Markdown out, so the rendered text is compared.
   function topicLine(d) {
-    const name = (d.name || "").replace(/…$/, "").trim().toLowerCase();
     if (!(d.topic || "").trim()) return null;
     const topic = window.ConveneMarkdown.inlineMarkdownNode(d.topic);
-    if (topic.textContent.trim().toLowerCase().startsWith(name)) return null;
+    if (comparable(topic.textContent) === comparable(d.name)) return null;
     return el("div", { class: "muted small clamp topic-line" }, topic);
   }
 
@@ -32,6 +35,8 @@
 
   // A workspace that paused itself says why.
   const PAUSED_BY = { idle: "nobody acted", budget: "budget used up" };
+  // A completed or archived workspace is read-only (the server answers 409 to a change): no Rename.
+  const READ_ONLY = ["completed", "archived"];
 
   function row(d) {
     const mine = d.access === "owner" || d.access === "staff";
@@ -43,7 +48,8 @@
       el("td", { class: "nowrap" }, d.kind === "workspace" ? `${d.round ?? 0}` : `${d.round ?? 0} of ${d.maxRounds ?? "?"}`),
       el("td", { class: "muted small nowrap" }, relative(d.updatedAt || d.createdAt)),
       el("td", {}, mine ? el("div", { class: "row-actions" },
-        el("button", { type: "button", class: "btn btn-small btn-ghost", "data-rename": d.id, "aria-label": `Rename ${d.name}` }, "Rename"),
+        READ_ONLY.includes(d.status) ? null
+          : el("button", { type: "button", class: "btn btn-small btn-ghost", "data-rename": d.id, "aria-label": `Rename ${d.name}` }, "Rename"),
         el("button", { type: "button", class: "btn btn-small btn-ghost btn-danger", "data-delete": d.id, "aria-label": `Delete ${d.name}` }, "Delete")) : null));
   }
 
