@@ -1,12 +1,15 @@
 // The three-step creation wizard: topic & format; facilitator & participants; rounds, estimate, start.
 (function () {
   "use strict";
-  const { request, listAll, el, toast, pageData, fieldErrors, budgetLimits, agentLabels, ownAgentNamed, duration: spanOfTime } = window.Convene;
+  const { request, listAll, el, toast, pageData, errorText, budgetLimits, agentLabels, ownAgentNamed, duration: spanOfTime } = window.Convene;
   const page = pageData();
   const $ = (sel) => document.querySelector(sel);
   const form = $("#wizard");
 
   const ROLE_OPTIONS = [["participant", "Participant"], ["devil_advocate", "Devil's advocate"], ["observer", "Observer"]];
+  // Every agent of a workspace publishes observations each round, so the server seats none whose own role is
+  // one of these (rooms.models.Seat.NOT_WORK_ROLES, by the role's key), and the wizard offers no facilitator.
+  const NOT_WORK_ROLES = ["facilitator", "observer"];
   const OFFLINE_PROVIDERS = new Set(["rehearsal", "scripted"]);
   // Rough per-call sizes (tokens) and durations (seconds) for the estimate.
   const CALLS = {
@@ -208,16 +211,37 @@
     return row;
   }
 
+  // Can the agent work in a workspace? Not a facilitator, nor an agent whose own role is one no workspace
+  // agent works in.
+  function works(agent) {
+    return !agent.isFacilitator && !(agent.role && NOT_WORK_ROLES.includes(agent.role.key));
+  }
+
+  // The participants to tick, for the kind of room chosen on step 1 (what was ticked stays ticked).
   function fillParticipants() {
     const box = $("#participants");
-    const others = agents.filter((a) => !a.isFacilitator);
-    const facilitators = agents.filter((a) => a.isFacilitator);
+    const ticked = new Map(participants().map((p) => [String(p.agentId), p.role]));
+    const workspace = kind() === "workspace";
+    const offered = workspace ? agents.filter(works) : agents;
+    const others = offered.filter((a) => !a.isFacilitator);
+    const facilitators = offered.filter((a) => a.isFacilitator);
     box.replaceChildren();
     if (!others.length) box.append(el("p", { class: "muted" }, "No assistants yet."));
     box.append(...others.map(participantRow));
     if (facilitators.length) {
       box.append(el("details", { class: "more-agents" }, el("summary", {}, `Facilitators as participants (${facilitators.length})`),
         ...facilitators.map(participantRow)));
+    }
+    const idle = workspace ? agents.filter((a) => !a.isFacilitator && !works(a)) : [];
+    if (workspace) {
+      box.append(el("p", { class: "help", id: "not-working" }, "In a workspace every assistant publishes observations each round, "
+        + "so facilitators are not offered here"
+        + (idle.length ? `, nor ${idle.map((a) => `${labelOf(a)} (${a.role.name})`).join(", ")}, whose role does not publish.` : ".")));
+    }
+    for (const row of box.querySelectorAll(".prow")) {
+      if (!ticked.has(row.dataset.agentId)) continue;
+      row.querySelector(".p-check").checked = true;
+      row.querySelector(".p-role").value = ticked.get(row.dataset.agentId);
     }
     syncParticipantRows();
   }
@@ -290,7 +314,7 @@
       $("#moderator").value = String(data.id);
       describeModerator();
     } catch (err) {
-      fieldError("nf-error", [err.message, ...fieldErrors(err)].join(" "));
+      fieldError("nf-error", errorText(err, { name: "Name", description: "Description" }));
     }
   }
 
@@ -416,6 +440,25 @@
     return body;
   }
 
+  // The fields of the body in the wizard's words, for what the server says is wrong with them.
+  const FIELD_WORDS = { name: "Name", topic: "Topic", format: "Format", kind: "Kind of room", moderatorId: "Facilitator",
+    participants: "Participants", maxRounds: "Maximum rounds", budgetTokens: "Budget in tokens", budgetUsd: "Budget in US dollars",
+    turnPolicy: "Rounds", "turnPolicy.maxEvents": "Observations per round", "turnPolicy.maxSeconds": "Minutes per round" };
+  const SEAT_FIELD = /^participants\[(\d+)\]/;
+
+  // A refusal of the server in words: a participant's field is that participant, by its name as the list
+  // shows it ("participants[1].agentId" is the second one ticked); the other fields by their labels.
+  function refusal(err, body) {
+    return errorText(err, (field, text) => {
+      const seat = SEAT_FIELD.exec(field);
+      if (!seat) return FIELD_WORDS[field] ? `${FIELD_WORDS[field]}: ${text}` : text;
+      const chosen = (body.participants || [])[Number(seat[1])];
+      const agent = chosen && agentById(chosen.agentId);
+      if (!agent) return text;
+      return text.includes(agent.name) ? text.replace(agent.name, labelOf(agent)) : `${labelOf(agent)}: ${text}`;
+    });
+  }
+
   async function submit(start) {
     for (const n of [1, 2, 3]) {
       if (!validate(n)) { goTo(n); return; }
@@ -424,14 +467,21 @@
     buttons.forEach((b) => { b.disabled = true; });
     const error = $("#wizard-error");
     error.hidden = true;
+    const body = payload();
     try {
-      const { data } = await request("POST", "discussions", payload());
+      const { data } = await request("POST", "discussions", body);
       if (start) await request("POST", `discussions/${data.id}/start`);
       window.location.assign(`/discussions/${data.id}/`);
     } catch (err) {
-      error.textContent = [err.message, ...fieldErrors(err)].join(" ");
-      error.hidden = false;
       buttons.forEach((b) => { b.disabled = false; });
+      // What is wrong with the participants is put right on step 2: said there, under the list.
+      if (Object.keys(err.details || {}).some((field) => field.startsWith("participants"))) {
+        goTo(2);
+        fieldError("participants-error", refusal(err, body));
+        return;
+      }
+      error.textContent = refusal(err, body);
+      error.hidden = false;
     }
   }
 
@@ -440,7 +490,9 @@
   const policy = page.roundPolicy || { maxEvents: 10, maxSeconds: 300 };
   $("#ws-events").value = policy.maxEvents;
   $("#ws-minutes").value = Math.round((policy.maxSeconds / 60) * 100) / 100;
-  for (const radio of form.querySelectorAll('input[name="kind"]')) radio.addEventListener("change", showKind);
+  for (const radio of form.querySelectorAll('input[name="kind"]')) {
+    radio.addEventListener("change", () => { showKind(); fillParticipants(); });
+  }
   for (const id of ["ws-events", "ws-minutes", "budget-tokens", "budget-usd"]) {
     $(`#${id}`).addEventListener("input", () => { if (step === 3) renderReview(); });
   }
