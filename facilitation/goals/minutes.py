@@ -8,6 +8,7 @@ from datetime import timezone as dt_timezone
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from facilitation.deliberation.literal import plain_text
 from facilitation.exports.docx import new_document
 from facilitation.goals import patterns, texts
 from rooms.models import FacilitationRun, Observation, Room, RoomEvent
@@ -43,7 +44,7 @@ def render_run_minutes(room: Room) -> bytes:
     facts = run_facts(room)
     pattern, slots, artifact = facts.get("pattern", "list"), facts.get("slots") or {"min": 1}, facts.get("artifact") or {}
     check = patterns.check(pattern, slots, artifact) if facts else patterns.Check(False, ["no run data"])
-    doc = new_document(_clean(room.name), _clean(room.topic))
+    doc = new_document(_clean(room.name), _clean(plain_text(room.topic)))
     doc.add_heading(_clean(f"Minutes: {room.name}"), level=0)
     doc.add_paragraph(_clean(f"Goal: {room.topic}"))
     if facts:

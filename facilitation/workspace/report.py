@@ -6,7 +6,8 @@ import io
 from dataclasses import dataclass, field
 
 from facilitation.exports.docx import new_document, xml_safe
-from facilitation.exports.markdown_docx import add_markdown, demote_headings
+from facilitation.exports.markdown import written
+from facilitation.exports.markdown_docx import add_markdown, demote_headings, fill_cell
 from facilitation.exports.minutes import when
 from facilitation.wording import counted
 from facilitation.workspace.context import unanswered
@@ -98,7 +99,9 @@ def _round_heading(part: RoundPart) -> str:
 
 
 def _facts(r: Report) -> list[tuple[str, str]]:
-    return [("Scope", r.scope), ("Status", r.status), ("Rounds", str(len(r.rounds))), ("Manager", r.manager),
+    """The report's facts; the scope (the topic, Markdown people wrote) is shown apart from them: in the Markdown
+    report as a section of its own, in the .docx as a cell with its formatting rendered."""
+    return [("Status", r.status), ("Rounds", str(len(r.rounds))), ("Manager", r.manager),
             ("Started", r.started), ("Ended", r.ended), ("Spent", r.spent)]
 
 
@@ -108,6 +111,7 @@ def render_markdown(room: Room) -> str:
     if r.rehearsal:
         out += [f"_{REHEARSAL_NOTICE}_", ""]
     out += [f"- **{label}:** {value}" for label, value in _facts(r)] + [""]
+    out += ["## Scope", "", written(r.scope, 2) or "-", ""]
     out += ["## Still open", ""] + ([f"- {item}" for item in r.open_items] or ["Nothing: every question and blocker has an answer."]) + [""]
     out += ["## Tasks", ""] + ([f"- {t}" for t in r.tasks] or ["No tasks."]) + [""]
     out += ["## Rounds", ""]
@@ -141,6 +145,9 @@ def render_docx(room: Room) -> bytes:
         doc.add_paragraph().add_run(REHEARSAL_NOTICE).bold = True
     table = doc.add_table(rows=0, cols=2)
     table.style = "Table Grid"
+    scope = table.add_row().cells
+    scope[0].text = "Scope"
+    fill_cell(scope[1], r.scope)
     for label, value in _facts(r):
         cells = table.add_row().cells
         cells[0].text, cells[1].text = label, value

@@ -271,3 +271,14 @@ def test_minutes_of_a_run_as_docx(runner):
                    "- Lead: Ana", "- Timekeeper: (open)", "Still open", "Timekeeper: nobody yet"):
         assert needed in text, needed
     assert text.count("(v") == 3  # created, then two changes
+
+
+def test_the_minutes_subject_is_the_goal_as_one_clean_line(runner):
+    import io
+
+    from docx import Document
+
+    room_id = create(runner).json()["data"]["id"]
+    Room.objects.filter(pk=room_id).update(topic="# Roles\n\nEvery role gets **one** name.")
+    doc = Document(io.BytesIO(runner.get(f"/api/discussions/{room_id}/export?format=docx").content))
+    assert doc.core_properties.subject == "Roles. Every role gets one name."

@@ -79,3 +79,20 @@ def test_a_stranger_gets_no_report_and_the_discussion_file_stays(finished, peopl
     assert client.get(f"/api/discussions/{finished.pk}/export?format=docx").status_code == 404
     client.force_login(people["viewer"])
     assert client.get(f"/api/discussions/{finished.pk}/export?format=md").content.decode().startswith("<!-- convene discussion file v1 -->")
+
+
+def test_a_markdown_scope_keeps_the_report_s_structure(finished, people, client):
+    Room.objects.filter(pk=finished.pk).update(topic="# Goals\n\n- ship **safely**\n- <img src=x onerror=alert(1)>")
+    client.force_login(people["manager"])
+    text = client.get(f"/api/discussions/{finished.pk}/export?format=minutes").content.decode()
+    facts, rest = text.split("## Scope", 1)
+    assert "- **Status:** Completed" in facts and "- **Manager:** reporter" in facts  # the facts stay one list
+    scope = rest.split("## Still open", 1)[0]
+    assert "### Goals" in scope and "- ship **safely**" in scope  # its heading below the report's own
+    assert "&lt;img src=x onerror=alert(1)" in scope and "<img" not in text  # written out as text
+    assert [line for line in text.splitlines() if line.startswith("# ")] == ["# Workspace report: Billing migration"]
+    doc = Document(io.BytesIO(client.get(f"/api/discussions/{finished.pk}/export?format=docx").content))
+    cell = {row.cells[0].text: row.cells[1] for row in doc.tables[0].rows}["Scope"]
+    assert "#" not in cell.text and "**" not in cell.text and "ship safely" in cell.text
+    assert any(run.bold and run.text == "safely" for p in cell.paragraphs for run in p.runs)
+    assert [p.text for p in doc.paragraphs if p.style.name == "Heading 1"] == ["Still open", "Tasks", "Rounds", "Agents"]
