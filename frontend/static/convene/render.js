@@ -125,6 +125,13 @@
     const rows = el("dl", { class: "decision-body" });
     if (d.question) rows.append(el("dt", {}, "Question"), el("dd", { class: "question" }, contentNode(d.question)));
     if (d.reasoning) rows.append(el("dt", {}, "Reasoning"), el("dd", { class: "reasoning" }, d.reasoning));
+    // The rules that changed the facilitator's answer (a speaker asked for with @, a seat that may not speak...):
+    // without them the reasoning above can read as if it chose someone else.
+    const corrections = (Array.isArray(d.corrections) ? d.corrections : []).filter((c) => c && c.reason);
+    if (corrections.length) {
+      rows.append(el("dt", {}, corrections.length === 1 ? "Rule applied" : "Rules applied"),
+        el("dd", { class: "corrections" }, ...corrections.map((c) => el("div", {}, String(c.reason)))));
+    }
     if (d.fallback) rows.append(el("dt", {}, "Fallback"), el("dd", { class: "fallback-reason" }, String(d.fallback)));
     return el("li", {
       class: `tcard moderator ${d.fallback ? "has-fallback" : ""}`,
