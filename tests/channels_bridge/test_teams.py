@@ -335,11 +335,9 @@ def test_people_s_words_in_the_bot_s_answers_read_as_typed_on_teams(teams, post_
     assert f"no longer linked to \u201c{NAME}\u201d" in _as_shown(stopped["text"])[1]
 
 
-def test_a_refused_move_to_another_room_names_the_live_room_as_typed_on_teams(teams, post_teams, run_tasks, people,
-                                                                            chat_conv):
-    """Ben did not link the chat and has no Convene account: another room's code leaves it where it is, and the answer
-    names that room escaped (Teams shows it as Markdown), with the status command as typed there."""
-    from rooms.models import ChatCode, Room
+def _linked_by_ana(teams, post_teams, run_tasks, people, chat_conv):
+    """A discussion named ``NAME`` (owned by olga) that Ana linked the Teams chat to; returns (owner, room)."""
+    from rooms.models import Room
 
     owner = make_user("olga")
     room = make_discussion(owner)
@@ -348,6 +346,16 @@ def test_a_refused_move_to_another_room_names_the_live_room_as_typed_on_teams(te
     code = do_create_room_code(room, owner)
     post_teams(teams.message(chat_conv, people["ana"], f"facilitator start {code.code}"))
     run_tasks()
+    return owner, room
+
+
+def test_a_refused_move_to_another_room_names_the_live_room_as_typed_on_teams(teams, post_teams, run_tasks, people,
+                                                                            chat_conv):
+    """Ben did not link the chat and has no Convene account: another room's code leaves it where it is, and the answer
+    names that room escaped (Teams shows it as Markdown), with the status command as typed there."""
+    from rooms.models import ChatCode
+
+    owner, room = _linked_by_ana(teams, post_teams, run_tasks, people, chat_conv)
     other = do_create_room_code(make_discussion(make_user("mallory")), owner)
     post_teams(teams.message(chat_conv, people["ben"], f"facilitator start {other.code}"))
     run_tasks()
@@ -381,15 +389,8 @@ def test_the_status_card_shows_people_s_words_as_typed(teams, run_tasks, chat_co
 def test_a_teams_chat_whose_room_ended_is_told_once_with_the_name_as_typed(teams, post_teams, run_tasks, people,
                                                                           chat_conv):
     from facilitation.actions.lifecycle import do_start_discussion, do_stop_discussion
-    from rooms.models import Room
 
-    owner = make_user("olga")
-    room = make_discussion(owner)
-    Room.objects.filter(pk=room.pk).update(name=NAME)
-    post_teams(teams.bot_added(chat_conv, people["ana"]))
-    code = do_create_room_code(room, owner)
-    post_teams(teams.message(chat_conv, people["ana"], f"facilitator start {code.code}"))
-    run_tasks()
+    _owner, room = _linked_by_ana(teams, post_teams, run_tasks, people, chat_conv)
     do_start_discussion(room.pk)
     do_stop_discussion(room.pk)
     run_tasks()
