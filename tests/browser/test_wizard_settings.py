@@ -76,3 +76,27 @@ def test_a_discussion_takes_a_budget_from_the_wizard(make_page):
     assert room.turn_policy == {}
     expect(page.locator("#budget-line")).to_have_text("Budget: $0.75 · 0 % used")
     assert not page.errors, page.errors
+
+
+def test_a_start_that_fails_after_saving_keeps_one_draft_and_tries_that_one_again(make_page):
+    page, owner = make_page("wendy")
+    page.goto("/discussions/new/")
+    page.get_by_label("Topic").fill("Which queue should the billing service use?")
+    page.get_by_role("button", name="Next").click()
+    page.wait_for_selector("#moderator optgroup option", state="attached")
+    page.get_by_label("Facilitator", exact=True).select_option(label="The Socratic")
+    page.locator(".prow").filter(has=page.locator(".name", has_text=re.compile("^Architect$"))).locator(".p-check").check()
+    page.get_by_role("button", name="Next").click()
+    refusal = '{"error": {"code": "throttled", "message": "Too many requests; try again in a moment.", "details": {}}}'
+    page.route(re.compile(r".*/api/discussions/\d+/start$"),
+               lambda route: route.fulfill(status=429, body=refusal, content_type="application/json"))
+    page.locator("#wizard-start").click()
+    expect(page.locator("#wizard-error")).to_contain_text("Saved as a draft, but it could not start")
+    expect(page.locator("#wizard-error")).to_contain_text("Too many requests")
+    assert Room.objects.filter(owner=owner).count() == 1
+    page.unroute(re.compile(r".*/api/discussions/\d+/start$"))
+    page.locator("#wizard-start").click()
+    page.wait_for_url(re.compile(r".*/discussions/\d+/$"))
+    room = Room.objects.get(owner=owner)  # still the one draft, now started
+    assert room.status != "draft" and page.url.endswith(f"/discussions/{room.pk}/")
+    assert not [e for e in page.errors if "429" not in e], page.errors

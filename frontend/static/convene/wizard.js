@@ -459,6 +459,10 @@
     });
   }
 
+  // A draft this page saved whose start then failed: Start tries to start it again and Save as draft opens it;
+  // nothing is saved twice.
+  let savedId = null;
+
   async function submit(start) {
     for (const n of [1, 2, 3]) {
       if (!validate(n)) { goTo(n); return; }
@@ -469,11 +473,17 @@
     error.hidden = true;
     const body = payload();
     try {
-      const { data } = await request("POST", "discussions", body);
-      if (start) await request("POST", `discussions/${data.id}/start`);
-      window.location.assign(`/discussions/${data.id}/`);
+      if (savedId === null) savedId = (await request("POST", "discussions", body)).data.id;
+      if (start) await request("POST", `discussions/${savedId}/start`);
+      window.location.assign(`/discussions/${savedId}/`);
     } catch (err) {
       buttons.forEach((b) => { b.disabled = false; });
+      if (savedId !== null) {
+        error.textContent = `Saved as a draft, but it could not start: ${refusal(err, body)} Start tries again; ` +
+          "Save as draft opens the draft (change it there: what is changed here now is not saved).";
+        error.hidden = false;
+        return;
+      }
       // What is wrong with the participants is put right on step 2: said there, under the list.
       if (Object.keys(err.details || {}).some((field) => field.startsWith("participants"))) {
         goTo(2);
