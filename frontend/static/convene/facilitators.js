@@ -3,7 +3,9 @@
 // description, model and persona) or from scratch.
 (function () {
   "use strict";
-  const { request, listAll, el, toast, pageData, fieldErrors, agentLabels, ownAgentNamed } = window.Convene;
+  const { request, listAll, el, toast, pageData, errorText, agentLabels, ownAgentNamed } = window.Convene;
+  // The fields of a facilitator (and of its persona) in the form's words, for what the server says is wrong.
+  const FIELD_WORDS = { name: "Name", description: "Description", model: "Model", prompt: "Moderator prompt", alias: "Alias" };
   const page = pageData();
   const $ = (sel) => document.querySelector(sel);
   const GENERIC_PERSONA_KEY = "generic-facilitator";
@@ -163,7 +165,7 @@
         openForm(false);
         await load();
       } catch (err) {
-        error.textContent = [err.message, ...fieldErrors(err)].join(" ");
+        error.textContent = errorText(err, FIELD_WORDS);
         error.hidden = false;
       } finally {
         button.disabled = false;
@@ -193,7 +195,7 @@
       openForm(false);
       await load();
     } catch (err) {
-      error.textContent = [err.message, ...fieldErrors(err)].join(" ");
+      error.textContent = errorText(err, FIELD_WORDS);
       error.hidden = false;
     } finally {
       button.disabled = false;

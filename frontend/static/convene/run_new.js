@@ -66,7 +66,7 @@
     for (const [field, messages] of Object.entries(err.details || {})) {
       const target = ERROR_FIELDS.find(([pattern]) => pattern.test(field));
       const text = Array.isArray(messages) ? messages.join(" ") : String(messages);
-      if (target) { $(target[1]).textContent = text; $(target[1]).hidden = false; } else rest.push(`${field}: ${text}`);
+      if (target) { $(target[1]).textContent = text; $(target[1]).hidden = false; } else if (text !== err.message) rest.push(text);
     }
     $("#run-error").textContent = [err.message, ...rest].join(" ");
     $("#run-error").hidden = false;
