@@ -8,10 +8,11 @@ FALLBACK_ALIAS = "agent"  # as rooms.actions.catalog.FALLBACK_ALIAS
 
 def derive(apps, schema_editor):
     Agent = apps.get_model("rooms", "Agent")
-    builtin = {a.lower() for a in Agent.objects.filter(is_builtin=True).values_list("alias", flat=True)}
     for agent in Agent.objects.filter(alias="").order_by("id"):
-        taken = builtin | {a.lower() for a in Agent.objects.filter(is_builtin=False, created_by_id=agent.created_by_id)
-                           .values_list("alias", flat=True)}
+        # Read anew for each agent: the aliases given just before count (two built-ins of one name, say).
+        mine = Agent.objects.filter(is_builtin=True) if agent.is_builtin else Agent.objects.filter(
+            is_builtin=False, created_by_id=agent.created_by_id)
+        taken = {a.lower() for a in (Agent.objects.filter(is_builtin=True) | mine).values_list("alias", flat=True)}
         base = slugify(agent.name)[:60] or FALLBACK_ALIAS
         alias, n = base, 1
         while alias.lower() in taken:
