@@ -4,7 +4,7 @@
   "use strict";
   const { request, listAll, el, toast, pageData, roleBadge, counted, errorText, budgetLimits, agentLabels, STATUS_LABELS } = window.Convene;
   const R = window.ConveneRender;
-  const { EVENTS } = window.ConveneLive;
+  const { EVENTS, OfflinePoller, connectionLabel } = window.ConveneLive;
 
   const page = pageData();
   const id = page.discussionId;
@@ -15,7 +15,7 @@
 
   const state = {
     status: "draft", round: 0, maxRounds: 5, lastStatus: null, conclusion: "",
-    usage: { calls: 0, tokens: 0, costUsd: 0 }, seen: { calls: 0, tokens: 0 }, lastUpdate: null,
+    usage: { calls: 0, tokens: 0, costUsd: 0 }, seen: { calls: 0, tokens: 0 }, connection: "connecting", connectionDetail: "",
     seats: new Map(), // seat id -> {name, role}
     labels: new Map(), // seat id -> the agent's name, with its @alias and whose it is where another agent has that name
     moderatorLabel: null, // the facilitator's, the same way
@@ -124,22 +124,17 @@
     box.hidden = !message;
   }
 
-  function clock(date) {
-    return date ? date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" }) : "never";
+  function setConnection(s, detail) {
+    state.connection = s;
+    state.connectionDetail = detail ? String(detail) : "";
+    poller.connection(s); // redraws the label (showConnection)
   }
 
-  function setConnection(s, detail) {
+  function showConnection() {
     const node = $("#connection");
-    state.connection = s;
-    if (s === "online") stopPolling();
-    else if (!state.refused) pollSoon();
-    const polling = pollTimer !== null && s !== "online";
-    node.dataset.state = polling ? "polling" : s;
-    const labels = { online: "Live", offline: "Offline: reconnecting…", reconnecting: "Reconnecting…", connecting: "Connecting…", error: "Connection problem" };
-    node.querySelector(".label").textContent = polling
-      ? `Live updates unavailable, retrying · last update ${clock(state.lastUpdate)}`
-      : labels[s] || s;
-    node.title = detail ? String(detail) : "";
+    node.dataset.state = poller.polling ? "polling" : state.connection;
+    node.querySelector(".label").textContent = connectionLabel(state.connection, poller.polling, poller.lastUpdate);
+    node.title = state.connectionDetail;
   }
 
   // --- the transcript over REST: first load, and polling while the socket is down ---------
@@ -162,44 +157,20 @@
     return events;
   }
 
-  let pollTimer = null;
-  let graceTimer = null;
-  function pollSoon() {
-    if (pollTimer !== null || graceTimer !== null) return;
-    graceTimer = setTimeout(() => {
-      graceTimer = null;
-      if (state.connection !== "online" && !state.refused) startPolling();
-    }, OFFLINE_GRACE_MS);
-  }
-
-  function startPolling() {
-    if (pollTimer !== null) return;
-    pollTimer = setInterval(pollOnce, POLL_MS);
-    setConnection(state.connection || "offline");
-    pollOnce();
-  }
-
-  function stopPolling() {
-    clearTimeout(graceTimer);
-    graceTimer = null;
-    clearInterval(pollTimer);
-    pollTimer = null;
-  }
-
   async function pollOnce() {
-    try {
-      live.applyFetched(await fetchTurnsAfter(live.lastSeq));
-      const { data } = await request("GET", `discussions/${id}`);
-      setStatus(data.status, data.round, data.maxRounds);
-      if (data.conclusion && data.conclusion !== state.conclusion) showConclusion(data.conclusion);
-      showUsage(data.usage);
-      showBudget(data);
-      state.lastUpdate = new Date();
-    } catch (err) {
-      if (err.status === 403 || err.status === 404) refuse("Discussion not found, or you may not view it.");
-    }
-    if (pollTimer !== null) setConnection(state.connection || "offline");
+    live.applyFetched(await fetchTurnsAfter(live.lastSeq));
+    const { data } = await request("GET", `discussions/${id}`);
+    setStatus(data.status, data.round, data.maxRounds);
+    if (data.conclusion && data.conclusion !== state.conclusion) showConclusion(data.conclusion);
+    showUsage(data.usage);
+    showBudget(data);
   }
+
+  // While the socket is down the transcript and the room's state are read over REST (live.js OfflinePoller).
+  const poller = new OfflinePoller(pollOnce, {
+    intervalMs: POLL_MS, graceMs: OFFLINE_GRACE_MS, onChange: showConnection,
+    onError: (err) => { if (err.status === 403 || err.status === 404) refuse("Discussion not found, or you may not view it."); },
+  });
 
   function rememberSeat(seatId, name, role) {
     if (seatId == null) return;
@@ -307,7 +278,7 @@
   function onEvent(event, replayed) {
     // Panels of their own (e.g. a facilitation run's outcome) listen for every applied event.
     document.dispatchEvent(new CustomEvent("convene:event", { detail: { event, replayed } }));
-    state.lastUpdate = new Date();
+    poller.touched();
     if (event.type !== EVENTS.STATUS) {
       countUsage(event.turn);
       if (!replayed) refreshUsageSoon();
@@ -574,7 +545,7 @@
 
   function refuse(message) {
     state.refused = true;
-    stopPolling();
+    poller.stop();
     showError(message);
     updateControls();
     if (live && live.socket) live.socket.disconnect();
@@ -666,7 +637,7 @@
     // The transcript comes over REST first: it shows even when live updates cannot connect.
     try {
       live.applyFetched(await fetchTurnsAfter(0));
-      state.lastUpdate = new Date();
+      poller.touched();
     } catch (err) { /* the socket's join replays it */ }
     if (typeof window.io !== "function") {
       // static/vendor/ is filled by `npm --prefix frontend ci` (see frontend/package.json).
@@ -675,6 +646,6 @@
       return;
     }
     live.connect();
-    if (state.connection !== "online") pollSoon();
+    poller.connection(state.connection); // not online yet: polling starts if it stays so
   });
 })();
