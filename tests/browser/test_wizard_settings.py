@@ -57,8 +57,8 @@ def test_a_workspace_gets_its_pacing_and_budget_in_the_wizard(make_page):
     assert not page.errors, page.errors
 
 
-def test_a_discussion_takes_a_budget_from_the_wizard(make_page):
-    page, owner = make_page("wilma")
+def _to_review(page):
+    """Through the wizard's first two steps to its review: a discussion of the Socratic with the Architect."""
     page.goto("/discussions/new/")
     page.get_by_label("Topic").fill("Which queue should the billing service use?")
     page.get_by_role("button", name="Next").click()
@@ -66,6 +66,11 @@ def test_a_discussion_takes_a_budget_from_the_wizard(make_page):
     page.get_by_label("Facilitator", exact=True).select_option(label="The Socratic")
     page.locator(".prow").filter(has=page.locator(".name", has_text=re.compile("^Architect$"))).locator(".p-check").check()
     page.get_by_role("button", name="Next").click()
+
+
+def test_a_discussion_takes_a_budget_from_the_wizard(make_page):
+    page, owner = make_page("wilma")
+    _to_review(page)
     expect(page.locator("#workspace-rounds")).to_be_hidden()
     page.get_by_label("US dollars").fill("0.75")
     expect(page.locator("#review-budget")).to_have_text("$0.75")
@@ -80,13 +85,7 @@ def test_a_discussion_takes_a_budget_from_the_wizard(make_page):
 
 def test_a_start_that_fails_after_saving_keeps_one_draft_and_tries_that_one_again(make_page):
     page, owner = make_page("wendy")
-    page.goto("/discussions/new/")
-    page.get_by_label("Topic").fill("Which queue should the billing service use?")
-    page.get_by_role("button", name="Next").click()
-    page.wait_for_selector("#moderator optgroup option", state="attached")
-    page.get_by_label("Facilitator", exact=True).select_option(label="The Socratic")
-    page.locator(".prow").filter(has=page.locator(".name", has_text=re.compile("^Architect$"))).locator(".p-check").check()
-    page.get_by_role("button", name="Next").click()
+    _to_review(page)
     refusal = '{"error": {"code": "throttled", "message": "Too many requests; try again in a moment.", "details": {}}}'
     page.route(re.compile(r".*/api/discussions/\d+/start$"),
                lambda route: route.fulfill(status=429, body=refusal, content_type="application/json"))
