@@ -34,7 +34,7 @@ from channels_bridge.events import (
     Migrated,
 )
 from facilitation.actions.comments import do_record_chat_message
-from facilitation.goals.voice import escaper_for, outcome_after_the_end, run_state_after_the_end
+from facilitation.goals.voice import command_in, escaper_for, outcome_after_the_end, run_state_after_the_end
 from rooms import meeting
 from rooms.actions import chat as chat_actions
 from rooms.actions.chat import CodeRefused, LinkHeld
@@ -44,17 +44,12 @@ from rooms.models import Chat, ChatIdentity, ChatLink, ChatMember, Delivery, Roo
 
 log = logging.getLogger("convene.bridge")
 
-def _typed(chat: Chat, words: str) -> str:
-    """A command as people type it in this chat (Teams: after the bot's @mention, whose name is escaped like
-    everything a reply quotes)."""
-    return escaper_for(chat)(chat_actions.typed_command(chat.platform, words, direct=chat.kind == Chat.Kind.DIRECT))
-
 
 def help_group(chat: Chat) -> str:
     return ("I relay this chat to a Convene discussion and back. In the group: "
-            f"{_typed(chat, 'facilitator start CODE')} links it to the discussion whose code it is, "
-            f"{_typed(chat, 'facilitator status')} says who moderates and toward what, "
-            f"{_typed(chat, 'facilitator stop')} ends it.")
+            f"{command_in(chat, 'facilitator start CODE')} links it to the discussion whose code it is, "
+            f"{command_in(chat, 'facilitator status')} says who moderates and toward what, "
+            f"{command_in(chat, 'facilitator stop')} ends it.")
 
 
 def help_direct(platform: str) -> str:
@@ -64,7 +59,7 @@ def help_direct(platform: str) -> str:
 
 def greeting(chat: Chat) -> str:
     return ("Hello, I am the Convene facilitator. Nothing here is relayed until someone links this chat "
-            f"to a discussion with {_typed(chat, 'facilitator start CODE')} (the code comes from the discussion's owner).")
+            f"to a discussion with {command_in(chat, 'facilitator start CODE')} (the code comes from the discussion's owner).")
 
 
 def _person(identity: ChatIdentity | None) -> meeting.Person | None:
@@ -233,7 +228,7 @@ def _direct_command(identity: ChatIdentity, name: str, args: tuple[str, ...], co
 
 def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation: str) -> str:
     if not args:
-        _reply(chat, f"Send {_typed(chat, 'facilitator start CODE')} with the code from the discussion's owner.")
+        _reply(chat, f"Send {command_in(chat, 'facilitator start CODE')} with the code from the discussion's owner.")
         return "start without code"
     try:
         link = chat_actions.do_link_chat(chat, args[0], identity, correlation_id=correlation)
@@ -246,7 +241,7 @@ def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation
     room = link.room
     if room.kind != Room.Kind.FACILITATION:  # a facilitation run opens with its handshake instead
         _reply(chat, f"Linked to the discussion \u201c{escaper_for(chat)(room.name)}\u201d. What is said here appears there, and what is said "
-                 f"there appears here. {_typed(chat, 'facilitator status')} tells more; {_typed(chat, 'facilitator stop')} ends it.",
+                 f"there appears here. {command_in(chat, 'facilitator status')} tells more; {command_in(chat, 'facilitator stop')} ends it.",
                room=room)
     transaction.on_commit(lambda: meeting.publish(meeting.MeetingEvent("linked", chat.platform, chat.pk, room_id=room.pk,
                                                                        actor=_person(identity))))
@@ -263,7 +258,7 @@ def link_held(room: Room, chat: Chat) -> str:
     word = _kind_word(room)
     return (f"This chat is linked to the {word} \u201c{escaper_for(chat)(room.name)}\u201d, which is still going on, so it "
             f"stays linked there. Only whoever linked this chat, or the {word}'s owner (with a linked account), can link "
-            f"it elsewhere while it goes on. {_typed(chat, 'facilitator status')} tells more.")
+            f"it elsewhere while it goes on. {command_in(chat, 'facilitator status')} tells more.")
 
 
 def status_text(link: ChatLink | None, chat: Chat) -> str:
@@ -276,7 +271,7 @@ def status_text(link: ChatLink | None, chat: Chat) -> str:
     rounds = f"round {room.round} of {room.max_rounds}" if room.round else f"{room.max_rounds} rounds at most"
     return (f"Moderated by {moderator} toward: {esc(room.topic)}\nDiscussion: {esc(room.name)} ({room.status}, {rounds})\n"
             f"What is said here appears there, and what is said there appears here; the conclusion goes to this chat "
-            f"and to the discussion's page. {_typed(chat, 'facilitator stop')} ends the link.")
+            f"and to the discussion's page. {command_in(chat, 'facilitator stop')} ends the link.")
 
 
 def _ended(room: Room, chat: Chat) -> str:
@@ -290,12 +285,12 @@ def _ended(room: Room, chat: Chat) -> str:
 
 def _link_another(room: Room, chat: Chat) -> str:
     what = "another run or discussion" if room.kind == Room.Kind.FACILITATION else "another discussion"
-    return f"To link {what}, send {_typed(chat, 'facilitator start CODE')} with a code from its owner."
+    return f"To link {what}, send {command_in(chat, 'facilitator start CODE')} with a code from its owner."
 
 
 def ended_notice(room: Room, chat: Chat) -> str:
     """The answer to the first message in a chat whose room has ended (sent once per chat and room)."""
-    return (f"{_ended(room, chat)}, so nothing said here is relayed any more. {_typed(chat, 'facilitator status')} tells "
+    return (f"{_ended(room, chat)}, so nothing said here is relayed any more. {command_in(chat, 'facilitator status')} tells "
             f"what it came to. {_link_another(room, chat)}")
 
 

@@ -17,10 +17,10 @@ people are on.
 import logging
 
 from facilitation.goals import actions, reading
-from facilitation.goals.voice import escaper_for
+from facilitation.goals.voice import command_in
 from rooms import meeting
 from rooms.access import can_control
-from rooms.actions.chat import do_unlink_chat, live_link, typed_command
+from rooms.actions.chat import do_unlink_chat, live_link
 from rooms.errors import StateConflict
 from rooms.models import Chat, ChatIdentity, FacilitationRun, Room
 
@@ -32,7 +32,7 @@ UNLINKED = "This chat is no longer linked to the run. Thank you all."
 def stop_refused(chat: Chat) -> str:
     """The answer to a stop by someone who may not stop the run, with the status command as typed in that chat
     (escaped where the chat shows Markdown: the bot's name is in it on Teams)."""
-    status = escaper_for(chat)(typed_command(chat.platform, "facilitator status", direct=chat.kind == Chat.Kind.DIRECT))
+    status = command_in(chat, "facilitator status")
     return ("Only the person who invited me, or the run's owner (with a linked account), can stop this run. "
             f"Everyone can ask {status}.")
 

@@ -38,6 +38,12 @@ def escaper_for(chat: Chat | ChatIdentity) -> texts.Escape:
     return md if chat.platform == "teams" else texts.as_written
 
 
+def command_in(chat: Chat, words: str) -> str:
+    """A command as people type it in ``chat`` (Teams: after the bot's @mention), written as the chat's replies write
+    people's words (``escaper_for``: the bot's name may hold marks Teams would read as Markdown)."""
+    return escaper_for(chat)(typed_command(chat.platform, words, direct=chat.kind == Chat.Kind.DIRECT))
+
+
 def run_state_after_the_end(room: Room) -> str:
     """How a finished run ended (``completed``, ``stopped`` or ``failed``), from the run or the protocol a reaped run
     left in the room; "" when the room holds no finished run."""
