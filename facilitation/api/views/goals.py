@@ -1,6 +1,6 @@
 """Facilitation runs over REST: GET /api/discussions/{id}/artifact, GET /api/ephemeral-runs (staff) and
-GET /api/me/facilitation-runs (paged like every list of one's own rows: ``?page=``, ``?pageSize=`` up to
-100, default 100). A run in a discussion's detail is ``schemas.DiscussionOut``'s ``run`` and ``joinCode``."""
+GET /api/me/facilitation-runs (both paged like every list whose rows are usually wanted at once: ``?page=``,
+``?pageSize=`` up to 100, default 100). A run in a discussion's detail is ``schemas.DiscussionOut``'s ``run`` and ``joinCode``."""
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework.views import APIView
@@ -16,7 +16,6 @@ from rooms.models import FacilitationRun
 
 TAG = ["facilitation"]
 PAGE_SIZE = MAX_PAGE_SIZE  # one's own runs on one page, as before the list was paged, for nearly everyone
-RunListEnvelope = schemas.envelope("FacilitationRunListEnvelope", FacilitationRunRowOut(many=True))
 PagedRunListEnvelope = schemas.envelope("FacilitationRunPageEnvelope", FacilitationRunRowOut(many=True),
                                         schemas.PageMetaOut())
 
@@ -49,13 +48,17 @@ def _run_rows(rows) -> list[dict]:
 
 class EphemeralRunsView(APIView):
     @extend_schema(tags=TAG, operation_id="ephemeral_runs", summary="Live ephemeral facilitation runs (staff)",
-                   description="Soonest to expire first.",
-                   responses=schemas.responses({200: RunListEnvelope}, 403))
+                   description=f"Everyone's ephemeral runs, soonest to expire first, {PAGE_SIZE} to a page unless "
+                               "`pageSize` says otherwise.",
+                   parameters=schemas.page_params(PAGE_SIZE),
+                   responses=schemas.responses({200: PagedRunListEnvelope}, 400, 403))
     def get(self, request):
         if not request.user.is_staff:
             raise Forbidden("Only staff see ephemeral runs.")
-        rows = FacilitationRun.objects.filter(origin=FacilitationRun.Origin.EPHEMERAL)
-        return ok(_run_rows(rows.select_related("room", "room__owner").order_by("expires_at", "id")))
+        runs = FacilitationRun.objects.filter(origin=FacilitationRun.Origin.EPHEMERAL)
+        rows, meta = paginate(request, runs.select_related("room", "room__owner").order_by("expires_at", "id"),
+                              default_size=PAGE_SIZE)
+        return ok(_run_rows(rows), meta=meta)
 
 
 class MyRunsView(APIView):
