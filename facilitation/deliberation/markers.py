@@ -7,8 +7,10 @@ a numbered-list prefix, a quote ``>`` or Markdown bold)::
     - Q: Which cache?      -> {"type": "question", "text": "Which cache?"}
     **CONCERN:** no auth   -> {"type": "concern", "text": "no auth"}
 
-``@alias`` mentions are found anywhere in a line. Lines inside fenced code blocks
-and mentions inside inline code are ignored, and so are e-mail addresses. Items
+``@alias`` mentions are found anywhere in a line, with every alias an agent can have
+(an ASCII slug: letters, digits, ``-`` and ``_``, any of them first: ``@architect``,
+``@3d-artist``, ``@42``, ``@_bot``). Lines inside fenced code blocks and mentions inside
+inline code are ignored, and so are e-mail addresses and domain names. Items
 come back in the order they appear in the text; each also carries its ``line``
 (0-based). Pure Python: no Django.
 """
@@ -37,7 +39,9 @@ _MARKER = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _VOTE_VALUE = re.compile(r"^[\s\[\(*_`]*(READY|CHANGES|REJECT)\b", re.IGNORECASE)
-_MENTION = re.compile(r"(?<![\w@.`/])@([A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)")
+# An alias is a slug (``rooms.actions.catalog``: derived with slugify, or given and checked as a slug), so
+# it may start with a digit, ``-`` or ``_`` as well as a letter; a mention reads the same characters.
+_MENTION = re.compile(r"(?<![\w@.`/])@([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)")
 _INLINE_CODE = re.compile(r"`[^`]*`")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _PASS = re.compile(r"^[\s`*_\"'>]*NO_RESPONSE[\s`*_\"'.!]*$", re.IGNORECASE)
@@ -57,15 +61,30 @@ def _clean(rest: str, bold: str | None) -> str:
     return text
 
 
-def _mentions(line: str, number: int) -> list[dict]:
+def mention_targets(line: str) -> list[str]:
+    """The aliases ``@``-mentioned in one line, in order, as written (inline code left out)."""
     visible = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
     found = []
     for match in _MENTION.finditer(visible):
-        alias = match.group(1).rstrip("-_.")
+        alias = match.group(1)
         if "." in alias:  # a domain-like tail is part of an address, not an alias
             continue
-        found.append({"type": "mention", "text": alias, "target": alias, "line": number})
+        if not any(c.isalnum() for c in alias):  # "@-", "@__": punctuation, not a name
+            continue
+        found.append(alias)
     return found
+
+
+def mention_forms(target: str) -> list[str]:
+    """What a mention's ``target`` may name, most literal first: the alias as written (``bot_`` is an alias
+    of its own), then without the dashes and underscores that may end it as punctuation (``@rob- and``)."""
+    text = str(target or "").lstrip("@")
+    forms = [text, text.rstrip("-_")]
+    return [f for i, f in enumerate(forms) if f and f not in forms[:i]]
+
+
+def _mentions(line: str, number: int) -> list[dict]:
+    return [{"type": "mention", "text": alias, "target": alias, "line": number} for alias in mention_targets(line)]
 
 
 def parse_markers(text: str) -> list[dict]:

@@ -35,6 +35,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from facilitation.deliberation.markers import mention_forms, mention_targets
+
 VOTE_VALUES = ("READY", "CHANGES", "REJECT")
 ITEM_PREFIX = {"question": "Q", "concern": "C", "decision": "D", "todo": "T"}
 SPEAKING_ROLES = ("participant", "devil_advocate")
@@ -287,7 +289,7 @@ class RoomState:
             self._apply_marker(marker, seat_id, name, round, seq)
         self.mentions = self._mentioned(markers, seat_id)
         self.requested += [i for i in self.mentions if i not in self.requested]
-        everyone = any(m.get("type") == "mention" and str(m.get("target") or "").lower() == ALL for m in markers)
+        everyone = any(m.get("type") == "mention" and self._names_all(m.get("target")) for m in markers)
         if seat_id is None or everyone:  # a person's request, or @all: it stands until served
             self._standing.update(self.mentions)
 
@@ -366,12 +368,24 @@ class RoomState:
         return None
 
     def _owner_in(self, text: str) -> str:
-        for match in re.finditer(r"@([A-Za-z][\w-]*)", text):
-            seat = self.seat_for(match.group(1))
-            if seat is not None:
-                return seat.name
-            return match.group(1)
+        for target in mention_targets(text):
+            seat = self.mentioned_seat(target)
+            return seat.name if seat is not None else target
         return ""
+
+    def mentioned_seat(self, target) -> SeatRef | None:
+        """The seat an ``@target`` names: the first seat (in seat order) whose alias or name it is, in any casing.
+        Never a seat id: an alias may be all digits (``@42`` is the agent whose alias is 42)."""
+        for form in mention_forms(target):
+            low = form.lower()
+            for seat in self.seats:
+                if low in (seat.alias.lower(), seat.name.lower()):
+                    return seat
+        return None
+
+    @staticmethod
+    def _names_all(target) -> bool:
+        return any(form.lower() == ALL for form in mention_forms(target))
 
     def _mentioned(self, markers: list[dict], seat_id) -> list[int]:
         found = []
@@ -379,8 +393,8 @@ class RoomState:
             if marker.get("type") != "mention":
                 continue
             target = marker.get("target") or marker.get("alias") or marker.get("text")
-            seat = self.seat_for(target)
-            if seat is None and str(target or "").lower() == ALL:
+            seat = self.mentioned_seat(target)
+            if seat is None and self._names_all(target):
                 seats = self.speakers
             else:
                 seats = [seat] if seat is not None else []

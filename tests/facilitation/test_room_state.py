@@ -112,6 +112,25 @@ def test_mentions_of_the_latest_turn_resolve_to_speaking_seats():
     assert state.mentions == []
 
 
+def test_every_alias_an_agent_can_have_is_mentionable():
+    """Aliases are slugs: a digit, ``-`` or ``_`` may start one, ``-`` or ``_`` end one; ``@2`` names the seat
+    whose alias is 2, never seat id 2; a dash or underscore after an alias that does not have it is punctuation."""
+    seats = [SeatRef(1, "Lead", "participant", "lead"), SeatRef(2, "Numbered", "participant", "7"),
+             SeatRef(7, "Digits", "participant", "2"), SeatRef(8, "Artist", "participant", "3d-artist"),
+             SeatRef(9, "Under", "participant", "_bot"), SeatRef(10, "Trail", "participant", "bot_"),
+             SeatRef(11, "Dash", "participant", "-x")]
+    cases = {"@2 please": [7], "@7 please": [2], "@3D-Artist, your view?": [8], "@_bot and @bot_ and @-x": [9, 10, 11],
+             "ask @lead- he knows": [1], "@lead__, again": [1]}
+    for text, wanted in cases.items():
+        state = RoomState(seats)
+        state.record_turn(1, 1, None, text, parse_markers(text))
+        assert state.mentions == wanted, text
+    state = RoomState(seats)
+    state.record_turn(1, 1, 1, "TODO: render the scene\nASSIGNED: @3d-artist renders the scene", parse_markers(
+        "TODO: render the scene\nASSIGNED: @3d-artist renders the scene"))
+    assert [(t.status, t.owner) for t in state.todos] == [("assigned", "Artist")]
+
+
 def test_seat_lookup_by_id_name_alias_any_casing():
     state = RoomState(SEATS)
     for ref in (2, "2", "Security", "SECURITY", "@security", " security ", "Security [id 2]", "Security (security)", "id 2"):

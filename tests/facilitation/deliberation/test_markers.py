@@ -46,6 +46,14 @@ def test_mentions_anywhere_in_order_with_markers():
     assert all("alias" not in m for m in items)
 
 
+def test_mentions_read_every_alias_an_agent_can_have():
+    """An alias is a slug: a digit, ``-`` or ``_`` may start it, ``-`` or ``_`` end it (kept as written)."""
+    text = "@42 first, then @3d-artist, @_bot, @bot_ and @-x; @2nd-pass."
+    assert [m["target"] for m in parse_markers(text)] == ["42", "3d-artist", "_bot", "bot_", "-x", "2nd-pass"]
+    # punctuation alone is no mention; addresses and domains stay text
+    assert parse_markers("@- or @__ or @. here; mail ops@1and1.com or see @10.0.0.1") == []
+
+
 def test_emails_code_and_fences_are_not_markers():
     text = "Mail bob@example.com please\nUse `@decorator` here\n```\nQ: inside code\n@hidden\n```\nQ: outside"
     assert kinds(text) == [("question", "outside")]
