@@ -2,10 +2,21 @@
 
 A body over ``API_MAX_BODY_BYTES`` is 413 before it is read; one nested deeper than
 ``MAX_DEPTH`` (or deep enough to exhaust the parser's recursion) is 400.
+
+Both spellings of a field are read (``maxRounds`` and ``max_rounds``); a body that gives one field in
+two spellings with different values is 400 naming the field, instead of one of them silently winning.
+Keys inside ``settings.JSON_DATA_FIELDS`` are people's words and stay as written (``note_taker`` next to
+``noteTaker`` are two roles).
 """
+import json
+import re
+
 from django.conf import settings
 from djangorestframework_camel_case.parser import CamelCaseJSONParser
+from djangorestframework_camel_case.util import camel_to_underscore, camelize_re, underscore_to_camel
 from rest_framework import exceptions, status
+
+from rooms.errors import ValidationFailed
 
 MAX_DEPTH = 20
 
@@ -34,6 +45,39 @@ def depth_of(value) -> int:
     return deepest
 
 
+def _wire(key: str) -> str:
+    return re.sub(camelize_re, underscore_to_camel, key)
+
+
+def _same(a, b) -> bool:
+    """The same JSON value, type included (``1`` is not ``true``)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def underscore_keys(value, options: dict, path: str = "", clashes: dict | None = None):
+    """``value`` with its object keys in snake_case (as ``djangorestframework_camel_case`` writes them);
+    each field given in two spellings with different values is added to ``clashes`` under its path
+    (``maxRounds``, ``participants[0].agentId``)."""
+    clashes = {} if clashes is None else clashes
+    if isinstance(value, list):
+        return [underscore_keys(item, options, f"{path}[{n}]", clashes) for n, item in enumerate(value)]
+    if not isinstance(value, dict):
+        return value
+    ignore, keep = options.get("ignore_fields") or (), options.get("ignore_keys") or ()
+    out, spelled = {}, {}
+    for key, item in value.items():
+        snake = camel_to_underscore(key, **options) if isinstance(key, str) else key
+        if key in keep or snake in keep:
+            snake = key
+        where = f"{path}.{_wire(snake)}" if path else _wire(snake)
+        result = item if key in ignore or snake in ignore else underscore_keys(item, options, where, clashes)
+        if snake in out and not _same(out[snake], result) and where not in clashes:
+            clashes[where] = [f"Sent as both {spelled[snake]!r} and {key!r} with different values; send one of them."]
+        out[snake] = result
+        spelled.setdefault(snake, key)
+    return out
+
+
 class JSONParser(CamelCaseJSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
         request = (parser_context or {}).get("request")
@@ -44,10 +88,18 @@ class JSONParser(CamelCaseJSONParser):
                 length = 0
             if length > settings.API_MAX_BODY_BYTES:
                 raise BodyTooLarge(f"The request body is larger than {settings.API_MAX_BODY_BYTES} bytes.")
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
-            data = super().parse(stream, media_type, parser_context)
+            data = json.loads(stream.read().decode(encoding))
         except RecursionError:
             raise exceptions.ParseError(f"JSON nested more than {MAX_DEPTH} levels deep.") from None
+        except ValueError as exc:
+            raise exceptions.ParseError(f"JSON parse error - {exc}") from None
         if depth_of(data) > MAX_DEPTH:
             raise exceptions.ParseError(f"JSON nested more than {MAX_DEPTH} levels deep.")
+        clashes: dict = {}
+        data = underscore_keys(data, self.json_underscoreize, clashes=clashes)
+        if clashes:
+            first = next(iter(clashes))
+            raise ValidationFailed(f"{first} was sent twice, in two spellings with different values.", clashes)
         return data
