@@ -17,9 +17,10 @@ its conclusion reaches the chat; the page keeps showing which chats took part). 
 recorded any more: the first message after the end is answered, once per chat and ended room, with a
 notice naming the room (``rooms.actions.deliveries.queue_ended_notice``), and ``facilitator status``
 says the room ended and what it came to. Linking a new room, or ``facilitator stop``, unlinks it.
-While the room is still going on, only someone who may stop the link (whoever linked the chat, or the
-room's owner or staff with a linked account: ``rooms.actions.chat.may_end_link``) may link the chat to
-another room; anyone else is told so (``link_held``) and nothing changes.
+While the room is still going on, only someone who may stop the link (whoever linked the chat, whoever
+started the room's facilitation run, or the room's owner or staff with a linked account:
+``rooms.actions.chat.may_end_link``) may link the chat to another room; anyone else is told so
+(``link_held``) and nothing changes.
 """
 import logging
 
@@ -253,12 +254,19 @@ def _kind_word(room: Room) -> str:
     return "run" if room.kind == Room.Kind.FACILITATION else "discussion"
 
 
+def _who_may_end(room: Room) -> str:
+    """Who may end a chat's link or move the chat to another room (``rooms.actions.chat.may_end_link``)."""
+    if room.kind == Room.Kind.FACILITATION:
+        return "whoever linked this chat, whoever started the run, or the run's owner (with a linked account)"
+    return "whoever linked this chat, or the discussion's owner (with a linked account)"
+
+
 def link_held(room: Room, chat: Chat) -> str:
     """The answer to ``facilitator start CODE`` from someone who may not move this chat away from its live room."""
     word = _kind_word(room)
     return (f"This chat is linked to the {word} \u201c{escaper_for(chat)(room.name)}\u201d, which is still going on, so it "
-            f"stays linked there. Only whoever linked this chat, or the {word}'s owner (with a linked account), can link "
-            f"it elsewhere while it goes on. {command_in(chat, 'facilitator status')} tells more.")
+            f"stays linked there. Only {_who_may_end(room)}, can link it elsewhere while it goes on. "
+            f"{command_in(chat, 'facilitator status')} tells more.")
 
 
 def status_text(link: ChatLink | None, chat: Chat) -> str:
@@ -316,8 +324,7 @@ def _stop(chat: Chat, identity: ChatIdentity, link: ChatLink | None, correlation
         _reply(chat, "Nothing to stop: this chat is not linked to a discussion.")
         return "stop without link"
     if not chat_actions.may_end_link(link, identity):
-        _reply(chat, "Only whoever linked this chat, or the discussion's owner (with a linked account), can stop it.",
-               room=link.room)
+        _reply(chat, f"Only {_who_may_end(link.room)}, can stop it.", room=link.room)
         return "stop refused"
     room = link.room
     chat_actions.do_unlink_chat(link, user=identity.user if identity.user_id else None, reason="stopped in chat",

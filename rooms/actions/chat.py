@@ -273,18 +273,29 @@ class LinkHeld(Forbidden):
     code = "link_held"
 
     def __init__(self, room: Room):
-        super().__init__(f"This chat is linked to \u201c{room.name}\u201d, which is still going on: only whoever linked "
-                         "the chat, or that room's owner (with a linked account), can link it to another room.",
-                         {"roomId": room.pk})
+        who = ("whoever linked the chat, whoever started the run, or the run's owner (with a linked account)"
+               if room.kind == Room.Kind.FACILITATION else "whoever linked the chat, or that room's owner (with a linked account)")
+        super().__init__(f"This chat is linked to \u201c{room.name}\u201d, which is still going on: only {who}, can link it "
+                         "to another room.", {"roomId": room.pk})
         self.room = room
+
+
+def started_the_run(room_id: int, identity: ChatIdentity | None) -> bool:
+    """Is ``identity`` the initiator of the facilitation run in this room (who may stop the run)?"""
+    if identity is None:
+        return False
+    return FacilitationRun.objects.filter(room_id=room_id, initiator_key=identity.key).exists()
 
 
 def may_end_link(link: ChatLink, identity: ChatIdentity | None) -> bool:
     """Who may end a chat's link (``facilitator stop``) and, while its room is live, replace it with another room's:
-    whoever linked the chat, or the room's owner or staff speaking from a chat account linked to their user."""
+    whoever linked the chat, the initiator of the room's facilitation run (who may stop the run), or the room's owner
+    or staff speaking from a chat account linked to their user."""
     if identity is None:
         return False
     if link.linked_by_id is not None and link.linked_by_id == identity.pk:
+        return True
+    if started_the_run(link.room_id, identity):
         return True
     return bool(identity.user_id and can_control(identity.user, link.room))
 

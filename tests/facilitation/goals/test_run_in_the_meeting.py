@@ -484,7 +484,7 @@ def test_a_stranger_cannot_move_the_run_s_founding_group_to_another_room_and_aft
     place.say("cy", f"/facilitator start {code.code}")
     (refusal,) = place.group_texts()[said:]
     assert refusal.startswith("This chat is linked to the run \u201cLaunch roles\u201d, which is still going on")
-    assert "Linked to the discussion" not in refusal
+    assert "whoever started the run" in refusal and "Linked to the discussion" not in refusal
     link = ChatLink.objects.get(chat__external_id=str(GROUP["id"]), active=True)
     assert link.room == room and not ChatLink.objects.filter(room=elsewhere).exists()
     assert FacilitationRun.objects.get(room=room).state == "active"
@@ -498,6 +498,51 @@ def test_a_stranger_cannot_move_the_run_s_founding_group_to_another_room_and_aft
     assert ChatLink.objects.get(chat__external_id=str(GROUP["id"]), active=True).room == elsewhere
     (unlinked,) = Invocation.objects.filter(component="bridge.unlink_chat", room=room)
     assert unlinked.input["reason"] == "relinked"
+
+
+def test_the_run_s_initiator_may_move_its_group_to_another_room_as_she_may_stop_the_run(telegram, post_telegram, run_tasks):
+    """Ana invited the bot (the run's initiator, who may stop the run) but Ben linked the group and Ana has no linked
+    account: she may still move the group to another room while the run goes on, as she could stop it. The run's
+    link ends (relinked, by Ana) and the other room's code is used up."""
+    from rooms.actions.chat import do_create_room_code
+    from rooms.models import ChatCode, Invocation
+    from tests.factories import make_discussion
+
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks, reportTo=[])
+    room = Room.objects.get(pk=data["id"])
+    ana = ChatIdentity.objects.get(platform="telegram", external_id=str(TG["ana"]["id"]))
+    link = ChatLink.objects.get(room=room, active=True)
+    assert FacilitationRun.objects.get(room=room).initiator_key == ana.key
+    assert link.linked_by.external_id == str(TG["ben"]["id"]) and ana.user_id is None
+    mallory = make_user("mallory")
+    elsewhere = make_discussion(mallory)
+    code = committed(do_create_room_code, elsewhere, mallory)
+    place.say("ana", f"/facilitator start {code.code}")
+    moved = ChatLink.objects.get(chat__external_id=str(GROUP["id"]), active=True)
+    assert moved.room == elsewhere and moved.linked_by == ana
+    assert ChatCode.objects.get(pk=code.pk).used_at is not None
+    (unlinked,) = Invocation.objects.filter(component="bridge.unlink_chat", room=room)
+    assert unlinked.input["reason"] == "relinked" and unlinked.input["by"] == ana.key
+    assert "Linked to the discussion" in place.group_texts()[-1]
+
+
+def test_after_the_end_the_run_s_initiator_may_unlink_its_group(telegram, post_telegram, run_tasks):
+    """Once the run has ended, its initiator (Ana invited the bot; Ben linked the group) may still unlink the group,
+    as whoever linked it or the owner may; anyone else is told who may."""
+    from facilitation.tasks.goals import sweep_runs
+
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks, reportTo=[])
+    room = Room.objects.get(pk=data["id"])
+    FacilitationRun.objects.filter(room=room).update(deadline=timezone.now() - timedelta(seconds=1))
+    assert committed(sweep_runs)["failed"] == 1
+    place.drain()
+    place.say("cy", "/facilitator stop")
+    assert place.group_texts()[-1] == ("Only whoever linked this chat, whoever started the run, or the run's owner (with a "
+                                       "linked account), can stop it.")
+    assert ChatLink.objects.filter(room=room, active=True).exists()
+    place.say("ana", "/facilitator stop")
+    assert not ChatLink.objects.filter(room=room, active=True).exists()
+    assert place.group_texts()[-1].startswith("Stopped: this chat is no longer linked to \u201cLaunch roles\u201d.")
 
 
 def test_roles_of_several_words_or_with_punctuation_are_filled_in_the_group(telegram, post_telegram, run_tasks):
