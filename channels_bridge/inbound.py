@@ -20,7 +20,7 @@ says the room ended and what it came to. Linking a new room, or ``facilitator st
 While the room is still going on, only someone who may stop the link (whoever linked the chat, whoever
 started the room's facilitation run, or the room's owner or staff with a linked account:
 ``rooms.actions.chat.may_end_link``) may link the chat to another room; anyone else is told so
-(``link_held``) and nothing changes.
+(``link_held``), the refusal is audited and nothing else changes.
 """
 import logging
 

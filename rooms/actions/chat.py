@@ -308,10 +308,11 @@ def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlati
     linked with codes from ``do_create_room_code``.
 
     A chat linked to a room that is still going on moves to another room only when someone who may end
-    its link asks (``may_end_link``); anyone else gets ``LinkHeld`` and nothing is written (the code
-    stays usable). Once that room has ended, any new code links the chat in its place. The room left
-    behind learns it: its link ends with the audit row ``bridge.unlink_chat`` (reason ``relinked``, and
-    who asked) and a ``discussion:link`` event."""
+    its link asks (``may_end_link``); anyone else gets ``LinkHeld``: the link stays, the code stays usable,
+    and the refusal leaves its audit row (``bridge.link_refused``, on the room the chat stays with). Once
+    that room has ended, any new code links the chat in its place. The room left behind learns it: its
+    link ends with the audit row ``bridge.unlink_chat`` (reason ``relinked``, and who asked) and a
+    ``discussion:link`` event."""
     correlation = correlation_id or new_correlation_id()
     with transaction.atomic():
         row = _usable_code(code, ChatCode.Purpose.ROOM)
@@ -325,29 +326,40 @@ def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlati
             # The run's join code linked a group already (links made with the join code carry no code row).
             raise CodeRefused("That code has been used already: a run's join code links one group.")
         previous = ChatLink.objects.select_for_update(of=("self",)).filter(chat=chat, active=True).select_related("room").first()
-        if (previous is not None and previous.room_id != room.pk and not previous.room.is_terminal
-                and not may_end_link(previous, identity)):
-            raise LinkHeld(previous.room)
-        if row is not None:
-            row.used_at, row.used_by = timezone.now(), identity
-            row.save(update_fields=["used_at", "used_by"])
-        if previous is not None and previous.room_id == room.pk:
-            return previous
-        if previous is not None:
-            _unlink(previous, correlation, reason="relinked", user=identity.user if identity is not None and identity.user_id else None,
-                    by=identity.key if identity is not None else None)
-        try:
-            with transaction.atomic():
-                link = ChatLink.objects.create(chat=chat, room=room, linked_by=identity, code=row)
-        except IntegrityError:
-            raise StateConflict("This chat was linked at the same moment; try again.") from None
-        if not room.chat_linked:
-            room.chat_linked = True
-            room.save(update_fields=["chat_linked"])
-        record("bridge.link_chat", room=room, user=row.user if row is not None else room.owner, correlation_id=correlation,
-              data={"chat": chat.pk, "platform": chat.platform, "by": identity.key if identity else None,
-                    "via": "room code" if row is not None else "run join code"})
-        record_event(room, EventType.LINK, build.link(link, "linked"))
+        if (previous is None or previous.room_id == room.pk or previous.room.is_terminal
+                or may_end_link(previous, identity)):
+            return _link(chat, room, row, previous, identity, correlation)
+        held = LinkHeld(previous.room)
+        record("bridge.link_refused", room=previous.room, user=identity.user if identity is not None and identity.user_id else None,
+               correlation_id=correlation, success=False, error=held.message,
+               data={"chat": chat.pk, "platform": chat.platform, "by": identity.key if identity else None, "link": previous.pk,
+                     "to": room.pk, "via": "room code" if row is not None else "run join code", "refused": "link held"})
+    raise held  # after the block: the refusal's audit row stays, nothing else was written
+
+
+def _link(chat: Chat, room: Room, row: ChatCode | None, previous: ChatLink | None, identity: ChatIdentity | None,
+          correlation: str) -> ChatLink:
+    """``do_link_chat``'s write, under its locks: the code used up, the previous link ended, the new link."""
+    if row is not None:
+        row.used_at, row.used_by = timezone.now(), identity
+        row.save(update_fields=["used_at", "used_by"])
+    if previous is not None and previous.room_id == room.pk:
+        return previous
+    if previous is not None:
+        _unlink(previous, correlation, reason="relinked", user=identity.user if identity is not None and identity.user_id else None,
+                by=identity.key if identity is not None else None)
+    try:
+        with transaction.atomic():
+            link = ChatLink.objects.create(chat=chat, room=room, linked_by=identity, code=row)
+    except IntegrityError:
+        raise StateConflict("This chat was linked at the same moment; try again.") from None
+    if not room.chat_linked:
+        room.chat_linked = True
+        room.save(update_fields=["chat_linked"])
+    record("bridge.link_chat", room=room, user=row.user if row is not None else room.owner, correlation_id=correlation,
+          data={"chat": chat.pk, "platform": chat.platform, "by": identity.key if identity else None,
+                "via": "room code" if row is not None else "run join code"})
+    record_event(room, EventType.LINK, build.link(link, "linked"))
     return link
 
 

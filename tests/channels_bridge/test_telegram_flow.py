@@ -362,6 +362,30 @@ def test_only_someone_who_may_stop_the_link_moves_a_group_from_its_live_room(tel
     assert ChatLink.objects.get(chat=chat, active=True).room == third
 
 
+def test_a_refused_move_leaves_its_audit_row_and_nothing_else(telegram, post_telegram, run_tasks, room, owner):
+    """A stranger's refused move of a group from its live room is a refusal of a write that matters: it leaves one
+    audit row on the room the group stays with (who asked, from which chat, toward which room), and nothing else."""
+    from rooms.models import ChatCode
+
+    chat = linked(post_telegram, run_tasks, room, owner)  # linked by Ana
+    mallory = make_user("mallory")
+    elsewhere = make_discussion(mallory)
+    code = do_create_room_code(elsewhere, mallory)
+    link = ChatLink.objects.get(chat=chat, active=True)
+    post_telegram(tu.command(GROUP, BEN, f"/facilitator start {code.code}"))
+    run_tasks()
+    (refused,) = Invocation.objects.filter(component="bridge.link_refused")
+    ben = ChatIdentity.objects.get(platform="telegram", external_id="502")
+    assert refused.room_id == room.pk and refused.success is False and refused.user is None
+    assert refused.input == {"chat": chat.pk, "platform": "telegram", "by": ben.key, "link": link.pk, "to": elsewhere.pk,
+                             "via": "room code", "refused": "link held"}
+    assert "still going on" in refused.error
+    assert ChatLink.objects.get(chat=chat, active=True).pk == link.pk and not ChatLink.objects.filter(room=elsewhere).exists()
+    assert ChatCode.objects.get(pk=code.pk).used_at is None
+    assert not Invocation.objects.filter(component__in=("bridge.link_chat", "bridge.unlink_chat"), room=elsewhere).exists()
+    assert Invocation.objects.filter(component="bridge.unlink_chat").count() == 0
+
+
 def test_unlinked_groups_record_nothing(telegram, post_telegram, run_tasks, room):
     post_telegram(tu.message(GROUP, BEN, "nobody links us"))
     run_tasks()

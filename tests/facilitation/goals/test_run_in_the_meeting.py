@@ -485,6 +485,8 @@ def test_a_stranger_cannot_move_the_run_s_founding_group_to_another_room_and_aft
     (refusal,) = place.group_texts()[said:]
     assert refusal.startswith("This chat is linked to the run \u201cLaunch roles\u201d, which is still going on")
     assert "whoever started the run" in refusal and "Linked to the discussion" not in refusal
+    (refused,) = Invocation.objects.filter(component="bridge.link_refused", room=room)
+    assert refused.input["by"] == f"telegram:{TG['cy']['id']}" and refused.input["to"] == elsewhere.pk
     link = ChatLink.objects.get(chat__external_id=str(GROUP["id"]), active=True)
     assert link.room == room and not ChatLink.objects.filter(room=elsewhere).exists()
     assert FacilitationRun.objects.get(room=room).state == "active"
@@ -523,6 +525,7 @@ def test_the_run_s_initiator_may_move_its_group_to_another_room_as_she_may_stop_
     assert ChatCode.objects.get(pk=code.pk).used_at is not None
     (unlinked,) = Invocation.objects.filter(component="bridge.unlink_chat", room=room)
     assert unlinked.input["reason"] == "relinked" and unlinked.input["by"] == ana.key
+    assert not Invocation.objects.filter(component="bridge.link_refused").exists()
     assert "Linked to the discussion" in place.group_texts()[-1]
 
 
