@@ -2,8 +2,10 @@
 
 Accounts (users, API tokens) are in ``rooms.admin_accounts``.
 """
+from django import forms
 from django.contrib import admin
 
+from rooms.actions.catalog import alias_problem, fresh_alias, lock_aliases_of
 from rooms.models import (
     Agent,
     Invocation,
@@ -47,8 +49,39 @@ class PersonaAdmin(admin.ModelAdmin):
     readonly_fields = ("created_at", "updated_at")
 
 
+class AgentAdminForm(forms.ModelForm):
+    """An alias is checked as the API checks it (``rooms.actions.catalog.alias_problem``): its format, unique among
+    the owner's agents and the built-ins (a built-in's among all agents), never empty (left empty, it is derived
+    from the name as the API derives it), under the owner's alias lock, which the admin's transaction holds until
+    the agent is saved."""
+
+    class Meta:
+        model = Agent
+        fields = "__all__"
+
+    def clean(self):
+        data = super().clean()
+        if "alias" in self.errors or not data.get("name"):
+            return data
+        owner, builtin = data.get("created_by"), bool(data.get("is_builtin"))
+        current = self.instance if self.instance.pk is not None else None
+        if owner is not None:
+            lock_aliases_of(owner)
+        alias = (data.get("alias") or "").strip()
+        if not alias:
+            data["alias"] = fresh_alias(data["name"], owner, exclude_pk=current.pk if current else None)
+            return data
+        problem = alias_problem(alias, owner, current, builtin=builtin)
+        if problem:
+            self.add_error("alias", problem)
+        else:
+            data["alias"] = alias
+        return data
+
+
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
+    form = AgentAdminForm
     list_display = ("name", "alias", "is_facilitator", "role", "persona", "provider", "model", "tokens_used", "cost_usd",
                     "is_builtin", "created_by")
     list_filter = ("is_facilitator", "is_builtin", "provider")

@@ -6,6 +6,8 @@ parse JSON); these functions apply the domain rules: required fields, unique key
 aliases (per owner, and none a built-in has), references the user may use, and rows still in use
 (``StateConflict`` on delete).
 """
+import re
+
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError, Q
@@ -199,20 +201,47 @@ def _alias_holder(alias: str, owner, exclude_pk=None) -> Agent | None:
     return qs.order_by("-is_builtin", "id").first()
 
 
+ALIAS_MAX_LENGTH = 64
+#: An alias is a slug, as the API's input reads it: ASCII letters, digits, ``-`` and ``_`` (what @mentions read).
+ALIAS_FORMAT = re.compile(r"^[-a-zA-Z0-9_]+\Z")
+ALIAS_FORMAT_ERROR = "Use letters, digits, hyphens and underscores (at most 64)."
+
+
+def alias_problem(alias: str, owner, current: Agent | None = None, *, builtin: bool = False) -> str | None:
+    """Why ``alias`` cannot be the alias of an agent of ``owner`` (``builtin``: a built-in, which every owner
+    sees), in words, or None. The one check of an alias given for an agent, by the API and the admin alike:
+    its format, then that neither one of the owner's other agents nor a built-in has it (for a built-in: no
+    other agent at all). ``current`` is the agent being changed, as it is stored: it does not stand in its own
+    way, and an alias it already has (same owner) stays, so an older duplicate keeps its alias. An empty alias
+    is not given but derived (``fresh_alias``). Call it under ``lock_aliases_of(owner)`` and save before the
+    lock is released."""
+    if len(alias) > ALIAS_MAX_LENGTH or not ALIAS_FORMAT.match(alias):
+        return ALIAS_FORMAT_ERROR
+    owner_id = owner.pk if owner is not None else None
+    if current is not None and current.pk is not None and current.alias.lower() == alias.lower() \
+            and current.created_by_id == owner_id and current.is_builtin == builtin:
+        return None  # unchanged (an older duplicate stays as it is)
+    exclude = current.pk if current is not None else None
+    if builtin:
+        holder = Agent.objects.filter(alias__iexact=alias).exclude(pk=exclude).order_by("-is_builtin", "id").first()
+    else:
+        holder = _alias_holder(alias, owner, exclude_pk=exclude)
+    if holder is None:
+        return None
+    if holder.is_builtin:
+        return f"The built-in agent {holder.name!r} uses the alias {alias!r}; choose another."
+    if holder.created_by_id == owner_id and not builtin:
+        return f"Your agent {holder.name!r} already uses the alias {alias!r}; choose another."
+    return f"The agent {holder.name!r} of {holder.created_by} already uses the alias {alias!r}; choose another."
+
+
 def _check_alias(fields: dict, errors: dict, owner, current: Agent | None = None) -> None:
     alias = fields.get("alias")
     if not isinstance(alias, str) or not alias.strip():
         return
-    alias = alias.strip()
-    if current is not None and current.alias.lower() == alias.lower():
-        return  # unchanged (an older duplicate stays as it is)
-    holder = _alias_holder(alias, owner, exclude_pk=current.pk if current is not None else None)
-    if holder is None:
-        return
-    if holder.is_builtin:
-        errors["alias"] = [f"The built-in agent {holder.name!r} uses the alias {alias!r}; choose another."]
-    else:
-        errors["alias"] = [f"Your agent {holder.name!r} already uses the alias {alias!r}; choose another."]
+    problem = alias_problem(alias.strip(), owner, current)
+    if problem:
+        errors["alias"] = [problem]
 
 
 def _check_name(fields: dict, errors: dict, owner, current: Agent | None = None) -> None:
@@ -234,7 +263,7 @@ def _check_name(fields: dict, errors: dict, owner, current: Agent | None = None)
 FALLBACK_ALIAS = "agent"
 
 
-def _fresh_alias(name: str, owner, exclude_pk=None) -> str:
+def fresh_alias(name: str, owner, exclude_pk=None) -> str:
     """The alias derived from a name, numbered when the owner or a built-in already has it (``exclude_pk``: the
     agent whose alias is derived again, which does not stand in its own way). A name that leaves nothing to
     slugify (``日本語``, ``!!!``) gives ``agent``, numbered the same way: an alias is never empty, as an empty
@@ -274,7 +303,7 @@ def do_create_agent(user, **fields) -> Agent:
         agent = Agent(created_by=user, is_builtin=False)
         _apply(agent, resolved, AGENT_FIELDS)
         if not agent.alias:
-            agent.alias = _fresh_alias(agent.name, user)
+            agent.alias = fresh_alias(agent.name, user)
         _save(agent, user, "agent")
     return agent
 
@@ -296,7 +325,7 @@ def do_update_agent(agent: Agent, user, **fields) -> Agent:
             raise StateConflict("This agent facilitates discussions; it must stay a facilitator.", code="in_use")
         _apply(agent, resolved, AGENT_FIELDS)
         if "alias" in fields and not agent.alias:  # an empty alias: derived again from the (new) name
-            agent.alias = _fresh_alias(agent.name, agent.created_by, exclude_pk=agent.pk)
+            agent.alias = fresh_alias(agent.name, agent.created_by, exclude_pk=agent.pk)
         _save(agent, user, "agent")
     return agent
 
