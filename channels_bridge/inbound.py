@@ -20,7 +20,8 @@ says the room ended and what it came to. Linking a new room, or ``facilitator st
 While the room is still going on, only someone who may stop the link (whoever linked the chat, whoever
 started the room's facilitation run, or the room's owner or staff with a linked account:
 ``rooms.actions.chat.may_end_link``) may link the chat to another room; anyone else is told so
-(``link_held``), the refusal is audited and nothing else changes.
+(``link_held``), the refusal is audited and nothing else changes. The code of the room the chat is in
+already changes nothing either (``already_linked``): the code stays usable.
 """
 import logging
 
@@ -38,7 +39,7 @@ from facilitation.actions.comments import do_record_chat_message
 from facilitation.goals.voice import command_in, escaper_for, outcome_after_the_end, run_state_after_the_end
 from rooms import meeting
 from rooms.actions import chat as chat_actions
-from rooms.actions.chat import CodeRefused, LinkHeld
+from rooms.actions.chat import AlreadyLinked, CodeRefused, LinkHeld
 from rooms.actions.deliveries import answer_file_offer, queue_direct_to_identity, queue_ended_notice, queue_post
 from rooms.errors import ActionError
 from rooms.models import Chat, ChatIdentity, ChatLink, ChatMember, Delivery, Room
@@ -236,6 +237,9 @@ def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation
     except LinkHeld as exc:
         _reply(chat, link_held(exc.room, chat), room=exc.room)
         return "link refused: the chat's room is live"
+    except AlreadyLinked as exc:
+        _reply(chat, already_linked(exc.room, chat), room=exc.room)
+        return "already linked"
     except (CodeRefused, ActionError) as exc:
         _reply(chat, f"{escaper_for(chat)(exc.message)} Ask the discussion's owner for a new code.")
         return "link refused"
@@ -267,6 +271,12 @@ def link_held(room: Room, chat: Chat) -> str:
     return (f"This chat is linked to the {word} \u201c{escaper_for(chat)(room.name)}\u201d, which is still going on, so it "
             f"stays linked there. Only {_who_may_end(room)}, can link it elsewhere while it goes on. "
             f"{command_in(chat, 'facilitator status')} tells more.")
+
+
+def already_linked(room: Room, chat: Chat) -> str:
+    """The answer to ``facilitator start CODE`` with the code of the room this chat is linked to already."""
+    return (f"This chat is linked to the {_kind_word(room)} \u201c{escaper_for(chat)(room.name)}\u201d already; nothing "
+            f"changed. {command_in(chat, 'facilitator status')} tells more.")
 
 
 def status_text(link: ChatLink | None, chat: Chat) -> str:

@@ -280,6 +280,17 @@ class LinkHeld(Forbidden):
         self.room = room
 
 
+class AlreadyLinked(StateConflict):
+    """The code is for the room the chat is linked to already: nothing changes (the code is not used up).
+    ``room`` is that room."""
+
+    code = "already_linked"
+
+    def __init__(self, room: Room):
+        super().__init__(f"This chat is linked to \u201c{room.name}\u201d already.", {"roomId": room.pk})
+        self.room = room
+
+
 def started_the_run(room_id: int, identity: ChatIdentity | None) -> bool:
     """Is ``identity`` the initiator of the facilitation run in this room (who may stop the run)?"""
     if identity is None:
@@ -303,9 +314,10 @@ def may_end_link(link: ChatLink, identity: ChatIdentity | None) -> bool:
 def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlation_id: str | None = None) -> ChatLink:
     """Link a chat to the room a code was made for. The code is used up; a chat has one live link.
 
-    A live facilitation run's join code also links, once: it admits one group (using it again in that
-    group changes nothing; in any other chat it is refused and nothing is written). More groups are
-    linked with codes from ``do_create_room_code``.
+    The code of the room the chat is linked to already changes nothing: ``AlreadyLinked``, and the code
+    is not used up. A live facilitation run's join code also links, once: it admits one group (in any
+    other chat it is refused and nothing is written). More groups are linked with codes from
+    ``do_create_room_code``.
 
     A chat linked to a room that is still going on moves to another room only when someone who may end
     its link asks (``may_end_link``); anyone else gets ``LinkHeld``: the link stays, the code stays usable,
@@ -326,8 +338,9 @@ def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlati
             # The run's join code linked a group already (links made with the join code carry no code row).
             raise CodeRefused("That code has been used already: a run's join code links one group.")
         previous = ChatLink.objects.select_for_update(of=("self",)).filter(chat=chat, active=True).select_related("room").first()
-        if (previous is None or previous.room_id == room.pk or previous.room.is_terminal
-                or may_end_link(previous, identity)):
+        if previous is not None and previous.room_id == room.pk:
+            raise AlreadyLinked(room)
+        if previous is None or previous.room.is_terminal or may_end_link(previous, identity):
             return _link(chat, room, row, previous, identity, correlation)
         held = LinkHeld(previous.room)
         record("bridge.link_refused", room=previous.room, user=identity.user if identity is not None and identity.user_id else None,
@@ -343,8 +356,6 @@ def _link(chat: Chat, room: Room, row: ChatCode | None, previous: ChatLink | Non
     if row is not None:
         row.used_at, row.used_by = timezone.now(), identity
         row.save(update_fields=["used_at", "used_by"])
-    if previous is not None and previous.room_id == room.pk:
-        return previous
     if previous is not None:
         _unlink(previous, correlation, reason="relinked", user=identity.user if identity is not None and identity.user_id else None,
                 by=identity.key if identity is not None else None)

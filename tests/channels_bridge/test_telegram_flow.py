@@ -386,6 +386,35 @@ def test_a_refused_move_leaves_its_audit_row_and_nothing_else(telegram, post_tel
     assert Invocation.objects.filter(component="bridge.unlink_chat").count() == 0
 
 
+def test_the_code_of_the_room_the_group_is_in_changes_nothing(telegram, post_telegram, run_tasks, room, owner):
+    """Anyone sending a code of the room the group is linked to already hears so: the code is not used up, the link
+    stays as it was (no new link, no link event, no audit row of a link)."""
+    from rooms.models import ChatCode
+
+    chat = linked(post_telegram, run_tasks, room, owner)  # linked by Ana
+    link = ChatLink.objects.get(chat=chat, active=True)
+    code = do_create_room_code(room, owner)
+    events = RoomEvent.objects.filter(room=room, type="discussion:link").count()
+    links = Invocation.objects.filter(component="bridge.link_chat").count()
+    before = len(telegram.sent_to(-4001))
+    for who in (BEN, ANA):  # a stranger, then whoever linked it
+        post_telegram(tu.command(GROUP, who, f"/facilitator start {code.code}"))
+        run_tasks()
+    replies = [m["text"] for m in telegram.sent_to(-4001)[before:]]
+    assert len(replies) == 2 and all(r.startswith("This chat is linked to the discussion \u201cTest discussion\u201d "
+                                                  "already; nothing changed.") for r in replies)
+    assert ChatCode.objects.get(pk=code.pk).used_at is None
+    assert list(ChatLink.objects.filter(chat=chat).values_list("pk", "active", "linked_by__external_id")) == [(link.pk, True, "501")]
+    assert RoomEvent.objects.filter(room=room, type="discussion:link").count() == events
+    assert Invocation.objects.filter(component="bridge.link_chat").count() == links
+    # The code still links another group.
+    post_telegram(tu.bot_added(tu.group(-4003, "Other"), BEN))
+    post_telegram(tu.command(tu.group(-4003, "Other"), BEN, f"/facilitator start {code.code}"))
+    run_tasks()
+    assert ChatLink.objects.get(chat__external_id="-4003", active=True).room == room
+    assert ChatCode.objects.get(pk=code.pk).used_at is not None
+
+
 def test_unlinked_groups_record_nothing(telegram, post_telegram, run_tasks, room):
     post_telegram(tu.message(GROUP, BEN, "nobody links us"))
     run_tasks()

@@ -457,10 +457,14 @@ def test_the_run_s_join_code_admits_one_group(telegram, post_telegram, run_tasks
     run_tasks()
     assert not Observation.objects.filter(room=room, author_name="Eve").exists()
     assert FacilitationRun.objects.get(room=room).artifact["roles"]["Lead"] is None
-    # Sent again in the group it linked, it changes nothing either.
+    # Sent again in the group it linked, it changes nothing either: the group hears it is in the run already (no
+    # second handshake).
+    said = len(place.group_texts())
     post_telegram(tu.command(GROUP, TG["ben"], f"/facilitator start {data['joinCode']}"))
     run_tasks()
     assert ChatLink.objects.filter(room=room).count() == 1
+    (answer,) = place.group_texts()[said:]
+    assert answer.startswith("This chat is linked to the run \u201cLaunch roles\u201d already; nothing changed.")
 
 
 def test_a_stranger_cannot_move_the_run_s_founding_group_to_another_room_and_after_the_end_anyone_may(
