@@ -126,6 +126,14 @@ class Out(serializers.Serializer):
         return self.render(instance, **self.context)
 
 
+def agent_owner(agent) -> str | None:
+    """Whose ``agent`` is, as payloads name people (a username): None for a built-in agent, no agent, or an
+    owner who is gone. Two agents of one name are told apart by it."""
+    if agent is None or agent.is_builtin or not agent.created_by_id:
+        return None
+    return agent.created_by.get_username()
+
+
 # --- rooms, turns and statuses (events, REST and exports) -------------------------------------
 
 class StatusOut(Out):

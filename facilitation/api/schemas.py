@@ -16,7 +16,7 @@ from facilitation.transcript import analytics_of, usage_of
 from facilitation.workspace.actions.rounds import policy_of
 from rooms.models import FacilitationRun, Observation, Room, RoomMember, Seat
 from rooms.queries import telegram_link
-from rooms.serializers import ListOf, Out, SpeakerOut, Timestamp, TurnOut
+from rooms.serializers import ListOf, Out, SpeakerOut, Timestamp, TurnOut, agent_owner
 
 __all__ = ["SpeakerOut", "TurnOut"]  # documented here too: the transcript and comments answer them
 
@@ -27,6 +27,13 @@ class ModeratorOut(Out):
     id = serializers.IntegerField()
     name = serializers.CharField()
     alias = serializers.CharField()
+    owner = serializers.CharField(allow_null=True, help_text=(
+        "The username of whoever made the facilitator agent; null for a built-in one, or an owner who is gone."))
+    is_builtin = serializers.BooleanField(help_text="The facilitator is a built-in preset.")
+
+    @staticmethod
+    def get_owner(agent, context) -> str | None:
+        return agent_owner(agent)
 
 
 class ParticipantOut(Out):
@@ -45,10 +52,22 @@ class ParticipantOut(Out):
     role_id = serializers.IntegerField(source="role_in_use_id", allow_null=True,
                                        help_text="The functional role this seat works with now.")
     version = serializers.IntegerField(help_text="Send it back with PATCH .../participants/{seatId}.")
+    owner = serializers.CharField(allow_null=True, help_text=(
+        "The username of whoever made the seat's agent (as `owner` of a discussion names its owner): two agents "
+        "of one name are told apart by it; null for a built-in agent, a person's seat, or an owner who is gone."))
+    is_builtin = serializers.BooleanField(help_text="The seat's agent is a built-in preset (false for a person's seat).")
 
     @staticmethod
     def get_alias(seat: Seat, context) -> str | None:
         return seat.agent.alias if seat.agent_id else None
+
+    @staticmethod
+    def get_owner(seat: Seat, context) -> str | None:
+        return agent_owner(seat.agent) if seat.agent_id else None
+
+    @staticmethod
+    def get_is_builtin(seat: Seat, context) -> bool:
+        return bool(seat.agent_id and seat.agent.is_builtin)
 
     @staticmethod
     def get_username(seat: Seat, context) -> str | None:
@@ -151,7 +170,7 @@ class DiscussionOut(DiscussionSummaryOut):
 
     @staticmethod
     def get_participants(room: Room, context) -> list[Seat]:
-        seats = room.seats.select_related("agent", "user").order_by("position", "id")
+        seats = room.seats.select_related("agent__created_by", "user").order_by("position", "id")
         return [s for s in seats if s.role != Seat.Role.FACILITATOR]
 
     @staticmethod
@@ -272,8 +291,15 @@ class AgentOut(Out):
     tokens_used = serializers.IntegerField()
     cost_usd = serializers.FloatField()
     is_builtin = serializers.BooleanField()
+    owner = serializers.CharField(allow_null=True, help_text=(
+        "The username of whoever made the agent (as `owner` of a discussion names its owner); null for a built-in "
+        "agent, or an owner who is gone."))
     created_at = Timestamp()
     updated_at = Timestamp()
+
+    @staticmethod
+    def get_owner(agent, context) -> str | None:
+        return agent_owner(agent)
 
 
 class DeletedOut(serializers.Serializer):

@@ -6,7 +6,7 @@ Fields are listed once, here; ``payloads`` only calls these. See ``rooms.seriali
 from rest_framework import serializers
 
 from rooms.models import Invocation, Narrative, Observation, PersonaAdaptation, Seat, TaskAssignment, Turn
-from rooms.serializers import ListOf, Out, Timestamp
+from rooms.serializers import ListOf, Out, Timestamp, agent_owner
 
 
 def _username(user) -> str | None:
@@ -124,8 +124,10 @@ class WorkspaceSeatOut(Out):
     # Who the agent is beyond its name, so that agents of one name can be told apart.
     alias = serializers.CharField(allow_blank=True, help_text="The agent's @alias (\"\" for a person's seat).")
     is_builtin = serializers.BooleanField(help_text="The agent is a built-in preset (false for a person's seat).")
-    agent_owner = serializers.CharField(allow_null=True, help_text=(
-        "The username of whoever made the agent; null for a built-in agent, a person's seat, or an owner that is gone."))
+    owner = serializers.CharField(allow_null=True, help_text=(
+        "The username of whoever made the agent, as each participant of `GET /api/discussions/{id}` says it; null "
+        "for a built-in agent, a person's seat, or an owner that is gone."))
+    agent_owner = serializers.CharField(allow_null=True, help_text="The same as `owner` (its older name, kept for clients that read it).")
 
     @staticmethod
     def get_alias(seat: Seat, context) -> str:
@@ -136,9 +138,12 @@ class WorkspaceSeatOut(Out):
         return bool(seat.agent_id and seat.agent.is_builtin)
 
     @staticmethod
+    def get_owner(seat: Seat, context) -> str | None:
+        return agent_owner(seat.agent) if seat.agent_id else None
+
+    @staticmethod
     def get_agent_owner(seat: Seat, context) -> str | None:
-        agent = seat.agent if seat.agent_id else None
-        return _username(agent.created_by) if agent is not None and agent.created_by_id and not agent.is_builtin else None
+        return agent_owner(seat.agent) if seat.agent_id else None
 
 
 class AdaptationOut(Out):

@@ -99,6 +99,24 @@ def test_staff_may_change_other_users_custom_rows(clients):
     assert response.status_code == 200 and response.json()["data"]["prompt"] == "Edited by staff"
 
 
+def test_an_agent_says_whose_it_is_to_whoever_may_see_it(clients, catalog):
+    """Every agent answer names the agent's owner by username (null for a built-in); staff, who see everyone's
+    agents, read whose each is; nobody else sees another person's agent at all."""
+    created = clients["owner"].post("/api/agents", {"name": "Critic"})
+    assert created.status_code == 201 and created.json()["data"]["owner"] == "owner"
+    agent_id = created.json()["data"]["id"]
+    assert clients["owner"].patch(f"/api/agents/{agent_id}", {"description": "Finds gaps"}).json()["data"]["owner"] == "owner"
+    assert clients["owner"].get(f"/api/agents/{agent_id}").json()["data"]["owner"] == "owner"
+    mine = {a["id"]: a["owner"] for a in clients["owner"].get("/api/agents", {"pageSize": 100}).json()["data"]}
+    assert mine[agent_id] == "owner" and mine[catalog["ada"].pk] is None
+    assert clients["staff"].get(f"/api/agents/{agent_id}").json()["data"]["owner"] == "owner"
+    assert clients["staff"].patch(f"/api/agents/{agent_id}", {"description": "Staff edit"}).json()["data"]["owner"] == "owner"
+    everyone = {a["id"]: a["owner"] for a in clients["staff"].get("/api/agents", {"pageSize": 100}).json()["data"]}
+    assert everyone[agent_id] == "owner"
+    assert clients["other"].get(f"/api/agents/{agent_id}").status_code == 404
+    assert agent_id not in {a["id"] for a in clients["other"].get("/api/agents", {"pageSize": 100}).json()["data"]}
+
+
 def test_agent_filters(owner_api, catalog):
     owner_api.post("/api/agents", {"name": "Own chair", "isFacilitator": True})
 

@@ -355,12 +355,13 @@ def test_a_seat_says_which_agent_it_is_beyond_its_name(clients, ws, people):
     r = clients["owner"].patch(f"{base(ws)}/participants/{twin.pk}", {"roleId": None, "version": 1})
     assert r.status_code == 200, r.json()
     seat = r.json()["data"]
-    assert (seat["name"], seat["alias"], seat["isBuiltin"], seat["agentOwner"]) == (builtin.agent.name, "twin-2", False, "owner")
+    assert (seat["name"], seat["alias"], seat["isBuiltin"], seat["owner"]) == (builtin.agent.name, "twin-2", False, "owner")
+    assert seat["agentOwner"] == "owner"  # its older name, kept
     assert events(ws, "discussion:participant")[-1]["participant"] == seat
     assert Invocation.objects.get(room=ws, component="manager.swap_role").input["after"] == seat
     r = clients["owner"].patch(f"{base(ws)}/participants/{builtin.pk}", {"roleId": None, "version": 1})
-    assert {k: r.json()["data"][k] for k in ("alias", "isBuiltin", "agentOwner")} == {
-        "alias": builtin.agent.alias, "isBuiltin": True, "agentOwner": None}
+    assert {k: r.json()["data"][k] for k in ("alias", "isBuiltin", "owner", "agentOwner")} == {
+        "alias": builtin.agent.alias, "isBuiltin": True, "owner": None, "agentOwner": None}
 
 
 def test_search_finds_a_narrative_by_its_key_decisions_and_next_steps(clients, ws):

@@ -135,7 +135,7 @@ def _schema_for(list_cls, detail_cls, *, tag: str, plural: str, out, input_class
 # --- agents ---------------------------------------------------------------------------
 
 class AgentListView(_CatalogList):
-    model, what, input_class, related = Agent, "agent", inputs.AgentIn, ("role", "persona")
+    model, what, input_class, related = Agent, "agent", inputs.AgentIn, ("role", "persona", "created_by")
     shape = staticmethod(schemas.AgentOut.render)
     filters = (("isFacilitator", "is_facilitator"), ("builtin", "is_builtin"))
     exact_filters = (("alias", "alias__iexact"),)  # compared without case, as @mentions and the uniqueness rule are

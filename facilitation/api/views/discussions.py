@@ -46,7 +46,7 @@ def workspace_status(room: Room, target: str, user) -> Room:
 
 
 def detail_response(user, room: Room, status: int = 200):
-    room = Room.objects.select_related("owner", "moderator").get(pk=room.pk)
+    room = Room.objects.select_related("owner", "moderator__created_by").get(pk=room.pk)
     member = RoomMember.objects.filter(room=room, user=user).values_list("access", flat=True).first()
     return ok(schemas.DiscussionOut.render(room, access=access_of(user, room, member)), status=status)
 
@@ -79,7 +79,7 @@ class DiscussionListView(WriteThrottleMixin, APIView):
         counts = {s: 0 for s in S.values}
         counts.update({row["status"]: row["n"] for row in base.order_by().values("status").annotate(n=Count("id"))})
         rows_qs = base.filter(status__in=statuses) if statuses else base
-        rows, meta = paginate(request, rows_qs.select_related("owner", "moderator").order_by("-created_at", "-id"))
+        rows, meta = paginate(request, rows_qs.select_related("owner", "moderator__created_by").order_by("-created_at", "-id"))
         members = dict(RoomMember.objects.filter(user=user, room_id__in=[r.pk for r in rows]).values_list("room_id", "access"))
         data = [schemas.DiscussionSummaryOut.render(r, access=access_of(user, r, members.get(r.pk))) for r in rows]
         return ok(data, meta={**meta, "counts": counts})
