@@ -15,6 +15,7 @@ explicitly, and a change to the result (``outcome``: the roles and who holds the
 the items) withdraws earlier confirmations. A decision's proposals are not its result: proposing
 another option records it and asks for nothing again.
 """
+import unicodedata
 from dataclasses import dataclass, field
 
 from facilitation.wording import counted
@@ -34,6 +35,15 @@ class PatternError(ValueError):
         self.details = details
 
 
+# Line and paragraph breaks and other control characters (tabs, NUL, ESC...): a name holding one could never be
+# said in a chat message (what people write is read line by line), so a role with it could never be claimed.
+_UNSAYABLE = frozenset(("Cc", "Zl", "Zp"))
+
+
+def _sayable(name: str) -> bool:
+    return not any(unicodedata.category(c) in _UNSAYABLE for c in name)
+
+
 def _names(value, field_name: str, limit: int, errors: dict, required: bool) -> list[str]:
     if value is None and not required:
         return []
@@ -44,6 +54,10 @@ def _names(value, field_name: str, limit: int, errors: dict, required: bool) -> 
     for i, v in enumerate(value):
         if not isinstance(v, str) or not v.strip() or len(v.strip()) > MAX_NAME:
             errors[f"{field_name}[{i}]"] = [f"A name of 1 to {MAX_NAME} characters."]
+            continue
+        if not _sayable(v.strip()):
+            errors[f"{field_name}[{i}]"] = ["A name on one line, without line breaks, tabs or other control characters "
+                                            "(as people write it in a chat message)."]
             continue
         if v.strip().lower() in seen:
             errors[f"{field_name}[{i}]"] = ["Listed twice."]
@@ -82,7 +96,7 @@ def validate(pattern, slots) -> dict:
             minimum = 1
         normalized = {"min": minimum}
     if errors:
-        raise PatternError("The slots do not fit the pattern.", errors)
+        raise PatternError(f"The slots do not fit the pattern ({', '.join(errors)}).", errors)
     return normalized
 
 

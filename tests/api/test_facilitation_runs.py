@@ -113,6 +113,17 @@ def test_slots_keep_their_names_and_a_null_ttl_takes_the_default(runner, setting
     assert run.ttl_hours == settings.CONVENE["FACILITATION_DEFAULT_TTL_HOURS"]  # null was a 500
 
 
+def test_a_role_name_with_a_line_break_is_400_naming_the_field_and_writes_nothing(runner):
+    """A role whose name holds a line break (or another control character) could never be claimed in the run."""
+    rooms, invocations = Room.objects.count(), Invocation.objects.count()
+    answer = create(runner, slots={"roles": ["Lead", "Time\nkeeper", "Scribe"]})
+    assert answer.status_code == 400
+    error = answer.json()["error"]
+    assert "slots.roles[1]" in error["message"] and list(error["details"]) == ["slots.roles[1]"]
+    assert "line breaks" in error["details"]["slots.roles[1]"][0]
+    assert not FacilitationRun.objects.exists() and Room.objects.count() == rooms and Invocation.objects.count() == invocations
+
+
 @pytest.mark.parametrize("deadline, message", [
     ("tomorrow", "deadline must be an ISO 8601 date-time with an offset"),
     ("2026-02-30T10:00:00Z", "deadline must be an ISO 8601 date-time with an offset"),  # no such day: was a 500

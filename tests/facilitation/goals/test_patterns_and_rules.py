@@ -21,6 +21,21 @@ def test_slots_are_validated_per_pattern():
         assert field in err.value.details
 
 
+@pytest.mark.parametrize("name", ["Time\nkeeper", "Lead\r\nDeputy", "Q&A\thost", "Scribe\x00", "Host\u2028B", "Note\x85taker",
+                                  "\x1b[31mLead"])
+def test_a_name_with_a_line_break_or_control_character_is_refused_naming_the_field(name):
+    """What people write is read line by line: a role (or option) name holding a line break or another control character
+    could never be claimed (or chosen), so the slots are refused, naming the field."""
+    for pattern, key in (("role_assignment", "roles"), ("decision", "options")):
+        with pytest.raises(patterns.PatternError) as err:
+            patterns.validate(pattern, {key: ["Lead", name, "Scribe"]})
+        assert list(err.value.details) == [f"slots.{key}[1]"] and f"slots.{key}[1]" in str(err.value)
+        assert "line breaks, tabs or other control characters" in err.value.details[f"slots.{key}[1]"][0]
+    # A line break around the name is trimmed like any space; signs and emoji (joiners too) stay allowed.
+    assert patterns.validate("role_assignment", {"roles": ["Lead\n", "C++ dev", "\U0001F468\u200d\U0001F373 Chef"]})["roles"] == [
+        "Lead", "C++ dev", "\U0001F468\u200d\U0001F373 Chef"]
+
+
 def test_role_assignment_done_and_missing():
     art = patterns.empty_artifact("role_assignment", ROLES)
     check = patterns.check("role_assignment", ROLES, art)
