@@ -15,26 +15,18 @@ from facilitation.goals.creation import PERMISSION as RUN_PERMISSION
 from facilitation.goals.texts import STATE_WORDS as RUN_STATES
 from facilitation.workspace.actions.rounds import DEFAULT_POLICY, POLICY_LIMITS
 from facilitation.workspace.actions.status import IDLE, last_idle_pause
-from facilitation.workspace.payloads import seat_payload
 from rooms import limits
 from rooms.access import can_control, can_participate, can_view
 from rooms.actions.chat import typed_command
 from rooms.events.types import client_names
-from rooms.models import Agent, Room
-from rooms.queries import measured_latency, usable_by
+from rooms.models import Room
+from rooms.queries import measured_latency
 
 
 def _page(request, template: str, page: dict | None = None, status: int = 200):
     data = {"user": request.user.get_username(), **(page or {})}
     # Socket.IO names come from rooms.events.types; the page hands them to live.js.
     return render(request, template, {"page_data": data, "socket_names": client_names()}, status=status)
-
-
-def _agent_owners(user) -> dict:
-    """{agent id: owner's username} for the custom agents the user may use: a page where an agent is
-    chosen by name tells two of the same name apart by it (and knows which of them are the user's own)."""
-    rows = usable_by(Agent, user).filter(is_builtin=False).values_list("id", "created_by__username")
-    return {pk: username or "" for pk, username in rows}
 
 
 class SignInView(auth_views.LoginView):
@@ -69,7 +61,6 @@ def discussion_new(request):
         "idleRounds": convene["WORKSPACE_IDLE_ROUNDS"],
         "roundPolicy": DEFAULT_POLICY, "roundPolicyLimits": POLICY_LIMITS,
         "topicLimit": limits.TOPIC,
-        "agentOwners": _agent_owners(request.user),
     })
 
 
@@ -110,8 +101,6 @@ def workspace_desk(request, discussion_id: int):
         "canParticipate": can_participate(request.user, room),
         "idlePauseSeconds": settings.CONVENE["WORKSPACE_IDLE_PAUSE"],
         "idleRounds": settings.CONVENE["WORKSPACE_IDLE_ROUNDS"],
-        # Every seat with what tells agents of one name apart (alias, built-in, whose), the narrator's too.
-        "seats": [seat_payload(s) for s in room.seats.select_related("agent__created_by", "user").order_by("position", "id")],
         # What made the room pause itself, while it is paused for that (the desk names it).
         "idlePause": last_idle_pause(room) if paused_idle else None,
     })
@@ -125,7 +114,6 @@ def run_new(request):
         "canStartRuns": request.user.has_perm(RUN_PERMISSION),
         "defaultTtlHours": convene["FACILITATION_DEFAULT_TTL_HOURS"],
         "maxTtlHours": convene["FACILITATION_MAX_TTL_HOURS"],
-        "agentOwners": _agent_owners(request.user),
     })
 
 
@@ -134,7 +122,6 @@ def facilitators(request):
     return _page(request, "frontend/facilitators.html", {
         "defaultModel": settings.CONVENE.get("DEFAULT_MODEL") or "",
         "modelTiers": getattr(settings, "MODEL_TIERS", {}),
-        "agentOwners": _agent_owners(request.user),
     })
 
 

@@ -65,6 +65,25 @@ def test_two_architects_are_told_apart_in_the_room(make_page):
     assert not viewer_page.errors, viewer_page.errors
 
 
+def test_a_staff_room_names_whose_each_agent_is_not_the_room_owner_s(make_page):
+    """A staff member's room may seat someone else's agent: its label names that agent's owner (each seat says whose
+    its agent is), not the staff member who owns the room."""
+    page, staff = make_page("sam")
+    staff.is_staff = True
+    staff.save(update_fields=["is_staff"])
+    tara = make_page("tara", sign_in=False)[1]
+    builtin = Agent.objects.get(is_builtin=True, alias="architect")
+    theirs = do_create_agent(tara, name="Architect")
+    chair = Agent.objects.get(is_builtin=True, name="The Impartial Chair")
+    room = do_create_room(staff, name="Borrowed", topic="Which cache?", moderator_id=chair.pk, participants=[
+        {"agent_id": builtin.pk, "role": "participant"}, {"agent_id": theirs.pk, "role": "participant"}])
+    page.goto(f"/discussions/{room.pk}/")
+    page.wait_for_function("() => document.querySelectorAll('#people .person .name').length === 3")
+    assert page.locator("#people .person .name").all_inner_texts() == [
+        "The Impartial Chair", "Architect (@architect, built-in)", f"Architect (@{theirs.alias}, tara's)"]
+    assert not page.errors, page.errors
+
+
 def test_a_room_s_errors_name_no_api_field_and_a_vote_mid_line_is_said_not_to_count(make_page):
     page, owner = make_page("omar")
     builtin = Agent.objects.get(is_builtin=True, alias="architect")

@@ -47,7 +47,9 @@ def test_a_discussion_opened_as_a_workspace_goes_to_its_own_page(setup):
     assert client.get("/workspaces/999999/").status_code == 404
 
 
-def test_the_desk_knows_each_seat_s_alias_and_whose_agent_it_is(setup):
+def test_the_desk_reads_each_seat_s_alias_and_whose_agent_it_is_from_the_room(setup):
+    """The desk labels agents of one name from the room's REST answer (as the room page does): each participant and
+    the narrator carry the agent's alias, isBuiltin and owner, for a viewer too; the page brings no copy of them."""
     client, room, owner, viewer, _ = setup
     builtin = Seat.objects.filter(room=room, role="participant").select_related("agent").order_by("position").first()
     mine = Agent.objects.create(name=builtin.agent.name, alias="twin-of-mine", created_by=owner)
@@ -55,10 +57,12 @@ def test_the_desk_knows_each_seat_s_alias_and_whose_agent_it_is(setup):
     client.force_login(viewer)
     html = client.get(f"/workspaces/{room.pk}/").content.decode()
     data = json.loads(re.search(r'<script id="page-data" type="application/json">(.*?)</script>', html, re.S).group(1))
-    seats = {s["seatId"]: s for s in data["seats"]}
-    assert {k: seats[twin.pk][k] for k in ("agentId", "name", "alias", "isBuiltin", "agentOwner")} == {
-        "agentId": mine.pk, "name": mine.name, "alias": "twin-of-mine", "isBuiltin": False, "agentOwner": owner.username}
-    assert {k: seats[builtin.pk][k] for k in ("alias", "isBuiltin", "agentOwner")} == {
-        "alias": builtin.agent.alias, "isBuiltin": True, "agentOwner": None}
-    assert any(s["role"] == "facilitator" for s in data["seats"])  # the narrator's, for its name in the log
+    assert not {"seats", "agentOwners"} & set(data)
+    answer = client.get(f"/api/discussions/{room.pk}").json()["data"]
+    seats = {s["seatId"]: s for s in answer["participants"]}
+    assert {k: seats[twin.pk][k] for k in ("agentId", "name", "alias", "isBuiltin", "owner")} == {
+        "agentId": mine.pk, "name": mine.name, "alias": "twin-of-mine", "isBuiltin": False, "owner": owner.username}
+    assert {k: seats[builtin.pk][k] for k in ("alias", "isBuiltin", "owner")} == {
+        "alias": builtin.agent.alias, "isBuiltin": True, "owner": None}
+    assert {k: answer["moderator"][k] for k in ("id", "isBuiltin", "owner")} == {"id": room.moderator_id, "isBuiltin": True, "owner": None}
     assert data["idlePause"] is None

@@ -175,19 +175,18 @@
       : `Spent ${tokens} tokens (${usd}); no budget caps it.`;
   }
 
-  // Agents as people can tell them apart where one is chosen by name: {id: label}. A name no other agent
-  // of the list has (without case) is the label; one that is shared carries the agent's @alias and whose
-  // it is ("built-in", "yours", or the owner's name: the page's agentOwners, {id: username}, says), and
-  // its number when even that is shared.
-  function agentLabels(agents, owners) {
+  // Agents as people can tell them apart where one is chosen by name: {id: label}. `agents` are as the API
+  // gives them ({id, name, alias, isBuiltin, owner}: an agent, a room's participant or its moderator). A name
+  // no other agent of the list has (without case) is the label; one that is shared carries the agent's
+  // @alias and whose it is ("built-in", "yours", or its owner's name), and its number when even that is shared.
+  function agentLabels(agents) {
     const me = pageData().user;
-    const whose = owners || pageData().agentOwners || {};
     const fold = (text) => String(text || "").trim().toLowerCase();
     const tally = (keyOf) => agents.reduce((m, a) => m.set(keyOf(a), (m.get(keyOf(a)) || 0) + 1), new Map());
     const names = tally((a) => fold(a.name));
     const extras = new Map(agents.map((a) => {
       if (names.get(fold(a.name)) < 2) return [a.id, []];
-      const owner = a.isBuiltin ? "built-in" : whose[a.id] === me ? "yours" : whose[a.id] ? `${whose[a.id]}'s` : "";
+      const owner = a.isBuiltin ? "built-in" : a.owner && a.owner === me ? "yours" : a.owner ? `${a.owner}'s` : "";
       return [a.id, [a.alias ? `@${a.alias}` : "", owner].filter(Boolean)];
     }));
     const labelOf = (a) => (extras.get(a.id).length ? `${a.name} (${extras.get(a.id).join(", ")})` : a.name);
@@ -196,13 +195,12 @@
     return Object.fromEntries(agents.map((a) => [a.id, labelOf(a)]));
   }
 
-  // The caller's own agent (by the page's agentOwners) that already has this name (without case), other
-  // than exceptId; null when none. Two of one person's agents under one name cannot be told apart.
+  // The caller's own agent (by its `owner`) that already has this name (without case), other than exceptId;
+  // null when none. Two of one person's agents under one name cannot be told apart.
   function ownAgentNamed(agents, name, exceptId) {
     const me = pageData().user;
-    const whose = pageData().agentOwners || {};
     const wanted = String(name || "").trim().toLowerCase();
-    return agents.find((a) => !a.isBuiltin && whose[a.id] === me && String(a.id) !== String(exceptId)
+    return agents.find((a) => !a.isBuiltin && a.owner === me && String(a.id) !== String(exceptId)
       && String(a.name || "").trim().toLowerCase() === wanted) || null;
   }
 

@@ -46,10 +46,10 @@
     return text.length > 180 ? `${text.slice(0, text.lastIndexOf(" ", 177) > 80 ? text.lastIndexOf(" ", 177) : 177)}…` : text;
   }
 
-  // Staff see everyone's facilitators here: one of another person's says whose it is.
+  // Staff see everyone's facilitators here: one of another person's says whose it is (one whose owner is
+  // gone, only that it is a custom one).
   function ownerBadge(agent) {
-    const owner = (page.agentOwners || {})[agent.id];
-    return !owner || owner === page.user ? "Yours" : `${owner}'s`;
+    return agent.owner === page.user ? "Yours" : agent.owner ? `${agent.owner}'s` : "Custom";
   }
 
   function customCard(agent) {

@@ -2,7 +2,7 @@
 // discussion's details and Start; Socket.IO for everything that happens (see live.js).
 (function () {
   "use strict";
-  const { request, listAll, el, toast, pageData, roleBadge, counted, errorText, budgetLimits, agentLabels, STATUS_LABELS } = window.Convene;
+  const { request, el, toast, pageData, roleBadge, counted, errorText, budgetLimits, agentLabels, STATUS_LABELS } = window.Convene;
   const R = window.ConveneRender;
   const { EVENTS, OfflinePoller, connectionLabel } = window.ConveneLive;
 
@@ -193,27 +193,19 @@
   }
 
   // Agents of one name in this room, told apart as wherever an agent is chosen (api.js agentLabels):
-  // "Architect (@architect-2, yours)". A room seats built-ins and agents its owner may use, so an agent that
-  // is not built-in is taken as the owner's; the caller's GET /api/agents says which are built-in (asked
-  // only when two names are the same).
-  async function labelSeats(data) {
+  // "Architect (@architect-2, yours)", "Architect (@architect-2, tara's)". Each seat and the moderator say
+  // whose their agent is (`owner`, `isBuiltin`), whoever owns the room.
+  function labelSeats(data) {
     const mod = data.moderator || data.facilitator;
     const seated = (data.participants || []).filter((p) => p.agentId != null)
-      .map((p) => ({ id: p.agentId, name: p.name, alias: p.alias || "", seatId: p.seatId ?? p.id }));
-    const agents = [...(mod ? [{ id: mod.id, name: mod.name, alias: mod.alias || "" }] : []), ...seated];
+      .map((p) => ({ id: p.agentId, name: p.name, alias: p.alias || "", isBuiltin: !!p.isBuiltin, owner: p.owner, seatId: p.seatId ?? p.id }));
+    const agents = [...(mod ? [{ id: mod.id, name: mod.name, alias: mod.alias || "", isBuiltin: !!mod.isBuiltin, owner: mod.owner }] : []), ...seated];
     const fold = (text) => String(text || "").trim().toLowerCase();
     const names = agents.map((a) => fold(a.name));
     state.labels.clear();
     state.moderatorLabel = null;
     if (new Set(names).size === names.length) return;
-    let builtin = new Set();
-    try {
-      builtin = new Set((await listAll("agents")).filter((a) => a.isBuiltin).map((a) => a.id));
-    } catch (err) { /* named by alias alone */ }
-    const byId = new Map();
-    for (const a of agents) byId.set(a.id, { ...a, isBuiltin: builtin.has(a.id) });
-    const owners = Object.fromEntries([...byId.values()].filter((a) => !a.isBuiltin).map((a) => [a.id, data.owner || ""]));
-    const labels = agentLabels([...byId.values()], owners);
+    const labels = agentLabels([...new Map(agents.map((a) => [a.id, a])).values()]);
     if (mod) state.moderatorLabel = labels[mod.id];
     for (const p of seated) state.labels.set(p.seatId, labels[p.id]);
   }
@@ -517,7 +509,7 @@
         : data.format ? data.format[0].toUpperCase() + data.format.slice(1) : "Discussion";
       setStatus(data.status, data.round, data.maxRounds);
       showConclusion(data.conclusion);
-      await labelSeats(data);
+      labelSeats(data);
       const people = $("#people");
       people.replaceChildren();
       const mod = data.moderator || data.facilitator;

@@ -54,26 +54,20 @@
     return item.rehearsal ? el("span", { class: "badge rehearsal small", title: "Written by the offline rehearsal model" }, "rehearsal") : null;
   }
 
-  // What tells a seat's agent apart from another of its name (alias, built-in, whose): seatId -> the seat
-  // as the desk was drawn (page.seats), then as each participant event brings it.
-  const seatInfo = new Map((page.seats || []).map((s) => [s.seatId, s]));
-
   // The room's agents (its seats' and its narrator's) by names people can tell apart: agent id -> label.
   // A name no other agent here has is the label; a shared one carries the @alias and whose the agent is
-  // ("Architect (@architect-2, yours)", "Architect (@architect, built-in)"), as the wizard names them.
+  // ("Architect (@architect-2, yours)", "Architect (@architect, built-in)"), as the wizard names them: each
+  // participant and the moderator say it (`alias`, `isBuiltin`, `owner`).
   function labelAgents() {
     const r = state.room || {};
     const agents = new Map();
-    const owners = {};
-    const add = (agentId, name, info, alias) => {
-      if (agentId == null || agents.has(agentId)) return;
-      const known = info || [...seatInfo.values()].find((x) => x.agentId === agentId) || {};
-      agents.set(agentId, { id: agentId, name, alias: known.alias || alias || "", isBuiltin: !!known.isBuiltin });
-      if (known.agentOwner) owners[agentId] = known.agentOwner;
+    const add = (a) => {
+      if (a.id == null || agents.has(a.id)) return;
+      agents.set(a.id, { id: a.id, name: a.name, alias: a.alias || "", isBuiltin: !!a.isBuiltin, owner: a.owner });
     };
-    for (const s of r.participants || []) add(s.agentId, s.name, seatInfo.get(s.seatId));
-    if (r.moderator) add(r.moderator.id, r.moderator.name, null, r.moderator.alias);
-    state.labels = agentLabels([...agents.values()], owners);
+    for (const s of r.participants || []) add({ ...s, id: s.agentId });
+    if (r.moderator) add(r.moderator);
+    state.labels = agentLabels([...agents.values()]);
   }
 
   // A seat as the desk names it wherever it is chosen or shown: its agent's label (a person's seat: the name).
@@ -832,7 +826,6 @@
   let pending = new Set();
   let timer = null;
   function onEvent(event) {
-    if (event.type === E.PARTICIPANT && event.participant) seatInfo.set(event.participant.seatId, event.participant);
     const fn = refreshers[event.type];
     if (!fn) return;
     pending.add(fn);
