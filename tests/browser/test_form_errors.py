@@ -25,3 +25,29 @@ def test_the_facilitators_page_names_fields_by_their_labels(make_page):
     expect(error).to_contain_text("The agent is not valid. Name: Ensure this field has no more than 120 characters.")
     expect(error).to_contain_text("Must be zero or more.")
     assert "name:" not in error.inner_text() and "budgetUsd" not in error.inner_text()
+
+
+def test_the_desk_names_fields_in_its_words_a_line_each(make_page):
+    """The workspace desk says what the server refused as every page does (api.js errorText): each field by the
+    desk's label for it, never the API's field path, one line each; a field it has no word for, its text alone."""
+    from tests.workspace.helpers import make_workspace
+
+    page, manager = make_page("wanda")
+    room = make_workspace(manager)
+    refusal = {"error": {"code": "validation_error", "message": "The budget is not valid.", "details": {
+        "turnPolicy.maxEvents": ["Must be a whole number from 1 to 1000."],
+        "budgetTokens": ["Must be a positive whole number."],
+        "pacing[0].unknownThing": ["Something else is off."],
+        "budgetUsd": ["The budget is not valid."]}}}  # only repeats the message: left out
+    page.goto(f"/workspaces/{room.pk}/")
+    page.locator("#btn-pacing").click()
+    page.route(re.compile(rf".*/api/discussions/{room.pk}$"), lambda route: route.fulfill(
+        status=400, body=json.dumps(refusal), content_type="application/json") if route.request.method == "PATCH"
+        else route.continue_())
+    page.locator("#pacing-form").get_by_role("button", name="Save").click()
+    toast = page.locator("#toast")
+    expect(toast).to_contain_text("Observations per round")
+    assert toast.inner_text().split("\n") == [
+        "The budget is not valid.", "Observations per round: Must be a whole number from 1 to 1000.",
+        "Token budget: Must be a positive whole number.", "Something else is off."]
+    assert not page.errors, page.errors

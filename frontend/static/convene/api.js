@@ -117,18 +117,14 @@
     return el("span", { class: `badge role role-${role}`, "data-role": role }, ROLE_LABELS[role] || role);
   }
 
-  function fieldErrors(error) {
-    // Flattens {field: [messages]} into "field: message" lines (errorText says the same in words for a page).
-    const details = (error && error.details) || {};
-    return Object.entries(details).map(([field, msgs]) => `${field}: ${Array.isArray(msgs) ? msgs.join(" ") : msgs}`);
-  }
-
   // An API error as people read it: its message, then what the details say of each field, without the API's
   // field paths ("username: …", "participants[1].agentId: …"). `words` puts a field in the page's words: an
   // object {field: label} ("Label: what is wrong"), or a function (field, text) that returns the line to show
-  // (or nothing, for the text alone). A detail that only repeats the message is left out.
-  function errorText(error, words) {
-    const lines = [(error && error.message) || ""].filter(Boolean);
+  // (or nothing, for the text alone). A detail that only repeats the message is left out. `separator` joins
+  // the message and the fields' lines: a space (one paragraph), or "\n" for one line each where the text
+  // keeps its line breaks (the desk's toast).
+  function errorText(error, words, separator = " ") {
+    const lines = [typeof error === "string" ? error : (error && error.message) || ""].filter(Boolean);
     for (const [field, msgs] of Object.entries((error && error.details) || {})) {
       const text = (Array.isArray(msgs) ? msgs : [msgs]).filter((m) => typeof m === "string").join(" ").trim();
       if (!text || lines.includes(text)) continue;
@@ -136,7 +132,7 @@
         : words && words[field] ? `${words[field]}: ${text}` : "";
       lines.push(line || text);
     }
-    return lines.join(" ");
+    return lines.join(separator);
   }
 
   // "1 question", "3 questions": a count with its noun in the matching form.
@@ -204,6 +200,6 @@
       && String(a.name || "").trim().toLowerCase() === wanted) || null;
   }
 
-  window.Convene = { request, listAll, ApiError, el, escapeHtml, toast, pageData, statusBadge, roleBadge, fieldErrors, errorText, counted, duration,
+  window.Convene = { request, listAll, ApiError, el, escapeHtml, toast, pageData, statusBadge, roleBadge, errorText, counted, duration,
                      runState, budgetLimits, budgetText, agentLabels, ownAgentNamed, STATUS_LABELS, ROLE_LABELS };
 })();

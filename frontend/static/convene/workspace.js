@@ -2,7 +2,7 @@
 // the invocation log, kept live by the room's events (each event refreshes what it names).
 (function () {
   "use strict";
-  const { request, el, toast, pageData, statusBadge, duration, counted, budgetText, fieldErrors, agentLabels } = window.Convene;
+  const { request, el, toast, pageData, statusBadge, duration, counted, budgetText, errorText, agentLabels } = window.Convene;
   const page = pageData();
   const id = page.discussionId;
   const base = `discussions/${id}`;
@@ -21,22 +21,14 @@
   }
 
   // The desk's words for the fields the API names in its error details.
-  const FIELD_LABELS = { title: "Title", content: "Text", keyDecisions: "Key decisions", nextSteps: "Next steps", blockers: "Blockers",
-    type: "Type", respondingToId: "Reply to", priority: "Priority", assigneeId: "Assign to", personaId: "Persona", roleId: "Role",
-    username: "Username", access: "Access" };
+  const FIELD_LABELS = { title: "Title", description: "Description", content: "Text", keyDecisions: "Key decisions", nextSteps: "Next steps",
+    blockers: "Blockers", type: "Type", respondingToId: "Reply to", priority: "Priority", assigneeId: "Assign to", personaId: "Persona",
+    roleId: "Role", username: "Username", access: "Access", "turnPolicy.maxEvents": "Observations per round",
+    "turnPolicy.maxSeconds": "Seconds per round", budgetTokens: "Token budget", budgetUsd: "Budget in USD" };
   const LIST_ITEMS = 50;  // a narrative's key decisions and next steps (facilitation.workspace.inputs.LIST_ITEMS)
 
-  // An API error as the manager reads it: its message, then what is wrong with each field (a 400 says).
-  function errorText(err) {
-    const lines = err && err.status === 400 ? fieldErrors(err).map((line) => {
-      const i = line.indexOf(": ");
-      const field = line.slice(0, i);
-      return i > 0 && FIELD_LABELS[field] ? `${FIELD_LABELS[field]}${line.slice(i)}` : line;
-    }) : [];
-    return [(err && err.message) || String(err), ...lines].join("\n");
-  }
-
-  function failed(err) { toast(errorText(err), "error"); }
+  // An API error as the manager reads it: its message, then what is wrong with each field, a line each, in the desk's words.
+  function failed(err) { toast(errorText(err, FIELD_LABELS, "\n"), "error"); }
 
   // A form's own message under it (what the manager must change before anything is sent); "" clears it.
   function formMessage(selector, message) {
