@@ -14,7 +14,6 @@ from facilitation.actions.lifecycle import verbs_by_status
 from facilitation.goals.creation import PERMISSION as RUN_PERMISSION
 from facilitation.goals.texts import STATE_WORDS as RUN_STATES
 from facilitation.workspace.actions.rounds import DEFAULT_POLICY, POLICY_LIMITS
-from facilitation.workspace.actions.status import IDLE, last_idle_pause
 from rooms import limits
 from rooms.access import can_control, can_participate, can_view
 from rooms.actions.chat import typed_command
@@ -93,7 +92,6 @@ def workspace_desk(request, discussion_id: int):
         return render(request, "frontend/not_found.html", {"discussion_id": discussion_id}, status=404)
     if room.kind != Room.Kind.WORKSPACE:
         return redirect("frontend:discussion", discussion_id=room.pk)
-    paused_idle = room.status == Room.Status.PAUSED and room.pause_reason == IDLE
     return _page(request, "frontend/workspace.html", {
         "discussionId": room.pk,
         "kind": room.kind,
@@ -101,8 +99,6 @@ def workspace_desk(request, discussion_id: int):
         "canParticipate": can_participate(request.user, room),
         "idlePauseSeconds": settings.CONVENE["WORKSPACE_IDLE_PAUSE"],
         "idleRounds": settings.CONVENE["WORKSPACE_IDLE_ROUNDS"],
-        # What made the room pause itself, while it is paused for that (the desk names it).
-        "idlePause": last_idle_pause(room) if paused_idle else None,
     })
 
 

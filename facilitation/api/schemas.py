@@ -14,6 +14,7 @@ from facilitation.deliberation.consensus import ConsensusRules
 from facilitation.goals.shapes import run_shape
 from facilitation.transcript import analytics_of, usage_of
 from facilitation.workspace.actions.rounds import policy_of
+from facilitation.workspace.actions.status import IDLE, IDLE_ROUNDS, IDLE_TIME, last_idle_pause
 from rooms.models import FacilitationRun, Observation, Room, RoomMember, Seat
 from rooms.queries import telegram_link
 from rooms.serializers import ListOf, Out, SpeakerOut, Timestamp, TurnOut, agent_owner
@@ -138,6 +139,28 @@ class DiscussionSummaryOut(Out):
         return context["access"]
 
 
+# Rendered from ``facilitation.workspace.actions.status.last_idle_pause`` (a mapping, read by its keys).
+class IdlePauseOut(Out):
+    triggers = ListOf(child=serializers.ChoiceField(choices=[IDLE_TIME, IDLE_ROUNDS]), help_text=(
+        "What made the workspace pause itself: `time` (nobody acted in it for `idleSeconds`), `rounds` (`idleRounds` "
+        "rounds in a row ended by themselves since a person last acted), or both; empty for a pause logged before "
+        "this was kept."))
+    idle_seconds = serializers.IntegerField(allow_null=True, help_text="The idle limit reached, in seconds; null unless `time` fired.")
+    idle_rounds = serializers.IntegerField(allow_null=True, help_text="The number of rounds reached; null unless `rounds` fired.")
+
+    @staticmethod
+    def get_triggers(pause, context) -> list[str]:
+        return list(pause.get("triggers") or [])
+
+    @staticmethod
+    def get_idle_seconds(pause, context) -> int | None:
+        return pause.get("idleSeconds")
+
+    @staticmethod
+    def get_idle_rounds(pause, context) -> int | None:
+        return pause.get("idleRounds")
+
+
 # Rendered from ``ConsensusRules``.
 class ConsensusOut(Out):
     threshold = serializers.FloatField(min_value=0, max_value=1, help_text="Share of READY votes (default 0.67).")
@@ -167,6 +190,9 @@ class DiscussionOut(DiscussionSummaryOut):
         "Facilitation runs only (absent otherwise): the code that starts the run in a chat group "
         "(`/facilitator start CODE`), the same as `run.joinCode`; its owner and staff see it, everyone else null "
         "(null too once the run was reaped)."))
+    idle_pause = IdlePauseOut(allow_null=True, help_text=(
+        "While a workspace is paused for being idle (`pauseReason: \"idle\"`): what made it pause itself; null "
+        "otherwise."))
 
     @staticmethod
     def get_participants(room: Room, context) -> list[Seat]:
@@ -200,6 +226,11 @@ class DiscussionOut(DiscussionSummaryOut):
     @staticmethod
     def get_turn_policy(room: Room, context) -> dict | None:
         return policy_of(room) if room.kind == Room.Kind.WORKSPACE else None
+
+    @staticmethod
+    def get_idle_pause(room: Room, context) -> dict | None:
+        paused_idle = room.status == Room.Status.PAUSED and room.pause_reason == IDLE
+        return last_idle_pause(room) if paused_idle and room.kind == Room.Kind.WORKSPACE else None
 
     @staticmethod
     def get_run(room: Room, context) -> dict | None:

@@ -1,6 +1,4 @@
 """A workspace nobody tends pauses itself at the end of a round (``CONVENE["WORKSPACE_IDLE_PAUSE"]``)."""
-import json
-import re
 from datetime import timedelta
 
 import pytest
@@ -16,7 +14,7 @@ from facilitation.workspace.actions.observations import do_post_observation
 from facilitation.workspace.actions.rounds import do_end_round
 from facilitation.workspace.actions.status import last_idle_pause, pause_if_idle
 from facilitation.workspace.rules import locked
-from rooms.models import Invocation, Narrative, Observation, Room, RoomEvent, Turn
+from rooms.models import Invocation, Narrative, Observation, Room, RoomEvent, RoomMember, Turn
 from tests.factories import make_user
 from tests.workspace.helpers import clock_slot, make_workspace, run_round_work
 
@@ -177,8 +175,8 @@ def test_a_tiny_max_events_stops_after_the_idle_number_of_rounds_that_ended_by_t
     assert pause.input == {"from": "active", "to": "paused", "triggers": ["rounds"], "idleRounds": 3}
     assert last_idle_pause(room) == {"id": pause.pk, "triggers": ["rounds"], "idleRounds": 3}
     client.force_login(manager)
-    assert json.loads(_page_data(client.get(f"/workspaces/{room.pk}/")))["idlePause"] == last_idle_pause(room)
-    assert client.get(f"/api/discussions/{room.pk}").json()["data"]["pauseReason"] == "idle"
+    answer = client.get(f"/api/discussions/{room.pk}").json()["data"]
+    assert (answer["pauseReason"], answer["idlePause"]) == ("idle", {"triggers": ["rounds"], "idleSeconds": None, "idleRounds": 3})
     # Resume (a person acting): the agents work again, for three more rounds at most.
     with inline():
         do_resume_workspace(room, manager)
@@ -220,10 +218,6 @@ def test_an_idle_rounds_setting_of_zero_leaves_the_rounds_running(manager, setti
     assert room.status == "active" and room.round > 4
 
 
-def _page_data(response) -> str:
-    return re.search(r'<script id="page-data" type="application/json">(.*?)</script>', response.content.decode(), re.S).group(1)
-
-
 def test_both_triggers_are_named_when_both_fired(manager, three_rounds, client):
     with inline():
         room = _started(manager, turn_policy={"maxEvents": 50, "maxSeconds": 60})
@@ -235,13 +229,21 @@ def test_both_triggers_are_named_when_both_fired(manager, three_rounds, client):
         assert pause_if_idle(locked(room.pk), "both-check")
     pause = Invocation.objects.get(room=room, component="room.idle_pause")
     assert pause.input == {"from": "active", "to": "paused", "triggers": ["time", "rounds"], "idleSeconds": 3600, "idleRounds": 3}
-    # The desk gets it while the room is paused for it; once resumed, nothing (the next pause brings its own).
-    client.force_login(manager)
-    assert json.loads(_page_data(client.get(f"/workspaces/{room.pk}/")))["idlePause"] == {
-        "id": pause.pk, "triggers": ["time", "rounds"], "idleSeconds": 3600, "idleRounds": 3}
+    # The room says it while it is paused for it, to everyone who may view it (the desk names it, a viewer's
+    # too); once resumed, nothing (the next pause brings its own).
+    viewer = make_user("idleviewer")
+    RoomMember.objects.create(room=room, user=viewer, access=RoomMember.Access.VIEWER)
+    for person in (manager, viewer):
+        client.force_login(person)
+        assert client.get(f"/api/discussions/{room.pk}").json()["data"]["idlePause"] == {
+            "triggers": ["time", "rounds"], "idleSeconds": 3600, "idleRounds": 3}
     with inline():
         do_resume_workspace(room, manager)
-    assert json.loads(_page_data(client.get(f"/workspaces/{room.pk}/")))["idlePause"] is None
+    assert client.get(f"/api/discussions/{room.pk}").json()["data"]["idlePause"] is None
+    # Paused by a person, or for its budget: no idle cause is named.
+    with inline():
+        do_pause_workspace(room, manager)
+    assert client.get(f"/api/discussions/{room.pk}").json()["data"]["idlePause"] is None
 
 
 def test_an_idle_pause_logged_before_its_triggers_were_kept_names_none(manager):

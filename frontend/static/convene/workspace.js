@@ -103,8 +103,9 @@
     $("#desk").dataset.status = r.status;
     const closed = CLOSED.includes(r.status);
     $("#read-only").hidden = !closed;
-    $("#idle-notice").hidden = !(r.status === "paused" && r.pauseReason === "idle");
-    idlePaused(r.status === "paused" && r.pauseReason === "idle");
+    const idle = r.status === "paused" && r.pauseReason === "idle";
+    $("#idle-notice").hidden = !idle;
+    showIdleWhy(idle ? r.idlePause : null);
     $("#budget-notice").hidden = !(r.status === "paused" && r.pauseReason === "budget");
     if ($("#budget-notice").hidden) $("#budget-refused").hidden = true;
     const policy = r.turnPolicy || {};
@@ -694,35 +695,9 @@
     c.querySelector(".label").textContent = connectionLabel(poller.state, poller.polling, poller.lastUpdate);
   }
 
-  // Why the workspace paused itself for being idle, from the pause's audit row: the page has it when the desk
-  // opened on such a pause; the manager's desk reads a later one from the invocation log (a viewer's desk
-  // names both possible reasons then). Forgotten once the pause is over.
-  const idle = { pause: page.idlePause || null, cursor: page.idlePause ? page.idlePause.id : 0, on: null };
-  function idlePaused(on) {
-    const was = idle.on;
-    idle.on = on;
-    if (!on) { idle.pause = null; showIdleWhy(); return; }
-    if (was === true) return;
-    showIdleWhy();
-    if (page.canControl) newestIdlePause().then(showIdleWhy).catch(() => {});
-  }
-
-  async function newestIdlePause() {
-    for (;;) {
-      const query = new URLSearchParams({ component: "room.idle_pause", afterId: String(idle.cursor), limit: "1000" });
-      const rows = (await request("GET", `${base}/invocations?${query}`)).data;
-      if (rows.length) {
-        const row = rows[rows.length - 1];
-        const input = row.input || {};
-        idle.cursor = row.id;
-        idle.pause = { id: row.id, triggers: input.triggers || [], idleSeconds: input.idleSeconds, idleRounds: input.idleRounds };
-      }
-      if (rows.length < 1000) break;
-    }
-  }
-
-  function showIdleWhy() {
-    const p = idle.on ? idle.pause : null;
+  // Why the workspace paused itself for being idle: the room says it while it is paused for that
+  // (`idlePause`: what fired, `time` or `rounds`, with the limit reached), to everyone who may view it.
+  function showIdleWhy(p) {
     const triggers = (p && p.triggers) || [];
     const seconds = (p && p.idleSeconds) || page.idlePauseSeconds;
     const rounds = (p && p.idleRounds) || page.idleRounds;
