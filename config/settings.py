@@ -343,6 +343,9 @@ SPECTACULAR_SETTINGS = {
         "Authenticate with a session or `Authorization: Token <key>` (`python manage.py create_api_token USERNAME`)."
     ),
     "VERSION": "1.0.0",
+    # OpenAPI 3.1: its schemas are JSON Schema (2020-12), so a null is `type: [..., "null"]` (or a oneOf with
+    # `{type: null}`) and an exclusive bound a number, which any JSON Schema validator reads as written.
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api",
     "COMPONENT_SPLIT_REQUEST": True,

@@ -14,6 +14,8 @@
   that never read their body (a DELETE by id, ``rounds/end``...) do not answer it and do not list it.
 - Text the server trims and then refuses when blank (names, topics, titles...) has ``pattern: \\S``: a string
   of spaces satisfies ``minLength: 1`` but is refused. Decimal amounts are ``format: decimal``.
+- The schema is OpenAPI 3.1 (``SPECTACULAR_SETTINGS["OAS_VERSION"]``): a field that may be null has
+  ``type: [<type>, "null"]``, so the type checks here read a list of types too.
 """
 import copy
 
@@ -27,6 +29,12 @@ from facilitation.api.schemas import ERROR_TEXT, ErrorEnvelope
 
 #: A pattern of text that is not only spaces (JSON Schema patterns are not anchored).
 NON_SPACE = r"\S"
+
+
+def _has_type(schema: dict, name: str) -> bool:
+    """Is ``name`` the schema's type, or one of its types (OpenAPI 3.1: ``["number", "null"]``)?"""
+    kind = schema.get("type")
+    return kind == name or (isinstance(kind, list) and name in kind)
 
 
 class AutoSchema(SpectacularAutoSchema):
@@ -65,11 +73,11 @@ class AutoSchema(SpectacularAutoSchema):
         if direction != "request" or not isinstance(schema, dict):
             return schema
         if (isinstance(field, serializers.CharField) and field.trim_whitespace and not field.allow_blank
-                and schema.get("type") == "string" and "pattern" not in schema
+                and _has_type(schema, "string") and "pattern" not in schema
                 and not any(isinstance(v, RegexValidator) for v in field.validators)  # a slug's own pattern says more
                 and not isinstance(field.parent, serializers.ListField)):
             # The server trims the text and refuses what is left blank: one non-space character at least.
             schema["pattern"] = NON_SPACE
-        if isinstance(field, serializers.DecimalField) and schema.get("type") == "number":
+        if isinstance(field, serializers.DecimalField) and _has_type(schema, "number"):
             schema["format"] = "decimal"  # kept exact, to ``decimal_places`` (more are refused)
         return schema
