@@ -40,6 +40,7 @@ def test_the_desk_names_fields_in_its_words_a_line_each(make_page):
         "pacing[0].unknownThing": ["Something else is off."],
         "budgetUsd": ["The budget is not valid."]}}}  # only repeats the message: left out
     page.goto(f"/workspaces/{room.pk}/")
+    page.wait_for_function("() => 'source' in document.querySelector('#room-topic').dataset")  # the room is read
     page.locator("#btn-pacing").click()
     page.route(re.compile(rf".*/api/discussions/{room.pk}$"), lambda route: route.fulfill(
         status=400, body=json.dumps(refusal), content_type="application/json") if route.request.method == "PATCH"
@@ -51,3 +52,17 @@ def test_the_desk_names_fields_in_its_words_a_line_each(make_page):
         "The budget is not valid.", "Observations per round: Must be a whole number from 1 to 1000.",
         "Token budget: Must be a positive whole number.", "Something else is off."]
     assert not page.errors, page.errors
+
+
+def test_every_alias_an_agent_can_have_is_highlighted_as_the_server_reads_it(make_page):
+    """The pages mark the same @mentions as the engine reads (facilitation.deliberation.markers): aliases that
+    start with a digit, "-" or "_", never an e-mail address or a lone "@-"."""
+    from facilitation.deliberation.markers import mention_targets
+
+    page, _owner = make_page("milo")
+    page.goto("/")
+    line = "Ask @42 and @3d-artist, then @_bot; mail a@b.com or @team.example.org, not @- or @architect"
+    shown = page.evaluate("""line => [...window.ConveneMarkdown.markdownNode(line).querySelectorAll('.mention')]
+        .map(n => n.textContent)""", line)
+    assert shown == ["@42", "@3d-artist", "@_bot", "@architect"]
+    assert shown == [f"@{alias}" for alias in mention_targets(line)]

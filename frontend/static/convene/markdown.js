@@ -9,7 +9,9 @@
   const { el } = window.Convene;
 
   const KEY_TO_TYPE = { VOTE: "vote", Q: "question", TODO: "todo", DECISION: "decision", ASSIGNED: "assigned", DONE: "done", CONCERN: "concern" };
-  const MENTION = /(^|[^\w@.`/])@([A-Za-z][A-Za-z0-9_-]*)/g;
+  // As the server reads mentions (facilitation/deliberation/markers.py): an alias is a slug, so it may
+  // start with a digit, "-" or "_"; a dotted tail is an address, and "@-" alone no name.
+  const MENTION = /(^|[^\w@.`/])@([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)/g;
   const ALLOWED_TAGS = ["p", "br", "strong", "em", "del", "s", "code", "pre", "blockquote", "ul", "ol", "li",
     "h1", "h2", "h3", "h4", "h5", "h6", "hr", "a", "table", "thead", "tbody", "tr", "th", "td"];
   // On one line (inlineMarkdownNode): emphasis, code and links only.
@@ -112,6 +114,7 @@
       MENTION.lastIndex = 0;
       let match;
       while ((match = MENTION.exec(line)) !== null) {
+        if (match[2].includes(".") || !/[A-Za-z0-9]/.test(match[2])) continue;
         const start = match.index + match[1].length;
         parts.push(line.slice(last, start), el("span", { class: "mention" }, `@${match[2]}`));
         last = start + match[2].length + 1;
