@@ -210,6 +210,7 @@
 
   // The manager's round pacing and budget: a small form under the header (PATCH turnPolicy, budgetTokens, budgetUsd).
   function openPacing() {
+    if (!state.room) return; // the room is still loading: the form has nothing to show yet
     const policy = state.room.turnPolicy || {};
     $("#pacing-events").value = policy.maxEvents;
     $("#pacing-minutes").value = Math.round((policy.maxSeconds / 60) * 100) / 100;
