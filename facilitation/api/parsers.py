@@ -15,6 +15,7 @@ from django.conf import settings
 from djangorestframework_camel_case.parser import CamelCaseJSONParser
 from djangorestframework_camel_case.util import camel_to_underscore, camelize_re, underscore_to_camel
 from rest_framework import exceptions, status
+from rest_framework.utils.json import strict_constant
 
 from rooms.errors import ValidationFailed
 
@@ -90,7 +91,7 @@ class JSONParser(CamelCaseJSONParser):
                 raise BodyTooLarge(f"The request body is larger than {settings.API_MAX_BODY_BYTES} bytes.")
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
-            data = json.loads(stream.read().decode(encoding))
+            data = json.loads(stream.read().decode(encoding), parse_constant=strict_constant)
         except RecursionError:
             raise exceptions.ParseError(f"JSON nested more than {MAX_DEPTH} levels deep.") from None
         except ValueError as exc:

@@ -46,3 +46,18 @@ def test_one_is_not_true(owner_api, room):
     """Values are compared as JSON: ``1`` and ``true`` differ."""
     answer = owner_api.patch(f"/api/discussions/{room.pk}", {"max_rounds": True, "maxRounds": 1})
     assert answer.status_code == 400 and list(answer.json()["error"]["details"]) == ["maxRounds"]
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_a_bare_non_number_constant_is_not_json(owner_api, catalog, constant):
+    """JSON has no NaN or Infinity: a body that uses them is a parse error (400) before any field reads it (a
+    value kept as JSON, such as a seat's settings, would otherwise store what no JSON reader can read back)."""
+    import json
+
+    body = create_body(catalog)
+    raw = json.dumps(body).replace(json.dumps(body["topic"]), constant)  # a text field would take it as "nan"
+    assert f'"topic": {constant}' in raw
+    answer = owner_api.client.generic("POST", "/api/discussions", raw, content_type="application/json")
+    assert answer.status_code == 400, answer.content
+    assert answer.json()["error"]["code"] == "parse_error", answer.json()  # refused as JSON, whatever the field
+    assert not Room.objects.exists()
