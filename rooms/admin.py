@@ -55,6 +55,8 @@ class AgentAdminForm(forms.ModelForm):
     from the name as the API derives it), under the owner's alias lock, which the admin's transaction holds until
     the agent is saved."""
 
+    asker = None  # the staff member filling the form in (AgentAdmin.get_form): "Your agent" only to the owner
+
     class Meta:
         model = Agent
         fields = "__all__"
@@ -71,7 +73,7 @@ class AgentAdminForm(forms.ModelForm):
         if not alias:
             data["alias"] = fresh_alias(data["name"], owner, exclude_pk=current.pk if current else None)
             return data
-        problem = alias_problem(alias, owner, current, builtin=builtin)
+        problem = alias_problem(alias, owner, current, builtin=builtin, asker=self.asker)
         if problem:
             self.add_error("alias", problem)
         else:
@@ -88,6 +90,11 @@ class AgentAdmin(admin.ModelAdmin):
     search_fields = ("name", "alias", "description")
     list_select_related = ("role", "persona", "created_by")
     readonly_fields = ("tokens_used", "cost_usd", "created_at", "updated_at")
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)  # a class made for this request
+        form.asker = request.user
+        return form
 
 
 class SeatInline(admin.TabularInline):

@@ -207,14 +207,16 @@ ALIAS_FORMAT = re.compile(r"^[-a-zA-Z0-9_]+\Z")
 ALIAS_FORMAT_ERROR = "Use letters, digits, hyphens and underscores (at most 64)."
 
 
-def alias_problem(alias: str, owner, current: Agent | None = None, *, builtin: bool = False) -> str | None:
+def alias_problem(alias: str, owner, current: Agent | None = None, *, builtin: bool = False,
+                  asker=None) -> str | None:
     """Why ``alias`` cannot be the alias of an agent of ``owner`` (``builtin``: a built-in, which every owner
     sees), in words, or None. The one check of an alias given for an agent, by the API and the admin alike:
     its format, then that neither one of the owner's other agents nor a built-in has it (for a built-in: no
     other agent at all). ``current`` is the agent being changed, as it is stored: it does not stand in its own
     way, and an alias it already has (same owner) stays, so an older duplicate keeps its alias. An empty alias
     is not given but derived (``fresh_alias``). Call it under ``lock_aliases_of(owner)`` and save before the
-    lock is released."""
+    lock is released. ``asker``: who is told (the admin's staff member); None when the owner asks, as in the
+    API. The owner's own agent is "Your agent" only to the owner."""
     if len(alias) > ALIAS_MAX_LENGTH or not ALIAS_FORMAT.match(alias):
         return ALIAS_FORMAT_ERROR
     owner_id = owner.pk if owner is not None else None
@@ -230,7 +232,7 @@ def alias_problem(alias: str, owner, current: Agent | None = None, *, builtin: b
         return None
     if holder.is_builtin:
         return f"The built-in agent {holder.name!r} uses the alias {alias!r}; choose another."
-    if holder.created_by_id == owner_id and not builtin:
+    if holder.created_by_id == owner_id and not builtin and (asker is None or asker.pk == owner_id):
         return f"Your agent {holder.name!r} already uses the alias {alias!r}; choose another."
     return f"The agent {holder.name!r} of {holder.created_by} already uses the alias {alias!r}; choose another."
 

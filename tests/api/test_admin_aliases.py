@@ -4,6 +4,7 @@ saved any alias before: a duplicate @mentions could not tell apart, a built-in's
 import json
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from rooms.models import Agent
@@ -45,10 +46,21 @@ def mine(owner_api):
 def test_an_alias_another_of_the_owners_agents_has_is_a_form_error_as_in_the_api(admin_client, owner_api, mine):
     writer = Agent.objects.get(pk=mine[1]["id"])
     api = owner_api.patch(f"/api/agents/{writer.pk}", {"alias": "REV"}).json()["error"]["details"]["alias"]
-    assert form_errors(change(admin_client, writer, alias="REV")) == {"alias": api}
-    assert "Reviewer" in api[0]
+    assert api == ["Your agent 'Reviewer' already uses the alias 'REV'; choose another."]
+    # the staff member is not the owner: the agent is the owner's, not "yours"
+    owner = writer.created_by.username
+    assert form_errors(change(admin_client, writer, alias="REV")) == {
+        "alias": [f"The agent 'Reviewer' of {owner} already uses the alias 'REV'; choose another."]}
     writer.refresh_from_db()
     assert writer.alias == "writer"
+
+
+def test_a_staff_member_changing_their_own_agent_hears_it_is_theirs(admin_client):
+    me = get_user_model().objects.get(username="root")  # admin_client signs in as root
+    Agent.objects.create(name="Mine", alias="mine", created_by=me)
+    other = Agent.objects.create(name="Other", alias="other", created_by=me)
+    assert form_errors(change(admin_client, other, alias="MINE")) == {
+        "alias": ["Your agent 'Mine' already uses the alias 'MINE'; choose another."]}
 
 
 def test_a_built_ins_alias_is_a_form_error(admin_client, owner_api, mine, catalog):
