@@ -102,6 +102,23 @@ def evaluate(rules: ConsensusRules, ballots: list[Ballot], eligible: int) -> Ver
         return Verdict(False, "A person's vote is required and none has been cast.", counts)
     voters = max(eligible + sum(1 for b in ballots if not b.seated), len(ballots))
     share = counts["ready"] / voters if voters else 0.0
-    if share + 1e-9 >= rules.threshold:
-        return Verdict(True, f"{counts['ready']} of {voters} voters are READY ({share:.0%} >= {rules.threshold:.0%}).", counts)
-    return Verdict(False, f"{counts['ready']} of {voters} voters are READY ({share:.0%} < {rules.threshold:.0%}).", counts)
+    reached = share + 1e-9 >= rules.threshold
+    shown, needed = _percents(share, rules.threshold)
+    return Verdict(reached, f"{counts['ready']} of {voters} voters are READY ({shown} {'>=' if reached else '<'} {needed}).",
+                   counts)
+
+
+def _percents(share: float, threshold: float) -> tuple[str, str]:
+    """The share and the threshold as percentages, with as many decimals as it takes for a share short of the
+    threshold not to read as equal to it (2 of 3 against 0.67: "66.7%" and "67%", not "67% < 67%")."""
+    needed = f"{threshold:.{_decimals(threshold)}%}"
+    for digits in range(7):
+        shown = f"{share:.{digits}%}"
+        if share + 1e-9 >= threshold or float(shown[:-1]) < float(needed[:-1]):
+            break
+    return shown, needed
+
+
+def _decimals(fraction: float) -> int:
+    """How many decimals a threshold needs as a percentage (0.67: none, 0.675: one)."""
+    return next((d for d in range(5) if abs(round(fraction * 100, d) - fraction * 100) < 1e-9), 4)

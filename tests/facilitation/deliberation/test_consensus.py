@@ -98,3 +98,15 @@ def test_templates_have_phases_with_instructions_and_a_known_voting_mode():
         assert template.next_phase(template.phases[0].key) == template.phases[1]
     with pytest.raises(KeyError, match="Unknown template"):
         get_template("waterfall")
+
+
+@pytest.mark.parametrize(("values", "eligible", "threshold", "says"), [
+    (("READY", "READY", "CHANGES"), 3, 0.67, "2 of 3 voters are READY (66.7% < 67%)."),  # was "67% < 67%"
+    (("READY", "READY", "READY"), 4, 0.67, "3 of 4 voters are READY (75% >= 67%)."),
+    (("READY", "READY"), 4, 0.5, "2 of 4 voters are READY (50% >= 50%)."),
+    (("READY", "READY", "CHANGES"), 3, 0.6667, "2 of 3 voters are READY (66.667% < 66.67%)."),
+    (("READY", "CHANGES", "CHANGES"), 3, 0.67, "1 of 3 voters are READY (33% < 67%)."),
+])
+def test_the_reason_never_shows_a_share_short_of_the_threshold_as_equal_to_it(values, eligible, threshold, says):
+    verdict = evaluate(ConsensusRules(threshold=threshold), ballots(*values), eligible=eligible)
+    assert verdict.reason == says
