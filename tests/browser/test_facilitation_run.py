@@ -108,3 +108,21 @@ def test_a_run_is_set_up_in_the_browser_form(make_page):
     assert card.locator("a").inner_text() == run.room.name and "waiting for the group" in card.inner_text()
     page.wait_for_selector("#list-status")
     assert page.locator(f"#discussion-rows [data-id='{run.room_id}']").count() == 0
+
+
+
+def test_a_run_left_unnamed_is_named_after_its_goals_first_words_without_markdown(make_page):
+    make_facilitator("Convener", key="convener-name")
+    page, owner = make_page("rhea")
+    owner.user_permissions.add(Permission.objects.get(codename="start_facilitation_run"))
+    page.goto("/facilitation/new/")
+    page.get_by_label("Goal").fill("Who leads the **launch**? Everyone else helps.")
+    page.get_by_label("Roles", exact=True).fill("Lead, Scribe")
+    page.get_by_role("button", name="Create the run").click()
+    page.wait_for_url("**/discussions/*/")
+    run = FacilitationRun.objects.get()
+    assert run.room.name == "Who leads the launch"  # was the goal's first 60 characters, "**" and all
+    assert run.room.topic == "Who leads the **launch**? Everyone else helps."
+    page.wait_for_function("() => document.querySelector('#room-name').textContent !== 'Loading…'")
+    assert page.locator("#room-name").inner_text() == "Who leads the launch"
+    assert not page.errors, page.errors

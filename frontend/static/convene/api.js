@@ -200,6 +200,22 @@
       && String(a.name || "").trim().toLowerCase() === wanted) || null;
   }
 
+  // The name of a room left unnamed (the wizard, a facilitation run's form): the topic's first words (whole
+  // words, at most ~48 characters), not the topic again; Markdown's emphasis and code marks are left out (a
+  // cut could leave one unclosed, and a name is plain text).
+  function shortName(topic) {
+    const plain = topic.replace(/[*_`~]+/g, "").replace(/^#+\s*/, "").trim() || topic;
+    const first = plain.split(/(?<=[.?!])\s|\n/)[0].replace(/[?.!:;,]+$/, "");
+    if (first.length <= 48) return first;
+    const words = first.split(/\s+/);
+    let name = "";
+    for (const w of words) {
+      if ((name ? `${name} ${w}` : w).length > 45) break;
+      name = name ? `${name} ${w}` : w;
+    }
+    return `${name || first.slice(0, 45)}…`;
+  }
+
   window.Convene = { request, listAll, ApiError, el, escapeHtml, toast, pageData, statusBadge, roleBadge, errorText, counted, duration,
-                     runState, budgetLimits, budgetText, agentLabels, ownAgentNamed, STATUS_LABELS, ROLE_LABELS };
+                     runState, budgetLimits, budgetText, agentLabels, ownAgentNamed, shortName, STATUS_LABELS, ROLE_LABELS };
 })();

@@ -46,7 +46,7 @@
     const topic = $("#run-topic").value.trim();
     const deadline = new Date($("#run-deadline").value);
     const data = {
-      kind: "facilitation", topic, name: $("#run-name").value.trim() || topic.slice(0, 60),
+      kind: "facilitation", topic, name: $("#run-name").value.trim() || window.Convene.shortName(topic),
       pattern: pattern(), slots: slots(), reportTo: targets(),
       deadline: Number.isNaN(deadline.getTime()) ? "" : deadline.toISOString(),
     };

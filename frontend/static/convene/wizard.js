@@ -409,24 +409,9 @@
   }
 
   // --- submit ----------------------------------------------------------------------------
-  // A name from the topic's first words (whole words, at most ~48 characters), not the topic again; Markdown's
-  // emphasis and code marks are left out (a cut could leave one unclosed).
-  function shortName(topic) {
-    const plain = topic.replace(/[*_`~]+/g, "").replace(/^#+\s*/, "").trim() || topic;
-    const first = plain.split(/(?<=[.?!])\s|\n/)[0].replace(/[?.!:;,]+$/, "");
-    if (first.length <= 48) return first;
-    const words = first.split(/\s+/);
-    let name = "";
-    for (const w of words) {
-      if ((name ? `${name} ${w}` : w).length > 45) break;
-      name = name ? `${name} ${w}` : w;
-    }
-    return `${name || first.slice(0, 45)}…`;
-  }
-
   function payload() {
     const topic = $("#topic").value.trim();
-    const name = $("#name").value.trim() || shortName(topic);
+    const name = $("#name").value.trim() || window.Convene.shortName(topic);
     const body = {
       name, topic,
       format: form.querySelector('input[name="format"]:checked').value,
