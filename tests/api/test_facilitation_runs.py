@@ -255,6 +255,26 @@ def test_start_opens_with_the_handshake_status_and_stop_close_it(runner, people)
     assert Room.objects.get(pk=room_id).status == "stopped"
 
 
+def test_patch_status_opens_and_stops_a_run_as_the_start_and_stop_routes_do(runner, people):
+    room_id = create(runner).json()["data"]["id"]
+    opened = runner.patch(f"/api/discussions/{room_id}", {"status": "active"})
+    assert opened.status_code == 200, opened.json()
+    run = FacilitationRun.objects.get(room_id=room_id)
+    assert run.state == "active" and run.initiator_user == people["owner"]
+    assert Observation.objects.filter(room_id=room_id, data__purpose="handshake").count() == 1
+    stopped = runner.patch(f"/api/discussions/{room_id}", {"status": "stopped"})
+    assert stopped.status_code == 200, stopped.json()
+    run.refresh_from_db()
+    assert run.state == "stopped" and Room.objects.get(pk=room_id).status == "stopped"
+    assert Observation.objects.filter(room_id=room_id, data__purpose="closing").count() == 1
+    assert [r["state"] for r in runner.get("/api/me/facilitation-runs").json()["data"]] == ["stopped"]
+    # a run still waiting for its group stops by PATCH as by POST .../stop
+    waiting = create(runner).json()["data"]["id"]
+    assert runner.patch(f"/api/discussions/{waiting}", {"status": "stopped"}).status_code == 200
+    assert FacilitationRun.objects.get(room_id=waiting).state == "stopped"
+    assert runner.patch(f"/api/discussions/{waiting}", {"status": "active"}).status_code == 409
+
+
 def test_a_stalled_run_gets_a_reminder_naming_what_is_missing(runner):
     room_id = create(runner).json()["data"]["id"]
     runner.post(f"/api/discussions/{room_id}/start")

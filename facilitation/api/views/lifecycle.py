@@ -7,10 +7,7 @@ from facilitation.api import schemas
 from facilitation.api.parsing import no_fields
 from facilitation.api.permissions import controllable_room
 from facilitation.api.throttles import LIFECYCLE_SCOPE, WRITE_THROTTLES, ScopedThrottle
-from facilitation.api.views.discussions import DiscussionEnvelope, detail_response
-from facilitation.goals import actions as goals
-from facilitation.workspace.actions.lifecycle import do_control_workspace
-from rooms.models import Room
+from facilitation.api.views.discussions import DiscussionEnvelope, detail_response, run_control
 
 
 class LifecycleView(APIView):
@@ -24,18 +21,7 @@ class LifecycleView(APIView):
     def post(self, request, id: int):
         room = controllable_room(request.user, id)
         no_fields(request)
-        if room.kind == Room.Kind.FACILITATION and self.verb in ("start", "stop"):
-            # A facilitation run opens with its handshake in the room, and stops with a closing message.
-            if self.verb == "start":
-                goals.do_open_run(room.pk, initiator_name=request.user.get_full_name() or request.user.get_username(),
-                                  initiator_user=request.user, initiator_key=f"user:{request.user.pk}")
-            else:
-                goals.do_stop_run(room.pk, request.user)
-            return detail_response(request.user, room)
-        if room.kind == Room.Kind.WORKSPACE:
-            room = do_control_workspace(room, self.verb, request.user)
-        else:
-            room = lifecycle.run(self.verb, room, actor=request.user)
+        room = run_control(room, self.verb, request.user)
         return detail_response(request.user, room)
 
 
