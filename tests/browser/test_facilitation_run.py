@@ -126,3 +126,27 @@ def test_a_run_left_unnamed_is_named_after_its_goals_first_words_without_markdow
     page.wait_for_function("() => document.querySelector('#room-name').textContent !== 'Loading…'")
     assert page.locator("#room-name").inner_text() == "Who leads the launch"
     assert not page.errors, page.errors
+
+
+def test_the_run_form_names_what_is_wrong_with_the_outcome_in_its_own_words(make_page):
+    make_facilitator("Convener", key="convener-words")
+    page, owner = make_page("rhea")
+    owner.user_permissions.add(Permission.objects.get(codename="start_facilitation_run"))
+    page.goto("/facilitation/new/")
+    page.get_by_label("Goal").fill("Who leads the launch?")
+    page.get_by_label("Roles", exact=True).fill("Lead, Scribe, Lead")
+    page.get_by_role("button", name="Create the run").click()
+    page.locator("#run-slots-error").wait_for()
+    # the role that is wrong, as typed, beside the roles; no API path ("slots.roles[2]") anywhere
+    assert page.locator("#run-slots-error").inner_text() == '"Lead": listed twice.'
+    assert page.locator("#run-error").inner_text() == "The outcome's details are not valid."
+    assert "slots" not in page.locator("main").inner_text()
+    assert not FacilitationRun.objects.exists()
+    shot(page, "facilitation-run-form-errors.png")
+    page.get_by_role("radio", name="Make a decision").check()
+    page.locator("#run-options").fill("Friday, " + "M" * 81)
+    page.get_by_role("button", name="Create the run").click()
+    page.wait_for_function("() => document.querySelector('#run-slots-error').textContent.startsWith('\"MMM')")
+    assert page.locator("#run-slots-error").inner_text().startswith(f'"{"M" * 81}": a name of 1 to 80 characters.')
+    assert not FacilitationRun.objects.exists()
+    assert not page.errors, page.errors

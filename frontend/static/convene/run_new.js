@@ -60,15 +60,40 @@
   const ERROR_FIELDS = [[/^topic|^name/, "#run-topic-error"], [/^deadline|^ttl/, "#run-deadline-error"],
                         [/^reportTo/, "#run-report-error"], [/^(slots|roles|options|min|pattern)/, "#run-slots-error"]];
 
+  // What the form calls the outcome's fields, for the server's errors about them: "Role 2", "Options".
+  const SLOT_WORDS = { roles: ["Roles", "Role"], options: ["Options", "Option"], min: ["At least this many items", ""] };
+
+  // An error about one of the outcome's fields in the form's words: `slots.roles[1]` -> "Lead: listed twice."
+  // (the item as typed, or its number when it is empty), `slots.options` -> "Options: ...".
+  function slotText(field, text) {
+    const match = /^slots\.(roles|options|min)(?:\[(\d+)\])?$/.exec(field);
+    if (!match) return text;
+    const [all, one] = SLOT_WORDS[match[1]];
+    const lower = text.charAt(0).toLowerCase() + text.slice(1);
+    if (match[2] === undefined) return `${all}: ${lower}`;
+    const item = (slots()[match[1]] || [])[Number(match[2])];
+    return `${item ? `"${item}"` : `${one} ${Number(match[2]) + 1}`}: ${lower}`;
+  }
+
   function showErrors(err) {
     for (const [, id] of ERROR_FIELDS) { $(id).hidden = true; $(id).textContent = ""; }
+    const details = err.details || {};
     const rest = [];
-    for (const [field, messages] of Object.entries(err.details || {})) {
+    const placed = {};
+    for (const [field, messages] of Object.entries(details)) {
       const target = ERROR_FIELDS.find(([pattern]) => pattern.test(field));
-      const text = Array.isArray(messages) ? messages.join(" ") : String(messages);
-      if (target) { $(target[1]).textContent = text; $(target[1]).hidden = false; } else if (text !== err.message) rest.push(text);
+      const text = slotText(field, Array.isArray(messages) ? messages.join(" ") : String(messages));
+      if (target) placed[target[1]] = [...(placed[target[1]] || []), text];
+      else if (text !== err.message) rest.push(text);
     }
-    $("#run-error").textContent = [err.message, ...rest].join(" ");
+    for (const [id, texts] of Object.entries(placed)) { $(id).textContent = texts.join(" "); $(id).hidden = false; }
+    // The message may end with the fields' API paths in brackets ("... (slots.roles[1])."): they are said
+    // beside each field instead, in the form's words.
+    const paths = ` (${Object.keys(details).join(", ")})`;
+    let message = err.message || "";
+    if (Object.keys(details).length && message.includes(paths)) message = message.replace(paths, "");
+    if (/^The slots do not fit the pattern/.test(message)) message = "The outcome's details are not valid.";
+    $("#run-error").textContent = [message, ...rest].join(" ");
     $("#run-error").hidden = false;
   }
 
