@@ -185,12 +185,9 @@ def run_control(who, discussion_id, verb: str) -> dict:
     if ratelimit.hit("socket-writes", user.pk, window) > limit:
         return _refusal("Too many requests; try again shortly.", "throttled", status=room.status)
     try:
-        if room.kind == Room.Kind.WORKSPACE:
-            from facilitation.workspace.actions.lifecycle import do_control_workspace
+        from facilitation.controls import control_room
 
-            room = do_control_workspace(room, verb, user)
-        else:
-            room = lifecycle.run(verb, room, actor=user)
+        room = control_room(room, verb, user)
     except ObjectDoesNotExist:  # deleted by someone else since the access check
         return _refusal(NOT_VISIBLE, "not_found")
     except ActionError as exc:

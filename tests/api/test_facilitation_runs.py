@@ -275,6 +275,22 @@ def test_patch_status_opens_and_stops_a_run_as_the_start_and_stop_routes_do(runn
     assert runner.patch(f"/api/discussions/{waiting}", {"status": "active"}).status_code == 409
 
 
+def test_the_socket_stop_ends_a_run_with_its_closing_as_the_stop_route_does(runner, people):
+    from facilitation.sockets import run_control
+    from rooms.models import ApiToken
+    from tests.factories import make_token
+
+    room_id = create(runner).json()["data"]["id"]
+    assert runner.post(f"/api/discussions/{room_id}/start").status_code == 200
+    owner = people["owner"]
+    make_token(owner)
+    who = {"user_id": owner.pk, "auth": "token", "token_id": ApiToken.objects.filter(user=owner).latest("id").pk}
+    answer = run_control(who, room_id, "stop")
+    assert answer["ok"] is True and answer["status"] == "stopped"
+    assert FacilitationRun.objects.get(room_id=room_id).state == "stopped"
+    assert Observation.objects.filter(room_id=room_id, data__purpose="closing").count() == 1
+
+
 def test_a_stalled_run_gets_a_reminder_naming_what_is_missing(runner):
     room_id = create(runner).json()["data"]["id"]
     runner.post(f"/api/discussions/{room_id}/start")

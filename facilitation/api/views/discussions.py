@@ -11,7 +11,7 @@ from facilitation.api.pagination import paginate
 from facilitation.api.parsing import choice_params, json_body, no_fields
 from facilitation.api.permissions import access_of, controllable_room, viewable_room
 from facilitation.api.throttles import CREATE_SCOPE, WriteThrottleMixin
-from facilitation.goals import actions as goals
+from facilitation.controls import control_room
 from facilitation.goals.creation import do_create_run
 from facilitation.workspace.actions import lifecycle as ws_lifecycle
 from facilitation.workspace.actions import rounds as ws_rounds
@@ -44,22 +44,6 @@ def workspace_status(room: Room, target: str, user) -> Room:
         return ws_lifecycle.do_archive_workspace(room, user)
     verb = {S.ACTIVE: "resume" if room.status == S.PAUSED else "start", S.PAUSED: "pause"}.get(target, target)
     return ws_lifecycle.do_control_workspace(room, verb, user)
-
-
-def run_control(room: Room, verb: str, user) -> Room:
-    """One lifecycle control, by the action for the room's kind: a facilitation run opens with its handshake and
-    stops with its closing message and report; a workspace runs its rounds; a discussion its engine steps. The
-    POST routes (``.../start`` ... ``.../conclude``) and ``PATCH {"status"}`` both come here."""
-    if room.kind == Room.Kind.FACILITATION and verb in ("start", "stop"):
-        if verb == "start":
-            goals.do_open_run(room.pk, initiator_name=user.get_full_name() or user.get_username(),
-                              initiator_user=user, initiator_key=f"user:{user.pk}")
-        else:
-            goals.do_stop_run(room.pk, user)
-        return room
-    if room.kind == Room.Kind.WORKSPACE:
-        return ws_lifecycle.do_control_workspace(room, verb, user)
-    return lifecycle.run(verb, room, actor=user)
 
 
 def detail_response(user, room: Room, status: int = 200):
@@ -154,7 +138,7 @@ class DiscussionDetailView(APIView):
                 if verb is None:
                     raise StateConflict(f"Cannot change a {room.status} discussion to {target}.",
                                         {"status": room.status}, code="invalid_transition")
-                room = run_control(room, verb, request.user)
+                room = control_room(room, verb, request.user)
         return detail_response(request.user, room)
 
     @extend_schema(tags=TAG, operation_id="discussions_destroy", summary="Delete a discussion",

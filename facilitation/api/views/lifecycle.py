@@ -7,7 +7,8 @@ from facilitation.api import schemas
 from facilitation.api.parsing import no_fields
 from facilitation.api.permissions import controllable_room
 from facilitation.api.throttles import LIFECYCLE_SCOPE, WRITE_THROTTLES, ScopedThrottle
-from facilitation.api.views.discussions import DiscussionEnvelope, detail_response, run_control
+from facilitation.api.views.discussions import DiscussionEnvelope, detail_response
+from facilitation.controls import control_room
 
 
 class LifecycleView(APIView):
@@ -21,7 +22,7 @@ class LifecycleView(APIView):
     def post(self, request, id: int):
         room = controllable_room(request.user, id)
         no_fields(request)
-        room = run_control(room, self.verb, request.user)
+        room = control_room(room, self.verb, request.user)
         return detail_response(request.user, room)
 
 

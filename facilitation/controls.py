@@ -1,0 +1,24 @@
+"""One lifecycle control (start, pause, resume, stop, conclude) by the action for the room's kind.
+
+A facilitation run opens with its handshake and stops with its closing message and report
+(``facilitation.goals.actions``); a workspace runs its rounds; a discussion its engine steps
+(``facilitation.actions.lifecycle``). The POST routes, ``PATCH {"status"}`` and the socket controls
+all come here, so a run never ends as a room while it stays live as a run.
+"""
+from facilitation.actions import lifecycle
+from facilitation.goals import actions as goals
+from facilitation.workspace.actions.lifecycle import do_control_workspace
+from rooms.models import Room
+
+
+def control_room(room: Room, verb: str, user) -> Room:
+    if room.kind == Room.Kind.FACILITATION and verb in ("start", "stop"):
+        if verb == "start":
+            goals.do_open_run(room.pk, initiator_name=user.get_full_name() or user.get_username(),
+                              initiator_user=user, initiator_key=f"user:{user.pk}")
+        else:
+            goals.do_stop_run(room.pk, user)
+        return Room.objects.get(pk=room.pk)
+    if room.kind == Room.Kind.WORKSPACE:
+        return do_control_workspace(room, verb, user)
+    return lifecycle.run(verb, room, actor=user)
