@@ -22,3 +22,13 @@ def test_the_admin_is_not_at_the_default_path(client, settings):
     assert client.get("/admin/").status_code == 404
     assert reverse("admin:index") == "/" + settings.ADMIN_PATH
     assert client.get(reverse("admin:index")).status_code == 302  # to the admin's sign-in
+
+
+@pytest.mark.django_db
+def test_the_api_docs_pages_load_nothing_from_outside_this_server(client):
+    """ReDoc's page came with Google's web fonts (fetched by every visitor, refused by the policy anyway)."""
+    for path in ("/api/docs", "/api/redoc"):
+        page = client.get(path).content.decode()
+        assert "googleapis" not in page and "gstatic" not in page, path
+    redoc = client.get("/api/redoc").content.decode()
+    assert '<redoc spec-url="/api/schema"' in redoc and "/api/docs/assets/redoc/" in redoc

@@ -1,4 +1,5 @@
-"""GET /api/schema (OpenAPI 3, JSON by default, ``?format=yaml``) and GET /api/docs (Swagger UI, offline).
+"""GET /api/schema (OpenAPI 3, JSON by default, ``?format=yaml``) and GET /api/docs (Swagger UI, offline) and
+GET /api/redoc (ReDoc, without its web fonts).
 
 The UI's JavaScript and CSS come from the ``drf-spectacular-sidecar`` package and are
 served here, under /api/docs/assets/, so the docs work without any CDN and without
@@ -28,6 +29,7 @@ class DocsView(SpectacularSwaggerView):
 class RedocView(SpectacularRedocView):
     url_name = "api-schema"
     permission_classes = [AllowAny]
+    template_name = "frontend/api_redoc.html"  # without the web fonts from Google
 
 
 def docs_asset(request, path: str):
