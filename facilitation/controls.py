@@ -8,6 +8,7 @@ all come here, so a run never ends as a room while it stays live as a run.
 from facilitation.actions import lifecycle
 from facilitation.goals import actions as goals
 from facilitation.workspace.actions.lifecycle import do_control_workspace
+from rooms.errors import StateConflict
 from rooms.models import Room
 
 
@@ -19,6 +20,11 @@ def control_room(room: Room, verb: str, user) -> Room:
         else:
             goals.do_stop_run(room.pk, user)
         return Room.objects.get(pk=room.pk)
+    if room.kind == Room.Kind.FACILITATION and verb == "conclude":
+        # The discussion engine never runs a run: it ends when its group confirms the outcome, or with stop.
+        raise StateConflict("A facilitation run is not concluded this way: it ends when the group confirms its outcome, "
+                            "or stop it to end it with its partial result.", {"status": room.status},
+                            code="invalid_transition")
     if room.kind == Room.Kind.WORKSPACE:
         return do_control_workspace(room, verb, user)
     return lifecycle.run(verb, room, actor=user)

@@ -291,6 +291,19 @@ def test_the_socket_stop_ends_a_run_with_its_closing_as_the_stop_route_does(runn
     assert Observation.objects.filter(room_id=room_id, data__purpose="closing").count() == 1
 
 
+def test_conclude_is_refused_for_a_run_and_changes_nothing(runner):
+    room_id = create(runner).json()["data"]["id"]
+    assert runner.post(f"/api/discussions/{room_id}/start").status_code == 200
+    before = Room.objects.get(pk=room_id)
+    for answer in (runner.post(f"/api/discussions/{room_id}/conclude"),
+                   runner.patch(f"/api/discussions/{room_id}", {"status": "concluded"})):
+        assert answer.status_code == 409 and answer.json()["error"]["code"] == "invalid_transition"
+        assert "stop" in answer.json()["error"]["message"]
+    room = Room.objects.get(pk=room_id)
+    assert (room.status, room.engine_state) == ("active", before.engine_state)
+    assert FacilitationRun.objects.get(room_id=room_id).state == "active"
+
+
 def test_a_stalled_run_gets_a_reminder_naming_what_is_missing(runner):
     room_id = create(runner).json()["data"]["id"]
     runner.post(f"/api/discussions/{room_id}/start")
