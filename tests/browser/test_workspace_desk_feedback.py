@@ -209,3 +209,18 @@ def test_the_owner_shares_a_workspace_from_the_desk(make_page):
     assert page.locator("#share-error").inner_text()
     assert not RoomMember.objects.filter(room_id=room_id).exists()
     assert page.errors == [] and guest_page.errors == []
+
+
+def test_a_long_word_in_a_task_or_an_observation_wraps_instead_of_widening_the_desk_on_a_phone(make_page):
+    page, _ = make_page("petra", viewport={"width": 390, "height": 844})
+    page.goto("/")
+    room_id = running_workspace(page)
+    word = "https://example.com/" + "a" * 150  # a link pasted as a title: one word, no place to break
+    status, task = api(page, "POST", f"discussions/{room_id}/tasks", {"title": word, "priority": 3})
+    assert status == 201, task
+    status, obs = api(page, "POST", f"discussions/{room_id}/observations", {"type": "question", "content": f"Is {word} right?"})
+    assert status == 201, obs
+    open_desk(page, room_id)
+    page.wait_for_selector(f"#board [data-task-id='{task['data']['id']}']")
+    page.wait_for_selector(f"#observations [data-observation-id='{obs['data']['id']}']")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "the desk scrolls sideways"
