@@ -20,9 +20,10 @@ def control_room(room: Room, verb: str, user) -> Room:
         else:
             goals.do_stop_run(room.pk, user)
         return Room.objects.get(pk=room.pk)
-    if room.kind == Room.Kind.FACILITATION and verb == "conclude":
-        # The discussion engine never runs a run: it ends when its group confirms the outcome, or with stop.
-        raise StateConflict("A facilitation run is not concluded this way: it ends when the group confirms its outcome, "
+    if room.kind == Room.Kind.FACILITATION and verb in ("conclude", "pause"):
+        # The discussion engine never runs a run: it ends when its group confirms the outcome, or with stop; and the
+        # facilitator keeps reading the group while it runs, so a pause would only say what is not so.
+        raise StateConflict(f"A facilitation run cannot {verb} this way: it ends when the group confirms its outcome, "
                             "or stop it to end it with its partial result.", {"status": room.status},
                             code="invalid_transition")
     if room.kind == Room.Kind.WORKSPACE:

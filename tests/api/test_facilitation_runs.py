@@ -291,12 +291,14 @@ def test_the_socket_stop_ends_a_run_with_its_closing_as_the_stop_route_does(runn
     assert Observation.objects.filter(room_id=room_id, data__purpose="closing").count() == 1
 
 
-def test_conclude_is_refused_for_a_run_and_changes_nothing(runner):
+def test_conclude_and_pause_are_refused_for_a_run_and_change_nothing(runner):
     room_id = create(runner).json()["data"]["id"]
     assert runner.post(f"/api/discussions/{room_id}/start").status_code == 200
     before = Room.objects.get(pk=room_id)
     for answer in (runner.post(f"/api/discussions/{room_id}/conclude"),
-                   runner.patch(f"/api/discussions/{room_id}", {"status": "concluded"})):
+                   runner.patch(f"/api/discussions/{room_id}", {"status": "concluded"}),
+                   runner.post(f"/api/discussions/{room_id}/pause"),
+                   runner.patch(f"/api/discussions/{room_id}", {"status": "paused"})):
         assert answer.status_code == 409 and answer.json()["error"]["code"] == "invalid_transition"
         assert "stop" in answer.json()["error"]["message"]
     room = Room.objects.get(pk=room_id)
