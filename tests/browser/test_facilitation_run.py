@@ -101,11 +101,14 @@ def test_a_run_is_set_up_in_the_browser_form(make_page):
     assert timedelta(hours=23) < run.deadline - timezone.now() < timedelta(hours=25)
     page.locator("#run-join").wait_for()  # the room shows the command that brings the facilitator into a group
     assert page.locator("#run-join-command").text_content() == f"/facilitator start {run.join_code}"
-    # Back on the list, the run is under "Your facilitation runs" (ephemeral runs are not in the table).
+    deadline = page.locator("#run-facts dd").nth(1).inner_text()  # "Nov 27, 2026, 6:00 PM"
+    # Back on the list, the run is under "Your facilitation runs" (ephemeral runs are not in the table),
+    # its deadline written as the room writes it (not "11/27/2026, 6:00:00 PM").
     page.goto("/")
     card = page.locator("#my-runs")
     card.wait_for()
     assert card.locator("a").inner_text() == run.room.name and "waiting for the group" in card.inner_text()
+    assert f"deadline {deadline}" in card.inner_text()
     page.wait_for_selector("#list-status")
     assert page.locator(f"#discussion-rows [data-id='{run.room_id}']").count() == 0
 

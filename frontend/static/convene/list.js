@@ -154,7 +154,7 @@
     if (!data.length) return;
     $("#my-runs-list").replaceChildren(...data.map((r) => el("li", { "data-discussion-id": r.discussionId },
       el("a", { href: r.link }, r.name), " ",
-      el("span", { class: "muted small" }, `· ${runState(r.state).toLowerCase()} · deadline ${new Date(r.deadline).toLocaleString()}`))));
+      el("span", { class: "muted small" }, `· ${runState(r.state).toLowerCase()} · deadline ${relative(r.deadline)}`))));
     $("#my-runs").hidden = false;
   }).catch(() => {});
 })();
