@@ -1,5 +1,6 @@
 """Creating a facilitation run: validated first (nothing written on bad input), behind a
 permission, a per-user rate limit, a daily quota and a cap on live runs, with a bounded TTL."""
+import re
 import secrets
 from datetime import datetime, timedelta, timezone as dt_timezone
 
@@ -47,11 +48,16 @@ DEADLINE_FORMAT = ("An ISO 8601 date-time, e.g. 2026-12-01T17:00:00Z or 2026-12-
                    "offset (2026-12-01T17:00:00) is read as UTC.")
 
 
+_TIME_PART = re.compile(r"[Tt ]\d")
+
+
 def _deadline(value, now: datetime) -> datetime:
     if value is None or value == "":
         raise ValidationFailed("deadline is required.", {"deadline": [DEADLINE_FORMAT]})
     try:
-        parsed = parse_datetime(value.strip()) if isinstance(value, str) else None
+        # A date alone (2026-12-01, 20261201) is no moment: read as midnight it would end the run a day early.
+        has_time = isinstance(value, str) and _TIME_PART.search(value.strip()) is not None
+        parsed = parse_datetime(value.strip()) if has_time else None
     except ValueError:  # well formed but no such moment (2026-02-30T10:00Z)
         parsed = None
     if parsed is None:

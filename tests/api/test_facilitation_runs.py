@@ -146,6 +146,17 @@ def test_a_deadline_that_is_not_a_date_time_says_what_it_must_be(runner, deadlin
     assert not FacilitationRun.objects.exists()
 
 
+def test_a_date_without_a_time_is_not_a_deadline(runner):
+    tomorrow = (timezone.now() + timedelta(days=1)).date()
+    for deadline in (tomorrow.isoformat(), tomorrow.strftime("%Y%m%d")):
+        answer = create(runner, deadline=deadline)
+        assert answer.status_code == 400, answer.content
+        assert answer.json()["error"]["message"] == NOT_A_DATE_TIME
+    assert not FacilitationRun.objects.exists()
+    naive = (timezone.now() + timedelta(hours=3)).replace(tzinfo=None, microsecond=0)
+    assert create(runner, deadline=naive.isoformat(sep=" ")).status_code == 201  # a space before the time is read too
+
+
 def test_a_deadline_without_an_offset_is_read_as_utc(runner):
     naive = (timezone.now() + timedelta(hours=3)).replace(tzinfo=None, microsecond=0)
     answer = create(runner, deadline=naive.isoformat())
