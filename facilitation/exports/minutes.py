@@ -152,14 +152,25 @@ def _fold_decisions(decisions: list[Item], written: list[str], facilitator: str,
     return out
 
 
+def seat_names(seats: list[Seat]) -> dict[int, str]:
+    """Each seat's name in the minutes: its agent's or person's name, and for agents of one name (without case)
+    the agent's @alias too, "Architect (@3d-architect)", as the pages tell them apart."""
+    fold = {s.pk: s.display_name.strip().lower() for s in seats}
+    shared = {name for name in fold.values() if list(fold.values()).count(name) > 1}
+    return {s.pk: f"{s.display_name} (@{s.agent.alias})" if s.agent_id and s.agent.alias and fold[s.pk] in shared
+            else s.display_name for s in seats}
+
+
 def collect(room: Room) -> Minutes:
     seats = list(room.seats.select_related("agent", "user").order_by("position", "id"))
-    facilitator = next((s.display_name for s in seats if s.role == Seat.Role.FACILITATOR), None)
+    names = seat_names(seats)
+    facilitator = next((names[s.pk] for s in seats if s.role == Seat.Role.FACILITATOR), None)
     if facilitator is None:
         facilitator = room.moderator.name if room.moderator_id else "-"
     rows = list(Observation.objects.filter(room=room).select_related("seat", "seat__agent", "seat__user").order_by("seq"))
-    names = {s.pk: s.display_name for s in seats}
-    entries = [Entry(o.seq, o.round, o.kind, o.author_name, label(ROLE_LABELS, _role_of(o)), o.content, o.status, list(o.markers or []),
+    # a turn keeps the name it was written under, with the agent's @alias where another agent has that name
+    told_apart = {pk: name for pk, name in names.items() if name != next(s.display_name for s in seats if s.pk == pk)}
+    entries = [Entry(o.seq, o.round, o.kind, told_apart.get(o.seat_id, o.author_name), label(ROLE_LABELS, _role_of(o)), o.content, o.status, list(o.markers or []),
                      dict(o.data or {}), names.get((o.data or {}).get("nextParticipantId"), "")) for o in rows]
     final = (room.conclusion or "").strip()
     for entry in entries:
@@ -171,7 +182,7 @@ def collect(room: Room) -> Minutes:
         title=room.name, topic=room.topic, format=label(FORMAT_LABELS, room.format), kind=room.kind,
         status=label(ROOM_STATUS_LABELS, room.status), round=room.round,
         max_rounds=room.max_rounds, facilitator=facilitator,
-        participants=[(s.display_name, label(ROLE_LABELS, s.role)) for s in seats if s.role != Seat.Role.FACILITATOR],
+        participants=[(names[s.pk], label(ROLE_LABELS, s.role)) for s in seats if s.role != Seat.Role.FACILITATOR],
         created_at=room.created_at, started_at=room.started_at, ended_at=room.ended_at,
         conclusion=conclusion, rehearsal=any(o.provider == "rehearsal" for o in rows),
         decisions=decisions, action_items=actions, entries=entries, tokens=room.tokens_used,

@@ -331,3 +331,22 @@ def test_a_setext_heading_in_the_topic_is_moved_below_the_report_s_too(finished)
     outline = _outline(render_markdown(Room.objects.get(pk=finished.pk)))
     assert ("h3", "Goals") in outline and ("h4", "Risks") in outline
     assert [h for h in outline if h[0] == "h1"] == [("h1", "Test discussion")]
+
+
+def test_the_minutes_tell_agents_of_one_name_apart_by_their_alias(finished):
+    from rooms.models import Agent
+
+    first, second = list(finished.seats.exclude(role=Seat.Role.FACILITATOR).order_by("position"))[:2]
+    Agent.objects.filter(pk=first.agent_id).update(name="Architect", alias="architect")
+    Agent.objects.filter(pk=second.agent_id).update(name="architect", alias="3d-architect")
+    markdown = render_markdown(finished)
+    participants = next(line for line in markdown.splitlines() if line.startswith("- **Participants:**"))
+    assert "Architect (@architect) (Participant)" in participants and "architect (@3d-architect)" in participants
+    transcript = markdown.split("## Transcript")[-1]
+    assert "Architect (@architect)" in transcript and "architect (@3d-architect)" in transcript  # speakers, next speaker
+    docx = Document(io.BytesIO(render_docx(finished)))
+    text = "\n".join(p.text for p in docx.paragraphs) + "\n".join(c.text for t in docx.tables for r in t.rows for c in r.cells)
+    assert "Architect (@architect)" in text and "architect (@3d-architect)" in text
+    # a name no other agent has stays as it is
+    chair = finished.seats.get(role=Seat.Role.FACILITATOR)
+    assert f"{chair.display_name} (@" not in markdown
