@@ -113,15 +113,20 @@ def test_a_run_is_set_up_in_the_browser_form(make_page):
     assert page.locator(f"#discussion-rows [data-id='{run.room_id}']").count() == 0
 
 
-
-def test_a_run_left_unnamed_is_named_after_its_goals_first_words_without_markdown(make_page):
-    make_facilitator("Convener", key="convener-name")
+def _create_run(make_page, key: str, goal: str, roles: str):
+    """Rhea, who may start runs, fills the run form's goal and roles and asks to create the run."""
+    make_facilitator("Convener", key=key)
     page, owner = make_page("rhea")
     owner.user_permissions.add(Permission.objects.get(codename="start_facilitation_run"))
     page.goto("/facilitation/new/")
-    page.get_by_label("Goal").fill("Who leads the **launch**? Everyone else helps.")
-    page.get_by_label("Roles", exact=True).fill("Lead, Scribe")
+    page.get_by_label("Goal").fill(goal)
+    page.get_by_label("Roles", exact=True).fill(roles)
     page.get_by_role("button", name="Create the run").click()
+    return page
+
+
+def test_a_run_left_unnamed_is_named_after_its_goals_first_words_without_markdown(make_page):
+    page = _create_run(make_page, "convener-name", "Who leads the **launch**? Everyone else helps.", "Lead, Scribe")
     page.wait_for_url("**/discussions/*/")
     run = FacilitationRun.objects.get()
     assert run.room.name == "Who leads the launch"  # was the goal's first 60 characters, "**" and all
@@ -132,13 +137,7 @@ def test_a_run_left_unnamed_is_named_after_its_goals_first_words_without_markdow
 
 
 def test_the_run_form_names_what_is_wrong_with_the_outcome_in_its_own_words(make_page):
-    make_facilitator("Convener", key="convener-words")
-    page, owner = make_page("rhea")
-    owner.user_permissions.add(Permission.objects.get(codename="start_facilitation_run"))
-    page.goto("/facilitation/new/")
-    page.get_by_label("Goal").fill("Who leads the launch?")
-    page.get_by_label("Roles", exact=True).fill("Lead, Scribe, Lead")
-    page.get_by_role("button", name="Create the run").click()
+    page = _create_run(make_page, "convener-words", "Who leads the launch?", "Lead, Scribe, Lead")
     page.locator("#run-slots-error").wait_for()
     # the role that is wrong, as typed, beside the roles; no API path ("slots.roles[2]") anywhere
     assert page.locator("#run-slots-error").inner_text() == '"Lead": listed twice.'
