@@ -9,6 +9,7 @@ speaks next and why) stay in the transcript. Roles, formats and statuses are sho
 their human labels.
 """
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -156,7 +157,7 @@ def seat_names(seats: list[Seat]) -> dict[int, str]:
     """Each seat's name in the minutes: its agent's or person's name, and for agents of one name (without case)
     the agent's @alias too, "Architect (@3d-architect)", as the pages tell them apart."""
     fold = {s.pk: s.display_name.strip().lower() for s in seats}
-    shared = {name for name in fold.values() if list(fold.values()).count(name) > 1}
+    shared = {name for name, count in Counter(fold.values()).items() if count > 1}
     return {s.pk: f"{s.display_name} (@{s.agent.alias})" if s.agent_id and s.agent.alias and fold[s.pk] in shared
             else s.display_name for s in seats}
 
@@ -169,7 +170,7 @@ def collect(room: Room) -> Minutes:
         facilitator = room.moderator.name if room.moderator_id else "-"
     rows = list(Observation.objects.filter(room=room).select_related("seat", "seat__agent", "seat__user").order_by("seq"))
     # a turn keeps the name it was written under, with the agent's @alias where another agent has that name
-    told_apart = {pk: name for pk, name in names.items() if name != next(s.display_name for s in seats if s.pk == pk)}
+    told_apart = {s.pk: names[s.pk] for s in seats if names[s.pk] != s.display_name}
     entries = [Entry(o.seq, o.round, o.kind, told_apart.get(o.seat_id, o.author_name), label(ROLE_LABELS, _role_of(o)), o.content, o.status, list(o.markers or []),
                      dict(o.data or {}), names.get((o.data or {}).get("nextParticipantId"), "")) for o in rows]
     final = (room.conclusion or "").strip()
