@@ -11,6 +11,17 @@ from facilitation.workspace.actions.lifecycle import do_control_workspace
 from rooms.errors import StateConflict
 from rooms.models import Room
 
+S = Room.Status
+
+
+def verb_for(room: Room, target: str) -> str | None:
+    """The control that takes ``room`` to the status ``target`` (``PATCH {"status"}``), or None. A run waiting for
+    its group can be stopped too, as ``POST .../stop`` stops it."""
+    verb = lifecycle.verb_for(target, room.status)
+    if verb is None and room.kind == Room.Kind.FACILITATION and target == S.STOPPED:
+        return "stop"
+    return verb
+
 
 def control_room(room: Room, verb: str, user) -> Room:
     if room.kind == Room.Kind.FACILITATION and verb in ("start", "stop"):

@@ -4,14 +4,13 @@ from django.db.models import Count, Q
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.views import APIView
 
-from facilitation.actions import lifecycle
 from facilitation.api import inputs, schemas
 from facilitation.api.envelope import ok
 from facilitation.api.pagination import paginate
 from facilitation.api.parsing import choice_params, json_body, no_fields
 from facilitation.api.permissions import access_of, controllable_room, viewable_room
 from facilitation.api.throttles import CREATE_SCOPE, WriteThrottleMixin
-from facilitation.controls import control_room
+from facilitation.controls import control_room, verb_for
 from facilitation.goals.creation import do_create_run
 from facilitation.workspace.actions import lifecycle as ws_lifecycle
 from facilitation.workspace.actions import rounds as ws_rounds
@@ -132,9 +131,7 @@ class DiscussionDetailView(APIView):
             if target is not None and target != room.status and room.kind == Room.Kind.WORKSPACE:
                 room = workspace_status(room, target, request.user)
             elif target is not None and target != room.status:
-                verb = lifecycle.verb_for(target, room.status)
-                if verb is None and room.kind == Room.Kind.FACILITATION and target == S.STOPPED:
-                    verb = "stop"  # as POST .../stop: a run waiting for its group can be stopped too
+                verb = verb_for(room, target)
                 if verb is None:
                     raise StateConflict(f"Cannot change a {room.status} discussion to {target}.",
                                         {"status": room.status}, code="invalid_transition")
