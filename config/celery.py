@@ -4,8 +4,9 @@ import os
 import warnings
 
 from celery import Celery
+from celery.exceptions import CPendingDeprecationWarning
 from celery.platforms import SecurityWarning
-from celery.signals import worker_ready
+from celery.signals import celeryd_after_setup, worker_ready
 
 from config import env as E
 
@@ -28,3 +29,12 @@ def _settle_the_heap(**_):
     only what the steps made."""
     gc.collect()
     gc.freeze()
+
+
+@celeryd_after_setup.connect
+def _quiet_the_chosen_default(**_):
+    """A task in flight when the broker connection drops runs to its end (``CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS``
+    is False on purpose: its step's lease makes the redelivered copy a no-op, and cancelling would throw away a
+    model call). Celery warns at every connection loss that this default will change; here it is chosen. Added
+    once the worker's logging is set up, since that setup shows every pending deprecation."""
+    warnings.filterwarnings("ignore", category=CPendingDeprecationWarning, message=r"\s*In Celery 5.1 we introduced")

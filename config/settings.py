@@ -165,6 +165,9 @@ LOGOUT_REDIRECT_URL = "/login/"
 REDIS_URL = E.REDIS_URL or "redis://127.0.0.1:6390/0"
 
 CELERY_BROKER_URL = REDIS_URL
+# kombu's Redis transport with its repair for a lost connection (config/broker.py); a TLS URL (rediss://)
+# keeps kombu's own, which sets up TLS from the scheme.
+CELERY_BROKER_TRANSPORT = "config.broker:Transport" if REDIS_URL.startswith("redis://") else None
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -174,6 +177,8 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A task in flight when Redis goes away finishes: its lease makes the redelivered copy a no-op (config/celery.py).
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {"facilitation.*": {"queue": "turns"}, "bridge.*": {"queue": "bridge"}}
 # Celery's Django fixup closes a worker thread's database connections around every task unless told

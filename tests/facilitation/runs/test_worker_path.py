@@ -125,10 +125,12 @@ def test_killed_worker_mid_turn_loses_and_doubles_nothing(stack_factory, tmp_pat
 def test_redis_restart_mid_discussion_loses_nothing(stack_factory, tmp_path):
     env = slow_scripted_env(tmp_path, turn_seconds=1.0, timeout=5)
     runtime = stack_factory(beat=True, extra_env=env)
+    worker_pid = runtime.procs["worker"].pid
     owner = make_user()
     room = make_discussion(owner, max_rounds=4)
     do_start_discussion(room)
     wait_for(lambda: Room.objects.get(pk=room.pk).round >= 1, timeout=30)
+    wait_for(lambda: leases.held(room.pk), timeout=30, interval=0.05)  # a task is in flight, its message unacknowledged
     # Redis goes away with everything queued in it (the bundled server keeps nothing on disk).
     runtime.redis.stop()
     time.sleep(2.0)
@@ -136,3 +138,10 @@ def test_redis_restart_mid_discussion_loses_nothing(stack_factory, tmp_path):
     room = wait_for(lambda: finished(room.pk), timeout=90)
     assert room.status == "concluded" and room.round == 4
     assert_clean_transcript(room)
+    # The worker reconnected instead of stopping (a task in flight may still carry its room to the end
+    # meanwhile) and being started again by its supervisor: the same process runs the next discussion.
+    after = make_discussion(owner, max_rounds=2)
+    do_start_discussion(after)
+    assert wait_for(lambda: finished(after.pk), timeout=60).status == "concluded"
+    assert runtime.procs["worker"].pid == worker_pid and runtime.procs["worker"].poll() is None
+    assert runtime.restarts.get("worker", 0) == 0
