@@ -1,13 +1,16 @@
 """A workspace's report, for its manager and anyone who may view it: what each round came to (its
 narrative as it stands, key decisions, blockers, next steps), the tasks, what is still open and what
 the agents spent. As Markdown (``export?format=minutes``) and as a Word document (``format=docx``).
+In the Markdown report what people and agents wrote keeps the report's outline, as in a discussion's
+minutes: a narrative's headings move below the round's, raw HTML is written out as text, and an item of
+a list (a task, a decision, an open question) stays one line of it.
 """
 import io
 from dataclasses import dataclass, field
 
 from facilitation.exports.docx import new_document, xml_safe
 from facilitation.exports.markdown import written
-from facilitation.exports.markdown_docx import add_markdown, demote_headings, fill_cell
+from facilitation.exports.markdown_docx import add_markdown, fill_cell, inert_html
 from facilitation.exports.minutes import when
 from facilitation.wording import counted
 from facilitation.workspace.context import unanswered
@@ -105,6 +108,12 @@ def _facts(r: Report) -> list[tuple[str, str]]:
             ("Started", r.started), ("Ended", r.ended), ("Spent", r.spent)]
 
 
+def _one_line(text: str) -> str:
+    """An item of one of the report's lists (a task, a decision, an open question...) as one line of it: its
+    line breaks would end the list (a ``# ...`` line of it a heading of the report), its raw HTML is text."""
+    return inert_html(" ".join(text.split()))
+
+
 def render_markdown(room: Room) -> str:
     r = collect(room)
     out = [f"# Workspace report: {r.title}", ""]
@@ -112,21 +121,21 @@ def render_markdown(room: Room) -> str:
         out += [f"_{REHEARSAL_NOTICE}_", ""]
     out += [f"- **{label}:** {value}" for label, value in _facts(r)] + [""]
     out += ["## Scope", "", written(r.scope, 2) or "-", ""]
-    out += ["## Still open", ""] + ([f"- {item}" for item in r.open_items] or ["Nothing: every question and blocker has an answer."]) + [""]
-    out += ["## Tasks", ""] + ([f"- {t}" for t in r.tasks] or ["No tasks."]) + [""]
+    out += ["## Still open", ""] + ([f"- {_one_line(item)}" for item in r.open_items] or ["Nothing: every question and blocker has an answer."]) + [""]
+    out += ["## Tasks", ""] + ([f"- {_one_line(t)}" for t in r.tasks] or ["No tasks."]) + [""]
     out += ["## Rounds", ""]
     for part in r.rounds:
         out += [f"### {_round_heading(part)}", ""]
         if not part.narrative:
             out += ["No narrative yet." if part.ended else "This round is still open.", ""]
             continue
-        out += [demote_headings(part.narrative, 3), ""]
+        out += [written(part.narrative, 3), ""]
         if part.edited:
             out += ["_Edited by the manager._", ""]
         for title, items in (("Key decisions", part.decisions), ("Blockers", part.blockers), ("Next steps", part.next_steps)):
             if items:
-                out += [f"**{title}**", ""] + [f"- {i}" for i in items] + [""]
-    out += ["## Agents", ""] + ([f"- {a}" for a in r.agents] or ["No agents."]) + [""]
+                out += [f"**{title}**", ""] + [f"- {_one_line(i)}" for i in items] + [""]
+    out += ["## Agents", ""] + ([f"- {_one_line(a)}" for a in r.agents] or ["No agents."]) + [""]
     return "\n".join(out)
 
 

@@ -96,3 +96,22 @@ def test_a_markdown_scope_keeps_the_report_s_structure(finished, people, client)
     assert "#" not in cell.text and "**" not in cell.text and "ship safely" in cell.text
     assert any(run.bold and run.text == "safely" for p in cell.paragraphs for run in p.runs)
     assert [p.text for p in doc.paragraphs if p.style.name == "Heading 1"] == ["Still open", "Tasks", "Rounds", "Agents"]
+
+
+def test_what_people_and_agents_wrote_keeps_the_markdown_report_s_structure(finished, people, client):
+    """A narrative's raw HTML is written out as text, as in the scope; a task, a key decision, a next step or an
+    open question with line breaks stays one item of its list instead of ending it (a heading of its own)."""
+    narrative = Narrative.objects.get(room=finished, round=1)
+    Narrative.objects.filter(pk=narrative.pk).update(
+        content="Outbox first.\n\n<img src=x onerror=alert(1)>", key_decisions=["Ship it\n# Not a heading"],
+        next_steps=["Ask <b>finance</b>"])
+    finished.tasks.update(title="Draft the schema\n\n## Sneaky heading")
+    finished.observations.filter(content="Who signs off the invoice totals?").update(content="Who signs off?\n\n# Loud")
+    client.force_login(people["manager"])
+    text = client.get(f"/api/discussions/{finished.pk}/export?format=minutes").content.decode()
+    assert "<img" not in text and "<b>" not in text
+    assert "&lt;img src=x onerror=alert(1)>" in text and "Ask &lt;b>finance&lt;/b>" in text
+    assert "- Ship it # Not a heading" in text and "(round 2): Who signs off? # Loud" in text
+    assert "- Pending: Draft the schema ## Sneaky heading (priority 5, " in text
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    assert not any("Not a heading" in h or "Sneaky" in h or "Loud" in h for h in headings)
