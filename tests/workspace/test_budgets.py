@@ -61,7 +61,7 @@ def test_a_used_up_room_budget_makes_no_call_and_pauses_the_workspace(manager, c
     # Resuming without raising the budget is refused: nothing could run.
     r = client.post(f"/api/discussions/{room.pk}/resume")
     assert r.status_code == 409 and r.json()["error"]["code"] == "budget_exceeded"
-    assert r.json()["error"]["message"].startswith("Raise the budget first")
+    assert r.json()["error"]["message"].startswith("Raise the budget to at least ")
     assert Room.objects.get(pk=room.pk).status == "paused"
     # The manager raises the budget and resumes: every agent works in round 1, the one that sat out too.
     r = client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": 1_000_000}, content_type="application/json")
@@ -79,9 +79,9 @@ def test_a_budget_raised_too_little_is_still_refused_and_a_pause_by_hand_resumes
     room = _paused_for_its_budget(manager)
     need = Invocation.objects.get(room=room, component="room.budget_pause").input["need"]["tokens"]
     client.force_login(manager)
-    client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": need - 1}, content_type="application/json")
+    client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": 3 * need - 1}, content_type="application/json")
     assert client.post(f"/api/discussions/{room.pk}/resume").status_code == 409
-    client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": need}, content_type="application/json")
+    client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": 3 * need}, content_type="application/json")
     assert client.post(f"/api/discussions/{room.pk}/resume").status_code == 200
     # A pause by hand is never refused for the budget.
     assert client.post(f"/api/discussions/{room.pk}/pause").status_code == 200
@@ -121,3 +121,26 @@ def test_a_narrative_over_budget_is_the_offline_one_without_a_call(manager, call
     # The close made no model call (the offline narrative is written from the round's text); round 2's
     # first agent found the budget used up and paused the room.
     assert "workspace.narrative" not in calls[made:] and Room.objects.get(pk=room.pk).pause_reason == "budget"
+
+
+def test_a_resume_is_checked_against_every_call_the_round_still_has_to_make(manager, calls, client):
+    """A budget that covers the refused call but not the round's other agents' calls would pause the workspace
+    again right after the resume: the resume is refused and says how much budget the round needs."""
+    room = _paused_for_its_budget(manager)
+    need = Invocation.objects.get(room=room, component="room.budget_pause").input["need"]["tokens"]
+    client.force_login(manager)
+    client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": need}, content_type="application/json")
+    r = client.post(f"/api/discussions/{room.pk}/resume")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "budget_exceeded"
+    error = r.json()["error"]
+    assert error["details"]["calls"] == 3 and error["details"]["neededTokens"] == 3 * need
+    assert error["message"].startswith(f"Raise the budget to at least {3 * need:,} tokens first: 3 agents")
+    assert Room.objects.get(pk=room.pk).status == "paused" and calls == []
+    # The budget the message names lets the whole round run: every agent works, and the workspace stays active.
+    client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": error["details"]["neededTokens"]}, content_type="application/json")
+    with inline():
+        assert client.post(f"/api/discussions/{room.pk}/resume").status_code == 200
+        run_round_work(room)
+    room.refresh_from_db()
+    assert (room.status, room.round) == ("active", 1) and calls == ["workspace.observations"] * 3
+    assert all(Observation.objects.filter(room=room, seat=seat, round=1).exists() for seat in agent_seats(room))

@@ -3,10 +3,12 @@
 Completing or archiving makes the room read-only everywhere: every later write is 409 and the
 work in flight finds the room closed when it tries to commit.
 """
+import math
+
 from django.db import transaction
 from django.utils import timezone
 
-from facilitation.workspace.actions.rounds import end_round, resume_work, start_round
+from facilitation.workspace.actions.rounds import calls_to_make, end_round, resume_work, start_round
 from facilitation import budget
 from facilitation.workspace.actions.status import BUDGET, budget_need, status_changed
 from facilitation.workspace.rules import correlation_of, current_turn, locked, require_open, require_status, require_workspace
@@ -39,23 +41,37 @@ def do_pause_workspace(room: Room, user=None) -> Room:
 
 def do_resume_workspace(room: Room, user=None) -> Room:
     """Resume a paused workspace. One that paused itself for its budget resumes only once the budget
-    covers the call it refused (409 ``budget_exceeded`` otherwise: nothing would run, and it would pause
-    again at once)."""
+    covers the calls its round still has to make, each as much as the call it refused (409
+    ``budget_exceeded`` otherwise, naming the budget needed: nothing would run, or the first call would
+    run and the workspace pause again at once)."""
     with transaction.atomic():
         room = locked(room)
         require_status(room, (S.PAUSED,), "resume")
         need = budget_need(room) if room.pause_reason == BUDGET else None
-        if need is not None and budget.over(room, need):
-            raise StateConflict(
-                "Raise the budget first: the agents' next calls would go over it "
-                f"({budget.need_text(need)}; spent {room.tokens_used:,} tokens, ${float(room.cost_usd):.2f}).",
-                {"budgetTokens": room.budget_tokens, "budgetUsd": float(room.budget_usd) if room.budget_usd is not None else None,
-                 "needTokens": need[0], "needUsd": need[1]}, code="budget_exceeded")
+        if need is not None:
+            calls = calls_to_make(room)
+            if budget.over(room, (need[0] * calls, need[1] * calls)):
+                raise _budget_too_small(room, need, calls)
         room.status, room.pause_reason = S.ACTIVE, ""
         status_changed(room, user, "manager.resume_room", S.PAUSED, correlation_of(room))
         # Slots refused while paused run now; finished seats' slots are done.
         resume_work(room)
     return room
+
+
+def _budget_too_small(room: Room, need: tuple[int, float], calls: int) -> StateConflict:
+    """The resume's refusal: the budget the round needs (what is spent and its calls still to make), in words."""
+    tokens = room.tokens_used + need[0] * calls
+    usd = math.ceil((float(room.cost_usd) + need[1] * calls) * 100) / 100
+    short = [f"{tokens:,} tokens" if room.budget_tokens is not None and tokens > room.budget_tokens else "",
+             f"${usd:.2f}" if room.budget_usd is not None and usd > float(room.budget_usd) else ""]
+    agents = "1 agent still works" if calls == 1 else f"{calls} agents still work"
+    return StateConflict(
+        f"Raise the budget to at least {' and '.join(x for x in short if x)} first: {agents} in this round, and "
+        f"{budget.need_text(need)} (spent {room.tokens_used:,} tokens, ${float(room.cost_usd):.2f}).",
+        {"budgetTokens": room.budget_tokens, "budgetUsd": float(room.budget_usd) if room.budget_usd is not None else None,
+         "needTokens": need[0], "needUsd": need[1], "calls": calls, "neededTokens": tokens, "neededUsd": usd},
+        code="budget_exceeded")
 
 
 def _close(room: Room, user, target: str, component: str) -> Room:

@@ -87,6 +87,18 @@ def resume_work(room: Room) -> None:
     scheduling.schedule_slots(room.pk, step_seq, pending)
 
 
+def calls_to_make(room: Room) -> int:
+    """How many agent calls the open round still has to make: its seats' slots not yet done (the round's
+    clock aside), or every agent seat while its step has not opened (the round before still waits for its
+    narrative); at least one. The caller holds the room's lock."""
+    turn = current_turn(room)
+    step = leases.current(room.pk)
+    if turn is None or turn.ended_at is not None or step is None or narrative_pending(room, turn.number) or step.slots < 2:
+        return max(agent_seats(room).count(), 1)
+    _seq, pending = leases.waiting(room.pk)
+    return max(sum(1 for slot, _ready in pending if slot < step.slots - 1), 1)
+
+
 def _agent_states(room: Room, turn: Turn) -> dict:
     """A snapshot of every agent seat when the round ends."""
     counts: dict[int, dict] = {}
