@@ -8,6 +8,8 @@ why (or why not), from the latest vote of each voter in the current phase.
 """
 from dataclasses import asdict, dataclass
 
+from facilitation.wording import counted
+
 VALUES = ("READY", "CHANGES", "REJECT")
 PERSON = "person:"  # the voter key of a person without a seat
 _CAMEL = {"reject_blocks": "rejectBlocks", "human_required": "humanRequired"}
@@ -104,8 +106,10 @@ def evaluate(rules: ConsensusRules, ballots: list[Ballot], eligible: int) -> Ver
     share = counts["ready"] / voters if voters else 0.0
     reached = share + 1e-9 >= rules.threshold
     shown, needed = _percents(share, rules.threshold)
-    return Verdict(reached, f"{counts['ready']} of {voters} voters are READY ({shown} {'>=' if reached else '<'} {needed}).",
-                   counts)
+    ready = counts["ready"]
+    verb = "is" if ready == 1 or voters == 1 else "are"  # "1 of 3 voters is READY", "2 of 3 voters are READY"
+    return Verdict(reached, f"{ready} of {counted(voters, 'voter')} {verb} READY ({shown} {'>=' if reached else '<'} "
+                            f"{needed}).", counts)
 
 
 def _percents(share: float, threshold: float) -> tuple[str, str]:

@@ -105,7 +105,9 @@ def test_templates_have_phases_with_instructions_and_a_known_voting_mode():
     (("READY", "READY", "READY"), 4, 0.67, "3 of 4 voters are READY (75% >= 67%)."),
     (("READY", "READY"), 4, 0.5, "2 of 4 voters are READY (50% >= 50%)."),
     (("READY", "READY", "CHANGES"), 3, 0.6667, "2 of 3 voters are READY (66.667% < 66.67%)."),
-    (("READY", "CHANGES", "CHANGES"), 3, 0.67, "1 of 3 voters are READY (33% < 67%)."),
+    (("READY", "CHANGES", "CHANGES"), 3, 0.67, "1 of 3 voters is READY (33% < 67%)."),
+    (("CHANGES", "CHANGES"), 2, 0.5, "0 of 2 voters are READY (0% < 50%)."),
+    (("READY",), 1, 0.67, "1 of 1 voter is READY (100% >= 67%)."),
 ])
 def test_the_reason_never_shows_a_share_short_of_the_threshold_as_equal_to_it(values, eligible, threshold, says):
     verdict = evaluate(ConsensusRules(threshold=threshold), ballots(*values), eligible=eligible)
