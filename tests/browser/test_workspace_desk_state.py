@@ -251,3 +251,27 @@ def test_the_add_task_error_goes_once_a_task_action_succeeds(make_page):
     page.wait_for_function("() => document.querySelector('#task-form-error').hidden")
     assert error.inner_text() == ""
     assert page.errors == []
+
+
+def test_a_saved_narrative_is_not_taken_for_unsaved_changes(make_page):
+    """The server keeps the text and the lists trimmed (a blank line is no decision): once saved, the editor
+    holds what was saved, so the next round's narrative is followed, not announced as waiting behind changes."""
+    page, manager = make_page("noor")
+    room_id = running_workspace(page, narrative=True)
+    open_desk(page, room_id)
+    first = Narrative.objects.get(room_id=room_id, round=1)
+    page.wait_for_function("(id) => document.querySelector('#narrative-round').value === String(id)", arg=first.pk)
+    page.locator("#narrative-content").fill("Round 1 went well.\n\n")
+    page.get_by_label("Key decisions (one per line)").fill("Use Postgres 16\n\n   \n  Cut over on a weekend\n")
+    page.get_by_role("button", name="Save narrative").click()
+    wait_for(lambda: Narrative.objects.get(pk=first.pk).version == 2 or None, timeout=20)
+    saved = Narrative.objects.get(pk=first.pk)
+    assert (saved.content, saved.key_decisions) == ("Round 1 went well.", ["Use Postgres 16", "Cut over on a weekend"])
+    page.wait_for_function("() => document.querySelector('#narrative-content').value === 'Round 1 went well.'")
+    assert page.get_by_label("Key decisions (one per line)").input_value() == "Use Postgres 16\nCut over on a weekend"
+    page.get_by_role("button", name="End round").click()
+    second = wait_for(lambda: Narrative.objects.filter(room_id=room_id, round=2).first(), timeout=60)
+    page.wait_for_function("(id) => document.querySelector('#narrative-round').value === String(id)", arg=second.pk)
+    assert page.locator("#narrative-new").is_hidden()
+    assert page.locator("#narrative-content").input_value() == second.content
+    assert page.errors == []

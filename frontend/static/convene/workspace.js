@@ -455,10 +455,14 @@
       const body = { content: fields.text.value, version: n.version };
       if (fields.decisions && fields.decisions.value !== n.decisions) body.keyDecisions = items(fields.decisions.value);
       if (fields.steps && fields.steps.value !== n.steps) body.nextSteps = items(fields.steps.value);
+      const sent = Object.fromEntries(Object.entries(fields).map(([k, box]) => [k, box.value]));
       const saved = (await request("PATCH", `${base}/narratives/${n.id}`, body)).data;
       $("#narrative-conflict").hidden = true;
       // What was saved is the editor's base now: typing on while the list reloads is kept.
       state.editing = { id: n.id, version: saved.version, text: saved.content, decisions: lines(saved.keyDecisions), steps: lines(saved.nextSteps) };
+      // The server keeps the text and the lists trimmed (blank lines are no items): a field still holding what
+      // was sent shows what was saved, so the editor does not count it as unsaved changes.
+      for (const [k, box] of Object.entries(fields)) if (box.value === sent[k]) box.value = state.editing[k];
       toast("Narrative saved");
       await loadNarratives();
     } catch (err) {
