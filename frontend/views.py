@@ -12,6 +12,7 @@ from django.templatetags.static import static
 
 from facilitation.actions.lifecycle import verbs_by_status
 from facilitation.goals.creation import PERMISSION as RUN_PERMISSION
+from facilitation.goals.patterns import MAX_ITEMS as RUN_MAX_ITEMS
 from facilitation.goals.texts import STATE_WORDS as RUN_STATES
 from facilitation.workspace.actions.rounds import DEFAULT_POLICY, POLICY_LIMITS
 from rooms import limits
@@ -110,6 +111,7 @@ def run_new(request):
         "canStartRuns": request.user.has_perm(RUN_PERMISSION),
         "defaultTtlHours": convene["FACILITATION_DEFAULT_TTL_HOURS"],
         "maxTtlHours": convene["FACILITATION_MAX_TTL_HOURS"],
+        "maxListItems": RUN_MAX_ITEMS,  # the most items a list run may ask for, as the server checks it
     })
 
 

@@ -1,0 +1,20 @@
+"""The run form takes its limits from the server's rules, not from copies of its own."""
+import re
+
+import pytest
+from django.contrib.auth.models import Permission
+
+from facilitation.goals.patterns import MAX_ITEMS
+from tests.factories import make_user
+
+
+@pytest.mark.django_db
+def test_the_list_minimum_goes_as_high_as_the_server_allows(client, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    owner = make_user("runformowner")
+    owner.user_permissions.add(Permission.objects.get(codename="start_facilitation_run"))
+    client.force_login(owner)
+    html = client.get("/facilitation/new/").content.decode()
+    field = re.search(r'<input id="run-min"[^>]*>', html)
+    assert field, "the form asks for a list's minimum"
+    assert re.search(r'\bmin="1"', field.group(0)) and re.search(rf'\bmax="{MAX_ITEMS}"', field.group(0))
