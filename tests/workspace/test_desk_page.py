@@ -66,3 +66,22 @@ def test_the_desk_reads_each_seat_s_alias_and_whose_agent_it_is_from_the_room(se
         "alias": builtin.agent.alias, "isBuiltin": True, "owner": None}
     assert {k: answer["moderator"][k] for k in ("id", "isBuiltin", "owner")} == {"id": room.moderator_id, "isBuiltin": True, "owner": None}
     assert answer["idlePause"] is None
+
+
+def test_the_desk_says_before_it_happens_when_the_workspace_pauses_itself(setup, settings):
+    """The pacing line names the idle pause up front (the limits the server keeps), and that reading the desk
+    does not keep the workspace from it: a desk left open in a forgotten tab would keep the agents spending."""
+    client, room, owner, viewer, _ = setup
+    settings.CONVENE = {**settings.CONVENE, "WORKSPACE_IDLE_PAUSE": 3600, "WORKSPACE_IDLE_ROUNDS": 3}
+    client.force_login(viewer)
+    pacing = re.search(r'<span id="pacing-live">(.*?)</span>\s*<span id="pacing-closed"', client.get(f"/workspaces/{room.pk}/")
+                       .content.decode(), re.S).group(1)
+    text = " ".join(re.sub(r"<[^>]+>", "", pacing).split())
+    assert "It pauses itself after an hour in which nobody acts in it, or once 3 rounds in a row have ended by themselves" in text
+    assert "reading this page is not acting" in text
+    settings.CONVENE = {**settings.CONVENE, "WORKSPACE_IDLE_PAUSE": 0, "WORKSPACE_IDLE_ROUNDS": 1}
+    html = client.get(f"/workspaces/{room.pk}/").content.decode()
+    text = " ".join(re.sub(r"<[^>]+>", "", html).split())
+    assert "It pauses itself once a round has ended by itself since somebody last acted in it" in text and "an hour" not in text
+    settings.CONVENE = {**settings.CONVENE, "WORKSPACE_IDLE_PAUSE": 0, "WORKSPACE_IDLE_ROUNDS": 0}
+    assert "It pauses itself" not in client.get(f"/workspaces/{room.pk}/").content.decode()

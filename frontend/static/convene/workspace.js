@@ -115,7 +115,11 @@
       closePacing();
       for (const box of ["#task-form-error", "#observation-error", "#narrative-error"]) formMessage(box, "");
     }
-    if (page.idlePauseSeconds) $("#idle-limit").textContent = duration(page.idlePauseSeconds);
+    if (page.idlePauseSeconds) {
+      $("#idle-limit").textContent = duration(page.idlePauseSeconds);
+      const rule = $("#idle-rule-limit");
+      if (rule) rule.textContent = duration(page.idlePauseSeconds);
+    }
     if (page.idleRounds) $("#idle-rounds").textContent = String(page.idleRounds);
     // Closed: every writing control goes; a completed scope can still be archived.
     document.querySelectorAll(".manager-only, #observation-form").forEach((n) => { n.hidden = closed && n.id !== "workspace-controls"; });
