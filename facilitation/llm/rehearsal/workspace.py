@@ -47,10 +47,17 @@ def _items(body: str) -> list[dict]:
     return [m.groupdict() for m in map(ITEM.match, (body or "").splitlines()) if m]
 
 
+# A topic's words: an @mention whole, as ``facilitation.deliberation.markers`` reads one (an alias is a slug and may
+# start with a digit, ``-`` or ``_``: ``@3d-architect``, never ``d-architect``), and words of letters, digits and
+# dashes (``3d-pipeline``). Not the part after the ``@`` of an e-mail address.
+WORD = re.compile(r"(?<![\w@.`/])@[A-Za-z0-9_-]*[A-Za-z0-9][A-Za-z0-9_-]*|[A-Za-z0-9][A-Za-z0-9-]*")
+
+
 def keywords(topic: str, n: int = 3) -> list[str]:
-    """The topic's telling words, longest first (ties in order of appearance)."""
-    words = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9-]+", topic) if w.lower() not in STOP and len(w) > 2]
-    seen = list(dict.fromkeys(w.lower() for w in words))
+    """The topic's telling words, longest first (ties in order of appearance); a mention keeps its ``@``."""
+    words = [w for w in WORD.findall(topic)
+             if any(c.isalpha() for c in w) and w.lower() not in STOP and len(w) > 2]
+    seen = list(dict.fromkeys(w if w.startswith("@") else w.lower() for w in words))
     return sorted(seen, key=lambda w: -len(w))[:n] or ["the scope"]
 
 
