@@ -5,7 +5,7 @@ rehearsal model.
 """
 import pytest
 
-from rooms.models import Invocation, Narrative, Observation, Role, RoomMember, Seat, TaskAssignment
+from rooms.models import Invocation, Narrative, Observation, Role, Room, RoomMember, Seat, TaskAssignment
 from tests.browser.conftest import api
 from tests.browser.test_workspace_desk import create_workspace, typed
 from tests.waiting import wait_for
@@ -224,3 +224,24 @@ def test_a_long_word_in_a_task_or_an_observation_wraps_instead_of_widening_the_d
     page.wait_for_selector(f"#board [data-task-id='{task['data']['id']}']")
     page.wait_for_selector(f"#observations [data-observation-id='{obs['data']['id']}']")
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "the desk scrolls sideways"
+
+
+def test_saving_the_pacing_form_says_what_was_saved_the_budget_too(make_page):
+    """The form holds the pacing and the budget: what the desk says once it saved names both, so a manager who
+    only raised the budget does not read about the pacing alone."""
+    page, manager = make_page("rhea")
+    room_id = create_workspace(page)
+    open_desk(page, room_id)
+    page.get_by_role("button", name="Change").click()
+    page.get_by_label("Token budget").fill("250000")
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.wait_for_function("() => document.querySelector('#toast').textContent.startsWith('Saved')")
+    assert page.locator("#toast").inner_text() == (
+        "Saved: a round ends after 10 observations or 5 minutes; the budget is 250,000 tokens.")
+    assert Room.objects.get(pk=room_id).budget_tokens == 250_000
+    page.get_by_role("button", name="Change").click()
+    page.get_by_label("Token budget").fill("")
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.wait_for_function("() => document.querySelector('#toast').textContent.endsWith('no budget caps it.')")
+    assert Room.objects.get(pk=room_id).budget_tokens is None
+    assert page.errors == []

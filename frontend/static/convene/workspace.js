@@ -2,7 +2,7 @@
 // the invocation log, kept live by the room's events (each event refreshes what it names).
 (function () {
   "use strict";
-  const { request, el, toast, pageData, statusBadge, duration, counted, budgetText, errorText, agentLabels } = window.Convene;
+  const { request, el, toast, pageData, statusBadge, duration, counted, budgetLimits, budgetText, errorText, agentLabels } = window.Convene;
   const page = pageData();
   const id = page.discussionId;
   const base = `discussions/${id}`;
@@ -242,12 +242,19 @@
       if (value !== "") body[key] = Number(value);
       else if (state.room[key] != null) body[key] = null;
     }
+    let saved = false;
     try {
       await request("PATCH", base, body);
       closePacing();
-      toast(`A round now ends after ${counted(policy.maxEvents, "observation")} or ${duration(policy.maxSeconds)}`);
+      saved = true;
     } catch (err) { failed(err); }
     await loadRoom();
+    // What was saved, the budget too (the manager may have changed only that), as the room now has it.
+    if (saved) {
+      const limits = budgetLimits(state.room);
+      toast(`Saved: a round ends after ${counted(policy.maxEvents, "observation")} or ${duration(policy.maxSeconds)}; `
+        + (limits ? `the budget is ${limits}.` : "no budget caps it."));
+    }
   }
 
   // Observations: the newest OBS_PAGE when the desk opens, then only what came after the last one
