@@ -13,6 +13,9 @@ from facilitation.deliberation.markers import parse_markers
 
 OFFLINE_LABEL = "[Offline rehearsal - not written by a language model]"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+# Emphasis, code and quote marks, and an @mention (read as markers reads one: its alias may start with a digit, "-" or
+# "_"), so that a gist names the agent by its alias as written without mentioning it again.
+_MARKS = re.compile(r"(?<![\w@.`/])@([A-Za-z0-9_-]+)|[*_`>]")
 
 
 def clip(text: str, limit: int) -> str:
@@ -41,8 +44,7 @@ def prose_lines(content: str) -> list[str]:
 def gist(content: str, limit: int = 140) -> str:
     """The first real sentence of a turn (at least four words), shortened."""
     for line in prose_lines(content):
-        text = re.sub(r"[*_`>]", "", line).strip(" -")
-        text = re.sub(r"@([\w-]+)", r"\1", text)
+        text = _MARKS.sub(lambda m: m.group(1) or "", line).strip(" -")
         if len(text.split()) >= 4:
             return clip(_SENTENCE_END.split(text, maxsplit=1)[0], limit)
     return ""

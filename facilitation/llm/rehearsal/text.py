@@ -47,11 +47,15 @@ def gist_of(content: str, limit: int = 140) -> str:
     return gist(content, limit)
 
 
+# Emphasis and code marks, and an @mention, which keeps its underscores (``@_bot``, ``@ana_b``).
+_IDEA_MARKS = re.compile(r"((?<![\w@.`/])@[A-Za-z0-9_-]+)|[*_`]")
+
+
 def ideas_in(content: str) -> list[str]:
     ideas = []
     for line in _plain_lines(content):
         if line.startswith(("- ", "* ")):
-            text = re.sub(r"[*_`]", "", line[2:]).strip()
+            text = _IDEA_MARKS.sub(lambda m: m.group(1) or "", line[2:]).strip()
             text = re.split(r"(?<=[.!?:])\s", text, maxsplit=1)[0].rstrip(":")
             if text:
                 ideas.append(short(text, 90))

@@ -24,3 +24,13 @@ def test_topic_keywords_keep_mentions_and_words_that_start_with_a_digit_whole():
     words = workspace.keywords("Ask @3d-architect about the 3d-pipeline; mail ana@example.com", n=10)
     assert "@3d-architect" in words and "3d-pipeline" in words
     assert not any(w in words for w in ("d-architect", "d-pipeline", "@example"))
+
+
+@pytest.mark.parametrize("alias", ["_bot", "ana_b", "3d-architect", "-x"])
+def test_a_turns_gist_and_ideas_keep_an_alias_as_written(alias):
+    from facilitation.llm.rehearsal.text import gist_of, ideas_in
+
+    turn = f"We should ask @{alias} to check the **render** cache first.\n\n- Ask @{alias} about _warm_ caches."
+    # the gist names the agent without the @ (a quote is no new mention); its other marks go
+    assert gist_of(turn) == f"We should ask {alias} to check the render cache first."
+    assert ideas_in(turn) == [f"Ask @{alias} about warm caches."]
