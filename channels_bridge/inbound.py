@@ -16,7 +16,8 @@ A chat stays linked to its room after the room ended (a stopped discussion may s
 its conclusion reaches the chat; the page keeps showing which chats took part). Nothing said there is
 recorded any more: the first message after the end is answered, once per chat and ended room, with a
 notice naming the room (``rooms.actions.deliveries.queue_ended_notice``), and ``facilitator status``
-says the room ended and what it came to. Linking a new room, or ``facilitator stop``, unlinks it.
+says the room ended and what it came to. Linking a new room, or ``facilitator stop``, unlinks it; a stop by
+someone who may not end the link is answered with who may and audited (``bridge.stop_refused``).
 While the room is still going on, only someone who may stop the link (whoever linked the chat, whoever
 started the room's facilitation run, or the room's owner or staff with a linked account:
 ``rooms.actions.chat.may_end_link``) may link the chat to another room; anyone else is told so
@@ -334,7 +335,9 @@ def _stop(chat: Chat, identity: ChatIdentity, link: ChatLink | None, correlation
         _reply(chat, "Nothing to stop: this chat is not linked to a discussion.")
         return "stop without link"
     if not chat_actions.may_end_link(link, identity):
-        _reply(chat, f"Only {_who_may_end(link.room)}, can stop it.", room=link.room)
+        refusal = f"Only {_who_may_end(link.room)}, can stop it."
+        chat_actions.do_refuse_stop(chat, link, identity, refusal, correlation_id=correlation)
+        _reply(chat, refusal, room=link.room)
         return "stop refused"
     room = link.room
     chat_actions.do_unlink_chat(link, user=identity.user if identity.user_id else None, reason="stopped in chat",

@@ -10,7 +10,7 @@ people are on.
   chat only: the bridge says the run ended and what it came to);
   ``/facilitator stop`` ends the run with its closing and reports and unlinks the chat, when the
   initiator or the owner (a linked account) asks; whoever linked a chat may unlink it (the bridge's
-  stop); anyone else is told who may.
+  stop); anyone else is told who may, and the refusal is audited (``bridge.stop_refused``).
 - Every person's turn (a chat message or a browser comment) is read into the artifact
   (``reading``: the rules at once, or a model's tool call on a worker).
 """
@@ -20,7 +20,7 @@ from facilitation.goals import actions, reading
 from facilitation.goals.voice import command_in
 from rooms import meeting
 from rooms.access import can_control
-from rooms.actions.chat import do_unlink_chat, live_link
+from rooms.actions.chat import do_refuse_stop, do_unlink_chat, live_link
 from rooms.errors import StateConflict
 from rooms.models import Chat, ChatIdentity, FacilitationRun, Room
 
@@ -89,7 +89,11 @@ def _stop(run: FacilitationRun, command: meeting.Command) -> str | None:
         return None
     allowed = (run.initiator_key and sender.key == run.initiator_key) or (sender.user_id and can_control(sender.user, run.room))
     if not allowed:
-        return None if link.linked_by_id == sender.pk else stop_refused(command.chat)
+        if link.linked_by_id == sender.pk:
+            return None
+        refusal = stop_refused(command.chat)
+        do_refuse_stop(command.chat, link, sender, refusal, refused="may not stop the run")
+        return refusal
     try:
         actions.do_stop_run(run.room_id, user=sender.user if sender.user_id else None, reason=f"stopped by {sender.display_name}")
     except StateConflict as exc:

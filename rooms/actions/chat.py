@@ -311,6 +311,18 @@ def may_end_link(link: ChatLink, identity: ChatIdentity | None) -> bool:
     return bool(identity.user_id and can_control(identity.user, link.room))
 
 
+def do_refuse_stop(chat: Chat, link: ChatLink, identity: ChatIdentity | None, message: str, *,
+                   refused: str = "may not end the link", correlation_id: str | None = None) -> None:
+    """``facilitator stop`` from someone who may not end the chat's link (``may_end_link``) or its facilitation run:
+    nothing changes but the refusal's audit row (``bridge.stop_refused``, on the room the chat is linked to), naming
+    who asked; ``message`` is what they were told, ``refused`` why."""
+    with transaction.atomic():
+        record("bridge.stop_refused", room=link.room_id, user=identity.user if identity is not None and identity.user_id else None,
+               correlation_id=correlation_id, success=False, error=message,
+               data={"chat": chat.pk, "platform": chat.platform, "by": identity.key if identity else None, "link": link.pk,
+                     "refused": refused})
+
+
 def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlation_id: str | None = None) -> ChatLink:
     """Link a chat to the room a code was made for. The code is used up; a chat has one live link.
 

@@ -386,6 +386,38 @@ def test_a_refused_move_leaves_its_audit_row_and_nothing_else(telegram, post_tel
     assert Invocation.objects.filter(component="bridge.unlink_chat").count() == 0
 
 
+def test_a_refused_stop_leaves_its_audit_row_and_nothing_else(telegram, post_telegram, run_tasks, room, owner):
+    """A refused ``facilitator stop`` is audited like a refused move: one row on the room the chat is linked to,
+    naming who asked (their chat account, and their user when the account is linked), and nothing else changes:
+    the link stays, no unlink row or link event, and the group hears the same refusal as before."""
+    chat = linked(post_telegram, run_tasks, room, owner)  # linked by Ana
+    link = ChatLink.objects.get(chat=chat, active=True)
+    events = RoomEvent.objects.filter(room=room).count()
+    mallory = make_user("mallory")  # signed in with a linked account, but neither linked the chat nor owns the room
+    ChatIdentity.objects.create(platform="telegram", external_id="504", name="Mal", user=mallory)
+    before = len(telegram.sent_to(-4001))
+    post_telegram(tu.command(GROUP, BEN, "/facilitator stop"))
+    post_telegram(tu.command(GROUP, tu.user(504, "Mal", "mal"), "/facilitator stop"))
+    run_tasks()
+    replies = [m["text"] for m in telegram.sent_to(-4001)[before:]]
+    assert replies == ["Only whoever linked this chat, or the discussion's owner (with a linked account), can stop it."] * 2
+    ben, mal = (ChatIdentity.objects.get(platform="telegram", external_id=i) for i in ("502", "504"))
+    refusals = list(Invocation.objects.filter(component="bridge.stop_refused").order_by("pk"))
+    assert [(r.room_id, r.success, r.user) for r in refusals] == [(room.pk, False, None), (room.pk, False, mallory)]
+    assert [r.input for r in refusals] == [{"chat": chat.pk, "platform": "telegram", "by": who.key, "link": link.pk,
+                                            "refused": "may not end the link"} for who in (ben, mal)]
+    assert all(r.error == replies[0] for r in refusals)
+    assert ChatLink.objects.get(chat=chat, active=True).pk == link.pk
+    assert not Invocation.objects.filter(component="bridge.unlink_chat").exists()
+    # The replies' deliveries are the only events: nothing of the link or the room changed.
+    assert set(RoomEvent.objects.filter(room=room).order_by("seq").values_list("type", flat=True)[events:]) == {"discussion:delivery"}
+    # Whoever may stop it is not refused: no such row.
+    post_telegram(tu.command(GROUP, ANA, "/facilitator stop"))
+    run_tasks()
+    assert Invocation.objects.filter(component="bridge.stop_refused").count() == 2
+    assert not ChatLink.objects.filter(active=True).exists()
+
+
 def test_the_code_of_the_room_the_group_is_in_changes_nothing(telegram, post_telegram, run_tasks, room, owner):
     """Anyone sending a code of the room the group is linked to already hears so: the code is not used up, the link
     stays as it was (no new link, no link event, no audit row of a link)."""

@@ -467,6 +467,30 @@ def test_the_run_s_join_code_admits_one_group(telegram, post_telegram, run_tasks
     assert answer.startswith("This chat is linked to the run \u201cLaunch roles\u201d already; nothing changed.")
 
 
+def test_a_refused_stop_of_the_run_leaves_its_audit_row_and_the_run_goes_on(telegram, post_telegram, run_tasks):
+    """Cy may not stop the run: he hears who may, the run and its group's link stay, and the refusal leaves one audit
+    row on the run's room naming him (``bridge.stop_refused``), as a refused move does."""
+    from rooms.models import Invocation, RoomEvent
+
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks, reportTo=[])
+    room = Room.objects.get(pk=data["id"])
+    link = ChatLink.objects.get(room=room, active=True)
+    events = RoomEvent.objects.filter(room=room).count()
+    place.say("cy", "/facilitator stop")
+    assert place.group_texts()[-1] == ("Only the person who invited me, or the run's owner (with a linked account), can stop "
+                                       "this run. Everyone can ask /facilitator status.")
+    (refused,) = Invocation.objects.filter(component="bridge.stop_refused")
+    assert refused.room_id == room.pk and refused.success is False and refused.user is None
+    assert refused.input == {"chat": link.chat_id, "platform": "telegram", "by": f"telegram:{TG['cy']['id']}",
+                             "link": link.pk, "refused": "may not stop the run"}
+    assert refused.error == place.group_texts()[-1]
+    assert FacilitationRun.objects.get(room=room).state == "active"
+    assert ChatLink.objects.get(room=room, active=True).pk == link.pk
+    assert not Invocation.objects.filter(component__in=("bridge.unlink_chat", "goals.stopped")).exists()
+    # Only the refusal's reply was added to the room's events (a delivery), no change of the run or the link.
+    assert set(RoomEvent.objects.filter(room=room).order_by("seq").values_list("type", flat=True)[events:]) == {"discussion:delivery"}
+
+
 def test_a_stranger_cannot_move_the_run_s_founding_group_to_another_room_and_after_the_end_anyone_may(
         telegram, post_telegram, run_tasks):
     """Cy, refused a stop, cannot take the founding group to another room either: he hears that it stays with the run
