@@ -456,7 +456,7 @@ def test_a_workspace_paused_for_its_budget_resumes_only_once_it_is_raised(make_p
     # Resume without raising it: refused, and the desk says why.
     page.get_by_role("button", name="Resume").click()
     page.locator("#budget-refused").wait_for()
-    assert page.locator("#budget-refused").inner_text().startswith("Raise the budget first")
+    assert page.locator("#budget-refused").inner_text().startswith("Raise the budget to at least ")
     assert Room.objects.get(pk=room_id).status == "paused"
     # Raised, then resumed: every agent works in round 1, the one whose call was refused too.
     page.get_by_role("button", name="Change").click()
