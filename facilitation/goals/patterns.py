@@ -15,6 +15,7 @@ explicitly, and a change to the result (``outcome``: the roles and who holds the
 the items) withdraws earlier confirmations. A decision's proposals are not its result: proposing
 another option records it and asks for nothing again.
 """
+import re
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -96,8 +97,33 @@ def validate(pattern, slots) -> dict:
             minimum = 1
         normalized = {"min": minimum}
     if errors:
-        raise PatternError(f"The slots do not fit the pattern ({', '.join(errors)}).", errors)
+        raise PatternError(_said(errors), errors)
     return normalized
+
+
+_ITEM_PATH = re.compile(r"^slots\.(roles|options)\[(\d+)\]$")
+_WHOLE = {"slots.roles": "The roles are not valid.", "slots.options": "The options are not valid.",
+          "slots.min": "The number of items is not valid.", "slots.allowMultiple": "allowMultiple must be true or false."}
+
+
+def _said(errors: dict) -> str:
+    """What is wrong with the slots, in words people read (``Role 3 is not valid.``); the fields' API paths, each
+    with its own message, are the error's ``details``."""
+    sentences, items = [], {}
+    for path in errors:
+        found = _ITEM_PATH.match(path)
+        if found:
+            items.setdefault(found.group(1), []).append(int(found.group(2)) + 1)
+    for path, sentence in _WHOLE.items():
+        key = path.removeprefix("slots.")
+        if path in errors:
+            sentences.append(sentence)
+        elif items.get(key):
+            numbers = [str(n) for n in sorted(items[key])]
+            noun = key[:-1].capitalize()
+            sentences.append(f"{noun} {numbers[0]} is not valid." if len(numbers) == 1 else
+                             f"{noun}s {', '.join(numbers[:-1])} and {numbers[-1]} are not valid.")
+    return " ".join(sentences) or "The slots do not fit the pattern."
 
 
 def empty_artifact(pattern: str, slots: dict) -> dict:

@@ -119,7 +119,7 @@ def test_a_role_name_with_a_line_break_is_400_naming_the_field_and_writes_nothin
     answer = create(runner, slots={"roles": ["Lead", "Time\nkeeper", "Scribe"]})
     assert answer.status_code == 400
     error = answer.json()["error"]
-    assert "slots.roles[1]" in error["message"] and list(error["details"]) == ["slots.roles[1]"]
+    assert error["message"] == "Role 2 is not valid." and list(error["details"]) == ["slots.roles[1]"]
     assert "line breaks" in error["details"]["slots.roles[1]"][0]
     assert not FacilitationRun.objects.exists() and Room.objects.count() == rooms and Invocation.objects.count() == invocations
 

@@ -141,7 +141,7 @@ def test_the_run_form_names_what_is_wrong_with_the_outcome_in_its_own_words(make
     page.locator("#run-slots-error").wait_for()
     # the role that is wrong, as typed, beside the roles; no API path ("slots.roles[2]") anywhere
     assert page.locator("#run-slots-error").inner_text() == '"Lead": listed twice.'
-    assert page.locator("#run-error").inner_text() == "The outcome's details are not valid."
+    assert page.locator("#run-error").inner_text() == "Role 3 is not valid."  # the server's message, as it says it
     assert "slots" not in page.locator("main").inner_text()
     assert not FacilitationRun.objects.exists()
     shot(page, "facilitation-run-form-errors.png")
@@ -150,5 +150,6 @@ def test_the_run_form_names_what_is_wrong_with_the_outcome_in_its_own_words(make
     page.get_by_role("button", name="Create the run").click()
     page.wait_for_function("() => document.querySelector('#run-slots-error').textContent.startsWith('\"MMM')")
     assert page.locator("#run-slots-error").inner_text().startswith(f'"{"M" * 81}": a name of 1 to 80 characters.')
+    assert page.locator("#run-error").inner_text() == "The options are not valid."  # one option is left: too few
     assert not FacilitationRun.objects.exists()
     assert not page.errors, page.errors

@@ -87,13 +87,8 @@
       else if (text !== err.message) rest.push(text);
     }
     for (const [id, texts] of Object.entries(placed)) { $(id).textContent = texts.join(" "); $(id).hidden = false; }
-    // The message may end with the fields' API paths in brackets ("... (slots.roles[1])."): they are said
-    // beside each field instead, in the form's words.
-    const paths = ` (${Object.keys(details).join(", ")})`;
-    let message = err.message || "";
-    if (Object.keys(details).length && message.includes(paths)) message = message.replace(paths, "");
-    if (/^The slots do not fit the pattern/.test(message)) message = "The outcome's details are not valid.";
-    $("#run-error").textContent = [message, ...rest].join(" ");
+    // The message is written for people ("Role 3 is not valid."); the fields' paths are only in the details.
+    $("#run-error").textContent = [err.message || "", ...rest].join(" ");
     $("#run-error").hidden = false;
   }
 

@@ -29,11 +29,31 @@ def test_a_name_with_a_line_break_or_control_character_is_refused_naming_the_fie
     for pattern, key in (("role_assignment", "roles"), ("decision", "options")):
         with pytest.raises(patterns.PatternError) as err:
             patterns.validate(pattern, {key: ["Lead", name, "Scribe"]})
-        assert list(err.value.details) == [f"slots.{key}[1]"] and f"slots.{key}[1]" in str(err.value)
+        assert list(err.value.details) == [f"slots.{key}[1]"] and str(err.value) == f"{key[:-1].title()} 2 is not valid."
         assert "line breaks, tabs or other control characters" in err.value.details[f"slots.{key}[1]"][0]
     # A line break around the name is trimmed like any space; signs and emoji (joiners too) stay allowed.
     assert patterns.validate("role_assignment", {"roles": ["Lead\n", "C++ dev", "\U0001F468\u200d\U0001F373 Chef"]})["roles"] == [
         "Lead", "C++ dev", "\U0001F468\u200d\U0001F373 Chef"]
+
+
+@pytest.mark.parametrize("pattern, slots, message, fields", [
+    ("role_assignment", {"roles": ["Lead", "Scribe", "lead"]}, "Role 3 is not valid.", ["slots.roles[2]"]),
+    ("role_assignment", {"roles": ["Lead", "", "lead"]}, "Roles 2 and 3 are not valid.", ["slots.roles[1]", "slots.roles[2]"]),
+    ("role_assignment", {"roles": ["", "", "x" * 81, "Lead"]}, "Roles 1, 2 and 3 are not valid.",
+     ["slots.roles[0]", "slots.roles[1]", "slots.roles[2]"]),
+    ("role_assignment", {}, "The roles are not valid.", ["slots.roles"]),
+    ("role_assignment", {"roles": ["Lead"], "allowMultiple": "yes"}, "allowMultiple must be true or false.",
+     ["slots.allowMultiple"]),
+    ("decision", {"options": ["Friday"]}, "The options are not valid.", ["slots.options"]),
+    ("decision", {"options": ["Friday", "Fri\nday", "Monday"]}, "Option 2 is not valid.", ["slots.options[1]"]),
+    ("list", {"min": 0}, "The number of items is not valid.", ["slots.min"]),
+])
+def test_refused_slots_are_said_in_words_and_their_paths_are_in_the_details(pattern, slots, message, fields):
+    """The message is for people (no API paths in it); ``details`` names each field by its path, with what is wrong."""
+    with pytest.raises(patterns.PatternError) as err:
+        patterns.validate(pattern, slots)
+    assert str(err.value) == message and "slots" not in str(err.value)
+    assert sorted(err.value.details) == fields and all(err.value.details[f] for f in fields)
 
 
 def test_role_assignment_done_and_missing():
