@@ -45,6 +45,24 @@ def _sayable(name: str) -> bool:
     return not any(unicodedata.category(c) in _UNSAYABLE for c in name)
 
 
+# Unicode's invisible format characters (category Cf: zero-width spaces, word joiners, the byte order mark, soft
+# hyphens, bidi marks, overrides and isolates): a name holding one looks like another ("Lead" and "Lead" + U+200B) or
+# shows in another order than it reads. The zero-width joiner stays allowed: emoji sequences are made with it (and
+# with variation selectors, which are marks, not format characters).
+_JOINER = "\u200d"
+_EMOJI_GLUE = re.compile("[\u200d\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+
+
+def _visible(name: str) -> bool:
+    return not any(unicodedata.category(c) == "Cf" and c != _JOINER for c in name)
+
+
+def _same(name: str) -> str:
+    """What two names that read the same share: without the joiners and variation selectors of emoji sequences
+    (which may be typed with or without them), case-folded."""
+    return _EMOJI_GLUE.sub("", name).casefold()
+
+
 def _names(value, field_name: str, limit: int, errors: dict, required: bool) -> list[str]:
     if value is None and not required:
         return []
@@ -53,17 +71,21 @@ def _names(value, field_name: str, limit: int, errors: dict, required: bool) -> 
         return []
     out, seen = [], set()
     for i, v in enumerate(value):
-        if not isinstance(v, str) or not v.strip() or len(v.strip()) > MAX_NAME:
+        if not isinstance(v, str) or not _same(v).strip() or len(v.strip()) > MAX_NAME:  # a lone joiner is no name
             errors[f"{field_name}[{i}]"] = [f"A name of 1 to {MAX_NAME} characters."]
             continue
         if not _sayable(v.strip()):
             errors[f"{field_name}[{i}]"] = ["A name on one line, without line breaks, tabs or other control characters "
                                             "(as people write it in a chat message)."]
             continue
-        if v.strip().lower() in seen:
+        if not _visible(v.strip()):
+            errors[f"{field_name}[{i}]"] = ["A name without invisible formatting characters (zero-width spaces, word "
+                                            "joiners, direction marks and the like), so that it reads as it looks."]
+            continue
+        if _same(v.strip()) in seen:
             errors[f"{field_name}[{i}]"] = ["Listed twice."]
             continue
-        seen.add(v.strip().lower())
+        seen.add(_same(v.strip()))
         out.append(v.strip())
     if len(out) > limit:
         errors[field_name] = [f"At most {limit}."]

@@ -124,6 +124,23 @@ def test_a_role_name_with_a_line_break_is_400_naming_the_field_and_writes_nothin
     assert not FacilitationRun.objects.exists() and Room.objects.count() == rooms and Invocation.objects.count() == invocations
 
 
+def test_a_role_name_with_a_zero_width_space_is_400_naming_the_field_and_an_emoji_role_is_created(runner):
+    """"Lead" and "Lead" + U+200B look the same: the second is refused, nothing is written; an emoji sequence (its
+    zero-width joiner and variation selector included) is a name like any other."""
+    rooms, invocations = Room.objects.count(), Invocation.objects.count()
+    answer = create(runner, slots={"roles": ["Lead", "Lead\u200b", "Scribe"]})
+    assert answer.status_code == 400
+    error = answer.json()["error"]
+    assert error["code"] == "validation_error" and list(error["details"]) == ["slots.roles[1]"]
+    assert error["message"] == "Role 2 is not valid." and "invisible" in error["details"]["slots.roles[1]"][0]
+    assert not FacilitationRun.objects.exists() and Room.objects.count() == rooms and Invocation.objects.count() == invocations
+
+    roles = ["\U0001F469\u200d\U0001F4BB Lead", "\U0001F3F3\ufe0f\u200d\U0001F308 Host"]
+    answer = create(runner, slots={"roles": roles})
+    assert answer.status_code == 201, answer.content
+    assert FacilitationRun.objects.get(room_id=answer.json()["data"]["id"]).slots["roles"] == roles
+
+
 NOT_A_DATE_TIME = "deadline must be an ISO 8601 date-time, e.g. 2026-12-01T17:00:00Z (one without an offset is read as UTC)."
 
 

@@ -36,6 +36,37 @@ def test_a_name_with_a_line_break_or_control_character_is_refused_naming_the_fie
         "Lead", "C++ dev", "\U0001F468\u200d\U0001F373 Chef"]
 
 
+@pytest.mark.parametrize("name", ["Lead\u200b", "\u200bLead", "Le\u2060ad", "\ufeffLead", "Lead\u00ad",
+                                  "\u202eLead", "Lead\u202c", "\u2066Lead\u2069", "\u200eLead", "Lead\U000e0041"])
+def test_a_name_with_an_invisible_format_character_is_refused_naming_the_field(name):
+    """A zero-width space, word joiner, bidi override or isolate (Unicode's format characters) makes a name look like
+    another one ("Lead" and "Lead\u200b" would be two roles) or shows it in another order than it is read."""
+    for pattern, key in (("role_assignment", "roles"), ("decision", "options")):
+        with pytest.raises(patterns.PatternError) as err:
+            patterns.validate(pattern, {key: ["Scribe", name, "Host"]})
+        assert list(err.value.details) == [f"slots.{key}[1]"]
+        assert "invisible formatting characters" in err.value.details[f"slots.{key}[1]"][0]
+
+
+def test_emoji_sequences_keep_their_joiners_and_variation_selectors_and_count_once():
+    """The zero-width joiner and the variation selectors are what emoji sequences are made of: a name with them is
+    allowed, and two names that differ only by them (or by case) are the same name, listed twice."""
+    coder, rainbow = "\U0001F469\u200d\U0001F4BB Lead", "\U0001F3F3\ufe0f\u200d\U0001F308 Host"
+    heart = "\u2764\ufe0f Scribe"
+    assert patterns.validate("role_assignment", {"roles": [coder, rainbow, heart]})["roles"] == [coder, rainbow, heart]
+    assert patterns.validate("decision", {"options": [coder, "\u2615\ufe0e Tea"]})["options"] == [coder, "\u2615\ufe0e Tea"]
+    for twin in ("\U0001F469\U0001F4BB LEAD", "\U0001F469\u200d\U0001F4BB\ufe0f lead"):
+        with pytest.raises(patterns.PatternError) as err:
+            patterns.validate("role_assignment", {"roles": [coder, twin]})
+        assert err.value.details == {"slots.roles[1]": ["Listed twice."]}
+    with pytest.raises(patterns.PatternError) as err:
+        patterns.validate("role_assignment", {"roles": ["Stra\u00dfe", "STRASSE"]})  # case-folded, not only lowered
+    assert err.value.details == {"slots.roles[1]": ["Listed twice."]}
+    with pytest.raises(patterns.PatternError) as err:  # a joiner or a selector alone shows nothing: no name
+        patterns.validate("role_assignment", {"roles": ["Lead", "\u200d", " \ufe0f "]})
+    assert err.value.details == {f"slots.roles[{i}]": ["A name of 1 to 80 characters."] for i in (1, 2)}
+
+
 @pytest.mark.parametrize("pattern, slots, message, fields", [
     ("role_assignment", {"roles": ["Lead", "Scribe", "lead"]}, "Role 3 is not valid.", ["slots.roles[2]"]),
     ("role_assignment", {"roles": ["Lead", "", "lead"]}, "Roles 2 and 3 are not valid.", ["slots.roles[1]", "slots.roles[2]"]),
