@@ -197,30 +197,6 @@ class RoomState:
     def speakers(self) -> list[SeatRef]:
         return [s for s in self.seats if s.speaks]
 
-    def seat_for(self, ref) -> SeatRef | None:
-        """The seat ``ref`` names: an id (int or digits), a name or an alias, in any casing, with or without '@'."""
-        if isinstance(ref, bool) or ref is None:
-            return None
-        if isinstance(ref, int):
-            return self.by_id.get(ref)
-        text = str(ref).strip().strip("\"'").lstrip("@").strip()
-        if not text:
-            return None
-        if text.isdigit():
-            return self.by_id.get(int(text))
-        low = text.lower()
-        for seat in self.seats:
-            if low in (seat.name.lower(), seat.alias.lower()):
-                return seat
-        # "Security [id 12]", "Security (security)": a name or alias followed by decoration.
-        match = re.match(r"^(.*?)\s*[\[(]", text)
-        if match and match.group(1):
-            return self.seat_for(match.group(1))
-        id_match = re.search(r"\bid\s*[:#]?\s*(\d+)", low)
-        if id_match:
-            return self.by_id.get(int(id_match.group(1)))
-        return None
-
     def _names_of(self, seat: SeatRef) -> list[str]:
         return [n for n in (seat.name, seat.alias) if n]
 
