@@ -141,9 +141,7 @@ class WorkspaceSeatOut(Out):
     def get_owner(seat: Seat, context) -> str | None:
         return agent_owner(seat.agent) if seat.agent_id else None
 
-    @staticmethod
-    def get_agent_owner(seat: Seat, context) -> str | None:
-        return agent_owner(seat.agent) if seat.agent_id else None
+    get_agent_owner = get_owner  # ``agentOwner`` is ``owner`` under its older name
 
 
 class AdaptationOut(Out):
