@@ -6,6 +6,7 @@ so the line formats below are shared with it and covered by round-trip tests.
 """
 from facilitation.deliberation.state import Item, RoomState
 from facilitation.prompts.quoting import quoted_name
+from facilitation.wording import counted
 
 ROLE_LABELS = {"participant": "participant", "devil_advocate": "devil's advocate", "observer": "observer",
                "background": "background"}
@@ -107,7 +108,9 @@ def phase_lines(ctx) -> list[str]:
              VOTING_TEXT.get(phase.voting, "")]
     if ctx.sealed_from is not None:
         voted, voters = ctx.ballot
-        lines.append(f"The ballot is open: {voted} of {voters} voters have voted. Ballots stay sealed until everyone has voted.")
+        verb = "has" if voted == 1 or voters == 1 else "have"  # "1 of 3 voters has voted", "2 of 3 voters have voted"
+        lines.append(f"The ballot is open: {voted} of {counted(voters, 'voter')} {verb} voted. "
+                     "Ballots stay sealed until everyone has voted.")
     return [line for line in lines if line]
 
 

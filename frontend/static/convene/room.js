@@ -319,6 +319,8 @@
   // --- votes: the tally as a small chart and the consensus state (GET .../votes, refreshed on
   // every turn and phase event) ------------------------------------------------------------
   const VOTE_ROWS = [["ready", "Ready"], ["changes", "Changes"], ["reject", "Reject"]];
+  // "1 of 3 voters has voted", "2 of 3 voters have voted" (the sealed ballot's progress).
+  const votedLine = (doc) => `${doc.voted} of ${counted(doc.eligible, "voter")} ${doc.voted === 1 || doc.eligible === 1 ? "has" : "have"} voted`;
 
   function phaseTitle(key) {
     const phase = (state.phases || []).find((p) => p.key === key);
@@ -357,13 +359,13 @@
         el("span", { class: "num" }, count === null ? "?" : String(count)));
     }));
     tally.setAttribute("aria-label", doc.sealed
-      ? `Ballot sealed: ${doc.voted} of ${doc.eligible} have voted`
+      ? `Ballot sealed: ${votedLine(doc)}`
       : VOTE_ROWS.map(([key, label]) => `${label} ${(doc.tally || {})[key] || 0}`).join(", "));
     const consensus = $("#consensus");
     const reached = Boolean(doc.consensus && doc.consensus.reached);
     consensus.dataset.reached = reached ? "true" : "false";
     consensus.textContent = doc.sealed
-      ? `Ballot sealed: ${doc.voted} of ${doc.eligible} voters have voted.`
+      ? `Ballot sealed: ${votedLine(doc)}.`
       : `${reached ? "Consensus reached" : "No consensus yet"}: ${(doc.consensus && doc.consensus.reason) || ""}`;
     const advance = $("#btn-advance");
     if (advance) {

@@ -42,6 +42,7 @@ def test_a_participants_prompt_during_a_ballot_holds_none_of_that_ballots_votes(
     room.refresh_from_db()
     assert room.phase == "decision"
     say(room, a, "Option B is my pick.\nVOTE: REJECT because the zorblax migration is unsafe")
+    assert "The ballot is open: 1 of 3 voters has voted." in facilitator_prompt(room)  # the verb agrees with one
     say(room, b, "I lean the other way.\n- VOTE: **READY** since the florbit tests pass")
     for text in (prompt_for(room, c), facilitator_prompt(room)):
         assert "zorblax" not in text and "florbit" not in text  # neither ballot's words nor its values
