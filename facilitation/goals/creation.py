@@ -5,6 +5,7 @@ import secrets
 from datetime import datetime, timedelta, timezone as dt_timezone
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -40,6 +41,23 @@ def _principals(value) -> list[str]:
         if p not in out:
             out.append(p)
     return out
+
+
+UNKNOWN_RECIPIENT = 'No active user by that name can receive the report: "user:<username>" names a Convene user.'
+
+
+def _check_recipients(report_to: list[str]) -> None:
+    """``report_to`` as sent (checked by ``_principals``, so the indexes are the caller's). A ``user:`` target must
+    name an active user: anyone else could never receive the report. Unknown and deactivated users get the same
+    answer (nothing about who exists leaks), and only callers who may create runs get it. What may yet be reached
+    when the report is sent is accepted: a user without a chat account (they may link one) and a role, resolved to
+    its holders at that moment."""
+    names = {p.partition(":")[2] for p in report_to if p.startswith("user:")}
+    known = set(get_user_model().objects.filter(username__in=names, is_active=True).values_list("username", flat=True))
+    for i, p in enumerate(report_to):
+        kind, _, name = p.partition(":")
+        if kind == "user" and name not in known:
+            raise ValidationFailed(f"reportTo[{i}] names no user who can receive the report.", {f"reportTo[{i}]": [UNKNOWN_RECIPIENT]})
 
 
 # A deadline without an offset is read as UTC (documented in docs/facilitation-runs.md and the API schema), so
@@ -138,6 +156,7 @@ def do_create_run(owner, body: dict) -> Room:
     if moderator_id is not None and (moderator is None or moderator.pk != moderator_id):
         raise ValidationFailed("Unknown facilitator.", {"moderatorId": [f"Unknown facilitator agent {moderator_id!r}."]})
     _check_allowed(owner)
+    _check_recipients(body.get("report_to") or [])
     with transaction.atomic():
         room = Room.objects.create(name=name.strip(), topic=goal.strip(), kind=Room.Kind.FACILITATION, owner=owner,
                                    moderator=moderator)
