@@ -3,7 +3,8 @@ SDK's schema (``microsoft_agents.activity.Activity``).
 
 What matters, per Teams: ``conversationUpdate`` with ``membersAdded`` containing the bot's
 own id (the ``recipient``) means the bot was added, and ``from`` is who added it;
-``conversation.conversationType`` is ``personal``, ``groupChat`` or ``channel``; in groups
+``conversation.conversationType`` is ``personal``, ``groupChat`` or ``channel`` (a channel's
+conversation id names the thread after ``;messageid=``: the chat is the channel); in groups
 the bot receives messages that @mention it, with ``<at>Name</at>`` in the text and a
 ``mention`` entity; the tenant is ``conversation.tenantId`` or ``channelData.tenant.id``.
 An ``invoke`` named ``fileConsent/invoke`` is a person's answer to a file consent card (personal
@@ -58,10 +59,19 @@ def _account(member, tenant: str) -> Account | None:
                    tenant_id=tenant)
 
 
+def chat_id(conversation_id: str, conversation_type: str) -> str:
+    """The chat a conversation id belongs to. In a channel Teams names the thread too
+    (``19:...@thread.tacv2;messageid=<root post>``): every thread of the channel is the one chat the bot was
+    added to, so a link covers the whole channel and the bot posts to it as a new post."""
+    if conversation_type == "channel":
+        return conversation_id.split(";messageid=", 1)[0]
+    return conversation_id
+
+
 def chat_ref(activity: Activity) -> ChatRef:
     conv = activity.conversation
     ctype = conv.conversation_type or ("groupChat" if conv.is_group else "personal")
-    return ChatRef(PLATFORM, conv.id, kind=KINDS.get(ctype, "group"), platform_type=ctype, title=conv.name or "",
+    return ChatRef(PLATFORM, chat_id(conv.id, ctype), kind=KINDS.get(ctype, "group"), platform_type=ctype, title=conv.name or "",
                    service_url=activity.service_url, tenant_id=tenant_of(activity))
 
 

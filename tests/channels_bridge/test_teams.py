@@ -421,3 +421,30 @@ def test_a_personal_chat_s_answer_shows_the_username_as_typed(teams, post_teams,
     answer = teams.sent_to("a:personal-ana")[-1]["activity"]
     formatting, shown = _as_shown(answer["text"])
     assert not formatting and shown == "Linked: this account now speaks as _ana_ in Convene."
+
+
+def test_a_channel_is_one_chat_whatever_thread_people_write_in(teams, post_teams, run_tasks, people):
+    """In a channel Teams names the thread in the conversation id (``19:...@thread.tacv2;messageid=<root>``): the
+    channel the bot was added to, the post that links it and the replies in any thread are one chat, linked once."""
+    owner = make_user("olga")
+    room = make_discussion(owner)
+    channel_id = "19:general0123@thread.tacv2"
+    data = {"tenant": {"id": teams.tenant_id}, "team": {"id": channel_id}, "channel": {"id": channel_id}}
+    channel = teams.conversation(channel_id, "channel")
+    post_teams({**teams.bot_added(channel, people["ana"]), "channelData": data})
+    code = committed(do_create_room_code, room, owner)
+
+    def in_thread(root: str, sender: dict, text: str, **kwargs) -> dict:
+        activity = teams.message(teams.conversation(f"{channel_id};messageid={root}", "channel"), sender, text, **kwargs)
+        return {**activity, "channelData": data}
+
+    post_teams(in_thread("1700000000001", people["ana"], f"facilitator start {code.code}"))
+    post_teams(in_thread("1700000000099", people["ben"], "A new post: I take QA", mention_bot=False))
+    post_teams(in_thread("1700000000099", people["ben"], "facilitator status"))
+    run_tasks()
+    chat = Chat.objects.get(platform="teams", kind="channel")
+    assert chat.external_id == channel_id and chat.added_by.external_id == people["ana"]["id"]
+    assert ChatLink.objects.get(active=True).chat == chat
+    assert Observation.objects.get(room=room, author_kind="human").content == "A new post: I take QA"
+    answer = teams.sent_to(channel_id)[-1]["activity"]["text"]
+    assert "not linked" not in answer and room.topic in answer
