@@ -47,20 +47,27 @@ def _sayable(name: str) -> bool:
 
 # Unicode's invisible format characters (category Cf: zero-width spaces, word joiners, the byte order mark, soft
 # hyphens, bidi marks, overrides and isolates): a name holding one looks like another ("Lead" and "Lead" + U+200B) or
-# shows in another order than it reads. The zero-width joiner stays allowed: emoji sequences are made with it (and
-# with variation selectors, which are marks, not format characters).
-_JOINER = "\u200d"
-_EMOJI_GLUE = re.compile("[\u200d\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+# shows in another order than it reads. Two joiners stay allowed: the zero-width joiner, which makes emoji sequences
+# (with variation selectors, which are marks, not format characters), and the zero-width non-joiner, which Persian
+# and the scripts of India need to spell words.
+_JOINERS = "\u200c\u200d"
+_GLUE = re.compile("[\u200c\u200d\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 
 
 def _visible(name: str) -> bool:
-    return not any(unicodedata.category(c) == "Cf" and c != _JOINER for c in name)
+    return not any(unicodedata.category(c) == "Cf" and c not in _JOINERS for c in name)
 
 
-def _same(name: str) -> str:
-    """What two names that read the same share: without the joiners and variation selectors of emoji sequences
-    (which may be typed with or without them), case-folded."""
-    return _EMOJI_GLUE.sub("", name).casefold()
+def same_name(name: str) -> str:
+    """What two names that read the same share: without joiners and variation selectors (an emoji sequence may be
+    typed with or without them), case-folded, with single spaces between words. Names are listed once by it, and
+    a chat message names a role or an option by it."""
+    return " ".join(_GLUE.sub("", name).split()).casefold()
+
+
+def without_glue(text: str) -> str:
+    """``text`` without joiners and variation selectors, as ``same_name`` reads names (for matching a message)."""
+    return _GLUE.sub("", text)
 
 
 def _names(value, field_name: str, limit: int, errors: dict, required: bool) -> list[str]:
@@ -71,7 +78,7 @@ def _names(value, field_name: str, limit: int, errors: dict, required: bool) -> 
         return []
     out, seen = [], set()
     for i, v in enumerate(value):
-        if not isinstance(v, str) or not _same(v).strip() or len(v.strip()) > MAX_NAME:  # a lone joiner is no name
+        if not isinstance(v, str) or not same_name(v) or len(v.strip()) > MAX_NAME:  # a lone joiner is no name
             errors[f"{field_name}[{i}]"] = [f"A name of 1 to {MAX_NAME} characters."]
             continue
         if not _sayable(v.strip()):
@@ -82,10 +89,10 @@ def _names(value, field_name: str, limit: int, errors: dict, required: bool) -> 
             errors[f"{field_name}[{i}]"] = ["A name without invisible formatting characters (zero-width spaces, word "
                                             "joiners, direction marks and the like), so that it reads as it looks."]
             continue
-        if _same(v.strip()) in seen:
+        if same_name(v) in seen:
             errors[f"{field_name}[{i}]"] = ["Listed twice."]
             continue
-        seen.add(_same(v.strip()))
+        seen.add(same_name(v))
         out.append(v.strip())
     if len(out) > limit:
         errors[field_name] = [f"At most {limit}."]

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from facilitation.goals.patterns import MAX_ITEMS
+from facilitation.goals.patterns import MAX_ITEMS, same_name, without_glue
 
 
 @dataclass(frozen=True)
@@ -97,15 +97,11 @@ _CONFIRM = re.compile(r"^\s*(?:yes[,!.]?\s*)?(?:I\s+)?(?:confirm(?:ed)?|agreed?|
                       r"(?:from\s+me)?[\s.!]*$|^\s*(?:👍|✅)\s*$", re.IGNORECASE)
 
 
-def _norm(name: str) -> str:
-    return " ".join(name.split()).lower()
-
-
 def _role_slot(roles: tuple[str, ...]) -> str:
     """The run's role names as one group ``role``: each matched as written (any case, any run of spaces between its
     words), whole (not the start of a longer word; a trailing "s" allowed, "Scribes"), the longest first so
     "Time keeper" wins over "Time"."""
-    names = sorted({r for r in roles if r.strip()}, key=lambda r: (-len(_norm(r)), _norm(r)))
+    names = sorted({without_glue(r) for r in roles if r.strip()}, key=lambda r: (-len(same_name(r)), same_name(r)))
     alternatives = "|".join(r"\s+".join(re.escape(word) for word in name.split()) for name in names)
     return rf"(?P<role>(?i:{alternatives}))(?i:s)?(?![\w\-])"
 
@@ -122,8 +118,8 @@ def _role_patterns(roles: tuple[str, ...]) -> tuple[list, list, list]:
 
 def _match_role(raw: str, roles) -> str | None:
     """The slot role a matched name is (its spelling in the slots)."""
-    words = _norm(raw)
-    return next((role for role in roles if _norm(role) == words), None)
+    words = same_name(raw)
+    return next((role for role in roles if same_name(role) == words), None)
 
 
 def _person(raw: str, roster: list[str]) -> str | None:
@@ -138,6 +134,7 @@ def _role_changes(speaker: str, line: str, roles: list[str], holders: dict, rost
     if not any(r.strip() for r in roles):
         return out
     releases, self_claims, other_claims = _role_patterns(tuple(roles))
+    line = without_glue(line)  # an emoji role typed with or without its joiners, as the role patterns are built
     for pattern in releases:
         for m in pattern.finditer(line):
             role = _match_role(m.group("role"), roles)
@@ -190,7 +187,7 @@ def read(pattern: str, slots: dict, artifact: dict, speaker: str, text: str, ros
                 m = re.search(rx, line, re.IGNORECASE)
                 if m:
                     opt = m.group("opt").strip().strip("\"'")
-                    match = next((o for o in options if o.lower() == opt.lower()), None)
+                    match = next((o for o in options if same_name(o) == same_name(opt)), None)
                     out.append(Choose(match or opt, speaker))
                     break
             else:

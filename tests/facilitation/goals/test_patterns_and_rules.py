@@ -160,6 +160,29 @@ def test_rules_claim_roles_by_the_run_s_own_names(speaker, text, expected):
     assert rules.read("role_assignment", slots, art, speaker, text, ROSTER) == expected
 
 
+def test_names_that_need_a_non_joiner_are_allowed_and_a_name_is_one_however_its_joiners_are_typed():
+    """Persian and the scripts of India spell words with the zero-width non-joiner: such a name is allowed, and
+    counts once with or without it. In the chat, a role or an option is named as it reads: an emoji role typed
+    without its joiner, an option in other case and spacing."""
+    persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # a word written with a non-joiner
+    assert patterns.validate("role_assignment", {"roles": [persian, "Lead"]})["roles"] == [persian, "Lead"]
+    with pytest.raises(patterns.PatternError) as err:
+        patterns.validate("role_assignment", {"roles": [persian, persian.replace("\u200c", "")]})
+    assert err.value.details == {"slots.roles[1]": ["Listed twice."]}
+    coder = "\U0001F469\u200d\U0001F4BB Lead"
+    slots = patterns.validate("role_assignment", {"roles": [coder, "Scribe"]})
+    art = patterns.empty_artifact("role_assignment", slots)
+    assert rules.read("role_assignment", slots, art, "Bo", "I'll take \U0001F469\U0001F4BB Lead", ROSTER) == [
+        Assign(coder, "Bo", "Bo")]
+    assert rules.read("role_assignment", slots, art, "Bo", f"I'll take {coder}", ROSTER) == [Assign(coder, "Bo", "Bo")]
+    slots = patterns.validate("decision", {"options": ["Vendor  A", "\u2615\ufe0f Tea"]})
+    art = patterns.empty_artifact("decision", slots)
+    (chosen,) = rules.read("decision", slots, art, "Bo", "I choose vendor a", ROSTER)
+    assert chosen.option == "Vendor  A"
+    (chosen,) = rules.read("decision", slots, art, "Bo", "I choose \u2615 tea", ROSTER)
+    assert chosen.option == "\u2615\ufe0f Tea"
+
+
 def test_a_wordy_role_is_released_and_a_claim_on_it_held_is_a_conflict():
     art = {"roles": {"Time keeper": "Bo", "Time": None}}
     slots = {"roles": ["Time", "Time keeper"], "allowMultiple": False}
