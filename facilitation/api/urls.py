@@ -1,5 +1,6 @@
 """Routes under /api/ (no trailing slashes), as listed in the public contract."""
 from django.urls import path
+from django.views.generic import RedirectView
 
 from facilitation.actions.lifecycle import TRANSITIONS
 from facilitation.api.views import (
@@ -60,5 +61,8 @@ urlpatterns = [
     path("schema", docs.SchemaView.as_view(), name="api-schema"),
     path("docs", docs.DocsView.as_view(), name="api-docs"),
     path("redoc", docs.RedocView.as_view(), name="api-redoc"),
+    # The documentation pages are read in a browser, where a trailing slash is easily typed: it leads to the page.
+    *[path(f"{page}/", RedirectView.as_view(pattern_name=f"api-{page}", permanent=True, query_string=True))
+      for page in ("docs", "redoc")],
     path("docs/assets/<path:path>", docs.docs_asset, name="api-docs-asset"),
 ]
