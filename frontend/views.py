@@ -14,6 +14,7 @@ from facilitation.actions.lifecycle import verbs_by_status
 from facilitation.goals.creation import PERMISSION as RUN_PERMISSION
 from facilitation.goals.patterns import MAX_ITEMS as RUN_MAX_ITEMS
 from facilitation.goals.texts import STATE_WORDS as RUN_STATES
+from facilitation.workspace import inputs as workspace_inputs
 from facilitation.workspace.actions.rounds import DEFAULT_POLICY, POLICY_LIMITS
 from rooms import limits
 from rooms.access import can_control, can_participate, can_view
@@ -100,6 +101,7 @@ def workspace_desk(request, discussion_id: int):
         "canParticipate": can_participate(request.user, room),
         "idlePauseSeconds": settings.CONVENE["WORKSPACE_IDLE_PAUSE"],
         "idleRounds": settings.CONVENE["WORKSPACE_IDLE_ROUNDS"],
+        "narrativeLimit": workspace_inputs.NARRATIVE,  # the most characters a narrative's text may have, as the server checks it
     })
 
 

@@ -1,8 +1,10 @@
 """The desk page: served to people who may view the workspace, with the controls their access allows."""
 import json
 import re
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from rooms.models import Agent, Seat
 from tests.factories import make_discussion, make_user
@@ -85,3 +87,18 @@ def test_the_desk_says_before_it_happens_when_the_workspace_pauses_itself(setup,
     assert "It pauses itself once a round has ended by itself since somebody last acted in it" in text and "an hour" not in text
     settings.CONVENE = {**settings.CONVENE, "WORKSPACE_IDLE_PAUSE": 0, "WORKSPACE_IDLE_ROUNDS": 0}
     assert "It pauses itself" not in client.get(f"/workspaces/{room.pk}/").content.decode()
+
+
+def test_the_desk_takes_the_narrative_s_length_limit_from_the_server_s_check(setup):
+    """The editor counts against the limit the server refuses a narrative over (one number: the page data carries
+    ``facilitation.workspace.inputs.NARRATIVE``), not a copy of it in the page's code."""
+    from facilitation.workspace import inputs
+
+    client, room, owner, _, _ = setup
+    client.force_login(owner)
+    html = client.get(f"/workspaces/{room.pk}/").content.decode()
+    data = json.loads(re.search(r'<script id="page-data" type="application/json">(.*?)</script>', html, re.S).group(1))
+    assert data["narrativeLimit"] == inputs.NARRATIVE
+    assert 'id="narrative-length"' in html
+    script = (Path(settings.BASE_DIR) / "frontend" / "static" / "convene" / "workspace.js").read_text()
+    assert str(inputs.NARRATIVE) not in script and f"{inputs.NARRATIVE:_}" not in script

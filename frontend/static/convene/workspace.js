@@ -26,6 +26,9 @@
     roleId: "Role", username: "Username", access: "Access", "turnPolicy.maxEvents": "Observations per round",
     "turnPolicy.maxSeconds": "Seconds per round", budgetTokens: "Token budget", budgetUsd: "Budget in USD" };
   const LIST_ITEMS = 50;  // a narrative's key decisions and next steps (facilitation.workspace.inputs.LIST_ITEMS)
+  // The most characters a narrative's text may have, as the server checks it (page data: facilitation.workspace.inputs.NARRATIVE).
+  const NARRATIVE_LIMIT = page.narrativeLimit;
+  const NEAR_LIMIT = 0.9;  // from this share of the limit on, the editor counts the characters
 
   // An API error as the manager reads it: its message, then what is wrong with each field, a line each, in the desk's words.
   function failed(err) { toast(errorText(err, FIELD_LABELS, "\n"), "error"); }
@@ -433,6 +436,26 @@
       const o = state.observations.find((x) => x.id === id);
       return o ? `#${id} ${o.content}` : `#${id}`;
     }).join("; ") || "none";
+    renderNarrativeLength();
+  }
+
+  // Characters as the server counts them: one for each code point (an emoji is one, not two).
+  function chars(text) { let n = 0; for (const _ of String(text)) n += 1; return n; }
+
+  // Near the limit, the number of characters under the editor; over it, by how much, and Save says why it waits.
+  // The text stays in the editor as typed: the manager shortens it.
+  function renderNarrativeLength() {
+    const box = $("#narrative-length"), save = $("#btn-save-narrative");
+    if (!box || !NARRATIVE_LIMIT) return;
+    const n = chars($("#narrative-content").value), over = n - NARRATIVE_LIMIT;
+    const num = (x) => x.toLocaleString("en");
+    box.hidden = n < NARRATIVE_LIMIT * NEAR_LIMIT;
+    box.classList.toggle("error", over > 0);
+    box.textContent = over > 0
+      ? `${num(n)} characters: ${num(over)} over the limit of ${num(NARRATIVE_LIMIT)}. Shorten the text to save it; what you wrote stays here.`
+      : `${num(n)} of ${num(NARRATIVE_LIMIT)} characters.`;
+    save.disabled = over > 0;
+    save.title = over > 0 ? `The text is ${num(over)} characters over the limit of ${num(NARRATIVE_LIMIT)}: shorten it to save.` : "";
   }
 
   // The narrative's editable parts: its text and, for the manager, its decisions and next steps (one per line).
@@ -448,6 +471,10 @@
   // What the narrative editor holds that the API would refuse anyway, in the desk's words ("" when nothing).
   function narrativeProblem(fields) {
     if (blank(fields.text.value)) return "The narrative's text is empty (spaces do not count): write what happened in the round.";
+    const n = chars(fields.text.value);
+    if (NARRATIVE_LIMIT && n > NARRATIVE_LIMIT) {
+      return `The narrative's text has ${n.toLocaleString("en")} characters: at most ${NARRATIVE_LIMIT.toLocaleString("en")}.`;
+    }
     for (const [key, label] of [["decisions", "key decisions"], ["steps", "next steps"]]) {
       const n = fields[key] ? items(fields[key].value).length : 0;
       if (n > LIST_ITEMS) return `At most ${LIST_ITEMS} ${label}, one per line: there are ${n}.`;
@@ -474,6 +501,7 @@
       // The server keeps the text and the lists trimmed (blank lines are no items): a field still holding what
       // was sent shows what was saved, so the editor does not count it as unsaved changes.
       for (const [k, box] of Object.entries(fields)) if (box.value === sent[k]) box.value = state.editing[k];
+      renderNarrativeLength();
       toast("Narrative saved");
       await loadNarratives();
     } catch (err) {
@@ -744,7 +772,10 @@
       pacing.addEventListener("submit", savePacing);
     }
     const save = $("#btn-save-narrative");
-    if (save) save.addEventListener("click", saveNarrative);
+    if (save) {
+      save.addEventListener("click", saveNarrative);
+      $("#narrative-content").addEventListener("input", renderNarrativeLength);
+    }
     const form = $("#observation-form");
     if (form) form.addEventListener("submit", async (e) => {
       e.preventDefault();

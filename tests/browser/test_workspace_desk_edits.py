@@ -1,0 +1,52 @@
+"""What the desk shows of the narratives and tasks it edits: the narrative's length against the server's limit.
+
+Against the live stack, like ``test_workspace_desk``; the agents and the narrator run on the offline
+rehearsal model.
+"""
+import pytest
+
+from facilitation.workspace.inputs import NARRATIVE
+from rooms.models import Narrative
+from tests.browser.test_workspace_desk_feedback import open_desk, running_workspace, writes
+
+pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_narrative_over_the_limit_waits_in_the_editor_with_the_reason_under_it(make_page):
+    page, manager = make_page("nadia")
+    room_id = running_workspace(page, narrative=True)
+    narrative = Narrative.objects.get(room_id=room_id, round=1)
+    open_desk(page, room_id)
+    page.wait_for_function("() => !document.querySelector('#narrative-body').hidden")
+    counter, save = page.locator("#narrative-length"), page.get_by_role("button", name="Save narrative")
+    assert counter.is_hidden()  # far from the limit, nothing is counted
+
+    # Near the limit: how many characters of how many.
+    page.locator("#narrative-content").fill("n" * (NARRATIVE - 10))
+    counter.wait_for()
+    assert counter.inner_text() == f"{NARRATIVE - 10:,} of {NARRATIVE:,} characters."
+    assert save.is_enabled()
+
+    # Over it (an emoji counts as one, as the server counts): by how much, and Save says why it waits; nothing is sent.
+    sent = writes(page)
+    text = "Round 1 ✅ " + "x" * (NARRATIVE - 8)
+    page.locator("#narrative-content").fill(text)
+    page.wait_for_function("() => document.querySelector('#btn-save-narrative').disabled")
+    assert counter.inner_text() == (f"{NARRATIVE + 2:,} characters: 2 over the limit of {NARRATIVE:,}. "
+                                    "Shorten the text to save it; what you wrote stays here.")
+    assert "2 characters over the limit" in save.get_attribute("title")
+    save.click(force=True)
+    page.wait_for_timeout(300)
+    assert sent == [] and Narrative.objects.get(pk=narrative.pk).version == narrative.version
+    assert page.locator("#narrative-content").input_value() == text  # nothing the manager typed is lost
+
+    # Shortened to the limit: it saves, the whole of it.
+    page.locator("#narrative-content").press("End")
+    page.locator("#narrative-content").press("Backspace")
+    page.locator("#narrative-content").press("Backspace")
+    page.wait_for_function("() => !document.querySelector('#btn-save-narrative').disabled")
+    assert counter.inner_text() == f"{NARRATIVE:,} of {NARRATIVE:,} characters." and save.get_attribute("title") == ""
+    save.click()
+    page.wait_for_function("() => document.querySelector('#toast').textContent.includes('Narrative saved')")
+    assert Narrative.objects.get(pk=narrative.pk).content == text[:-2]
+    assert page.errors == []
