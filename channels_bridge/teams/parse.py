@@ -9,7 +9,8 @@ the bot receives messages that @mention it, with ``<at>Name</at>`` in the text a
 ``mention`` entity; the tenant is ``conversation.tenantId`` or ``channelData.tenant.id``.
 An ``invoke`` named ``fileConsent/invoke`` is a person's answer to a file consent card (personal
 chats only): ``value.action`` is ``accept`` (with ``value.uploadInfo``) or ``decline``, and
-``value.context`` is what the card carried.
+``value.context`` is what the card carried. A ``messageReaction`` (on one of the bot's messages, the
+message it reacts to in ``replyToId``) with a ``like`` added reads as a 👍 from that person.
 """
 import html
 import re
@@ -25,6 +26,7 @@ from rooms.actions.chat import Account, ChatRef
 PLATFORM = "teams"
 FILE_CONSENT = "fileConsent/invoke"
 KINDS = {"personal": "direct", "groupChat": "group", "channel": "channel"}
+LIKE, THUMBS_UP = "like", "\U0001F44D"
 
 
 class Malformed(ValueError):
@@ -114,6 +116,8 @@ def parse_activity(payload: dict) -> list:
         return []
     if kind == "invoke" and activity.name == FILE_CONSENT:
         return _file_consent(activity, chat, actor)
+    if kind == "messageReaction":
+        return _liked(activity, chat, actor)
     if kind != "message" or actor is None:
         return []
     raw = activity.text or ""
@@ -132,6 +136,16 @@ def parse_activity(payload: dict) -> list:
     return [Message(chat=chat, sender=actor, text=plain_text(raw), message_id=activity.id or "",
                     reply_to=activity.reply_to_id or "", mentioned=tuple(mentioned), mentions_bot=mentions_bot,
                     command=command, clean_text=clean)]
+
+
+def _liked(activity: Activity, chat: ChatRef, actor: Account | None) -> list:
+    """A like added to one of the bot's messages (Teams sends reactions to the bot's messages only) is the person
+    saying 👍, as if typed in the group: the answer people give to "please confirm". Other reactions, reactions
+    taken back and reactions in a personal chat (to a report, say) say nothing."""
+    if actor is None or chat.kind == "direct" or not any((r.type or "").lower() == LIKE for r in activity.reactions_added or []):
+        return []
+    return [Message(chat=chat, sender=actor, text=THUMBS_UP, message_id=activity.id or "",
+                    reply_to=activity.reply_to_id or "", clean_text=THUMBS_UP)]
 
 
 def _file_consent(activity: Activity, chat: ChatRef, actor: Account | None) -> list:

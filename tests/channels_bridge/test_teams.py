@@ -448,3 +448,63 @@ def test_a_channel_is_one_chat_whatever_thread_people_write_in(teams, post_teams
     assert Observation.objects.get(room=room, author_kind="human").content == "A new post: I take QA"
     answer = teams.sent_to(channel_id)[-1]["activity"]["text"]
     assert "not linked" not in answer and room.topic in answer
+
+
+def _run_in(teams, post_teams, run_tasks, conv, people) -> "Room":
+    """A role run (Lead, Scribe) olga set up, linked to ``conv`` by Ana, who added the bot."""
+    import json
+    from datetime import timedelta
+
+    from django.contrib.auth.models import Permission
+    from django.test import Client
+    from django.utils import timezone
+
+    from rooms.models import Room
+    from tests.factories import make_facilitator
+
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    owner.user_permissions.add(Permission.objects.get(codename="start_facilitation_run"))
+    api = Client()
+    api.force_login(owner)
+    body = {"kind": "facilitation", "name": "Launch roles", "topic": "Every role carries exactly one name",
+            "pattern": "role_assignment", "slots": {"roles": ["Lead", "Scribe"]}, "reportTo": ["user:olga"],
+            "deadline": (timezone.now() + timedelta(hours=2)).isoformat(), "reminderMinutes": 30}
+    answer = api.post("/api/discussions", json.dumps(body), content_type="application/json")
+    assert answer.status_code == 201, answer.content
+    post_teams(teams.bot_added(conv, people["ana"]))
+    post_teams(teams.message(conv, people["ana"], f"facilitator start {answer.json()['data']['joinCode']}"))
+    run_tasks()
+    return Room.objects.get(pk=answer.json()["data"]["id"])
+
+
+def test_a_like_on_the_request_to_confirm_confirms_as_a_typed_thumbs_up_does(teams, post_teams, run_tasks, people,
+                                                                              chat_conv):
+    """In Teams people answer "please confirm" with the 👍 reaction on the bot's message (a ``messageReaction``):
+    it counts as the 👍 they could type, once; another reaction, or a like taken back, confirms nothing."""
+    from rooms.models import FacilitationRun
+
+    room = _run_in(teams, post_teams, run_tasks, chat_conv, people)
+    for who, text in (("ana", "I'll take Lead"), ("ben", "I'll take Scribe")):
+        post_teams(teams.message(chat_conv, people[who], text, mention_bot=False))
+        run_tasks()
+    (ask,) = [a for a in teams.sent_to(chat_conv["id"]) if "please confirm" in (a["activity"].get("text") or "")]
+    post_teams(teams.message(chat_conv, people["ana"], "confirmed", mention_bot=False))
+    post_teams(teams.reaction(chat_conv, people["ben"], ask["id"], "heart"))
+    post_teams(teams.reaction(chat_conv, people["ben"], ask["id"], "like", removed=True))
+    run_tasks()
+    assert FacilitationRun.objects.get(room=room).state == "confirming"
+    assert not Observation.objects.filter(room=room, author_name="Ben Okafor", content="👍").exists()
+    like = teams.reaction(chat_conv, people["ben"], ask["id"])
+    post_teams(like)
+    post_teams(like)  # Teams sent it again: acknowledged and ignored
+    run_tasks()
+    assert FacilitationRun.objects.get(room=room).state == "completed"
+    turn = Observation.objects.get(room=room, author_name="Ben Okafor", content="👍")
+    assert turn.data["source"]["replyTo"] == ask["id"]
+    # A like on a message in a personal chat (the report, say) is not a request for help.
+    personal = teams.conversation("a:1personal-ben", "personal")
+    sent = len(teams.activities)
+    post_teams(teams.reaction(personal, people["ben"], "1:1"))
+    run_tasks()
+    assert len(teams.activities) == sent

@@ -269,6 +269,12 @@ class FakeBotFramework(LoopbackServer):
                                    "fileType": name.rsplit(".", 1)[-1], "etag": "1"}
         return self.activity("invoke", conversation, sender, name="fileConsent/invoke", value=value)
 
+    def reaction(self, conversation: dict, sender: dict, activity_id: str, kind: str = "like", removed: bool = False) -> dict:
+        """``messageReaction``: someone reacted to one of the bot's messages (``replyToId``); Teams sends these only
+        for the bot's own messages. ``kind`` is ``like``, ``heart``, ``laugh``, ``surprised``, ``sad`` or ``angry``."""
+        field = "reactionsRemoved" if removed else "reactionsAdded"
+        return self.activity("messageReaction", conversation, sender, replyToId=activity_id, **{field: [{"type": kind}]})
+
     def message(self, conversation: dict, sender: dict, text: str, mention_bot: bool = True, mentions=()) -> dict:
         entities, body = [], text
         if mention_bot:
