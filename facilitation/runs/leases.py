@@ -83,8 +83,17 @@ class OpenStep:
         return [(slot, later.get(slot, self.ready_at)) for slot in range(self.slots)]
 
 
+#: The lease on a slot is the claim's while the slot's row has the claim's step and token (a new step or
+#: claim changes them): the columns and the claim's values, for the ORM (``_ours``) and the SQL below.
+_OURS = ("room_id", "slot", "step_seq", "token")
+
+
+def _ours_params(claim: Claim) -> list:
+    return [claim.room_id, claim.slot, claim.step_seq, claim.token]
+
+
 def _ours(claim: Claim):
-    return StepLease.objects.filter(room_id=claim.room_id, slot=claim.slot, step_seq=claim.step_seq, token=claim.token)
+    return StepLease.objects.filter(**dict(zip(_OURS, _ours_params(claim))))
 
 
 def claim_step(room_id: int, step_seq: int, lease_seconds: float, slot: int = 0,
@@ -152,7 +161,7 @@ def still_ours(claim: Claim, statuses: tuple = RUNNING) -> bool:
     ``statuses``: the room statuses in which the step's lease holds (``RUNNING`` unless the step says otherwise).
     """
     with connection.cursor() as cursor:
-        cursor.execute(_sql_still_ours(len(statuses)), [*_ours_params(claim), *statuses])
+        cursor.execute(_sql_still_ours(len(statuses)), [*_ours_params(claim), claim.room_id, *statuses])
         return cursor.fetchone() is not None
 
 
@@ -212,13 +221,11 @@ def finish(claim: Claim, *, next_slots: int = 1, ready_at: datetime | None = Non
         at = connection.ops.adapt_datetimefield_value
         # Handed on only from a transaction of its own: the claim reaches the thread when it commits.
         held = hand_on and ready <= now and claim.lease > 0 and len(connection.atomic_blocks) == 1
+        # Opened claimed by this thread (its first attempt), or free.
+        token = uuid.uuid4().hex if held else ""
+        attempt, until = (1, at(now + timedelta(seconds=claim.lease))) if held else (0, None)
         with connection.cursor() as cursor:
-            if held:
-                token = uuid.uuid4().hex
-                cursor.execute(_sql_next_step_held(), [claim.step_seq + 1, token, at(now + timedelta(seconds=claim.lease)),
-                                                       at(ready), False, *_ours_params(claim)])
-            else:
-                cursor.execute(_sql_next_step(), [claim.step_seq + 1, at(ready), False, *_ours_params(claim)])
+            cursor.execute(_sql_next_step(), [claim.step_seq + 1, attempt, token, until, at(ready), False, *_ours_params(claim)])
             moved = cursor.rowcount > 0
         if moved and held:
             handed = Claim(room_id=claim.room_id, step_seq=claim.step_seq + 1, token=token, attempt=1, lease=claim.lease)
@@ -385,15 +392,8 @@ def _lease_table() -> str:
     return _q(StepLease._meta.db_table)
 
 
-_OURS = "{room_id} = %s AND {slot} = %s AND {step_seq} = %s AND {token} = %s"
-
-
-def _ours_where(prefix: str = "") -> str:
-    return _OURS.format(**{f: prefix + _q(f) for f in ("room_id", "slot", "step_seq", "token")})
-
-
-def _ours_params(claim: Claim) -> list:
-    return [claim.room_id, claim.slot, claim.step_seq, claim.token]
+def _ours_where() -> str:
+    return " AND ".join(f"{_q(column)} = %s" for column in _OURS)
 
 
 def _in(count: int) -> str:
@@ -411,27 +411,23 @@ def _sql_claim() -> str:
 
 @lru_cache(maxsize=None)
 def _sql_next_step() -> str:
-    """``finish``'s common case: the lease is still ours, and the next step (one slot) opens."""
-    return (f"UPDATE {_lease_table()} SET {_q('step_seq')} = %s, {_q('attempt')} = 0, {_q('token')} = '', "
-            f"{_q('lease_until')} = NULL, {_q('ready_at')} = %s, {_q('done')} = %s WHERE {_ours_where()}")
-
-
-@lru_cache(maxsize=None)
-def _sql_next_step_held() -> str:
-    """``finish``'s common case handed on: the next step opens already claimed (first attempt)."""
-    return (f"UPDATE {_lease_table()} SET {_q('step_seq')} = %s, {_q('attempt')} = 1, {_q('token')} = %s, "
+    """``finish``'s common case: the lease is still ours, and the next step (one slot) opens, free
+    (attempt 0, no token or lease) or handed on (claimed: attempt 1, a token and a lease)."""
+    return (f"UPDATE {_lease_table()} SET {_q('step_seq')} = %s, {_q('attempt')} = %s, {_q('token')} = %s, "
             f"{_q('lease_until')} = %s, {_q('ready_at')} = %s, {_q('done')} = %s WHERE {_ours_where()}")
+
+
+def _room_in(statuses: int) -> str:
+    """The lease's room is in one of ``statuses`` (parameters: the room's id, then the statuses)."""
+    return (f"EXISTS (SELECT 1 FROM {_q(Room._meta.db_table)} WHERE {_q('id')} = %s "
+            f"AND {_q('status')} IN {_in(statuses)})")
 
 
 @lru_cache(maxsize=None)
 def _sql_still_ours(statuses: int) -> str:
-    room = _q(Room._meta.db_table)
-    return (f"SELECT 1 FROM {_lease_table()} AS l JOIN {room} AS r ON r.{_q('id')} = l.{_q('room_id')} "
-            f"WHERE {_ours_where('l.')} AND r.{_q('status')} IN {_in(statuses)}")
+    return f"SELECT 1 FROM {_lease_table()} WHERE {_ours_where()} AND {_room_in(statuses)}"
 
 
 @lru_cache(maxsize=None)
 def _sql_extend(statuses: int) -> str:
-    room = _q(Room._meta.db_table)
-    return (f"UPDATE {_lease_table()} SET {_q('lease_until')} = %s WHERE {_ours_where()} AND EXISTS "
-            f"(SELECT 1 FROM {room} WHERE {_q('id')} = %s AND {_q('status')} IN {_in(statuses)})")
+    return f"UPDATE {_lease_table()} SET {_q('lease_until')} = %s WHERE {_ours_where()} AND {_room_in(statuses)}"
