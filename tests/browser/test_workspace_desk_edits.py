@@ -1,4 +1,5 @@
-"""What the desk shows of the narratives and tasks it edits: the narrative's length against the server's limit.
+"""What the desk shows of the narratives and tasks it edits: the narrative's length against the server's limit,
+who edited it and when.
 
 Against the live stack, like ``test_workspace_desk``; the agents and the narrator run on the offline
 rehearsal model.
@@ -6,7 +7,7 @@ rehearsal model.
 import pytest
 
 from facilitation.workspace.inputs import NARRATIVE
-from rooms.models import Narrative
+from rooms.models import Narrative, RoomMember
 from tests.browser.test_workspace_desk_feedback import open_desk, running_workspace, writes
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -50,3 +51,30 @@ def test_a_narrative_over_the_limit_waits_in_the_editor_with_the_reason_under_it
     page.wait_for_function("() => document.querySelector('#toast').textContent.includes('Narrative saved')")
     assert Narrative.objects.get(pk=narrative.pk).content == text[:-2]
     assert page.errors == []
+
+
+def test_the_edited_narrative_says_by_whom_and_when_to_managers_and_viewers(make_page):
+    page, manager = make_page("edda")
+    room_id = running_workspace(page, narrative=True)
+    narrative = Narrative.objects.get(room_id=room_id, round=1)
+    viewer_page, viewer = make_page("vito")
+    RoomMember.objects.create(room_id=room_id, user=viewer, access=RoomMember.Access.VIEWER)
+    for p in (page, viewer_page):
+        open_desk(p, room_id)
+        p.wait_for_function("() => !document.querySelector('#narrative-body').hidden")
+        assert p.locator("#narrative-edited").inner_text() == "not edited: the generated text"
+
+    page.locator("#narrative-content").fill("Round 1: the outbox goes first.")
+    page.get_by_role("button", name="Save narrative").click()
+    page.wait_for_function("() => document.querySelector('#toast').textContent.includes('Narrative saved')")
+    edited = Narrative.objects.get(pk=narrative.pk)
+    assert edited.edited_by == manager
+    hhmm = page.evaluate("(ts) => new Date(ts).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' })",
+                         edited.edited_at.isoformat())
+    for p in (page, viewer_page):  # the viewer's desk follows live
+        p.wait_for_function("() => document.querySelector('#narrative-edited').textContent.startsWith('edited')")
+        assert p.locator("#narrative-edited").inner_text() == f"edited by edda, {hhmm}"
+        stamp = p.locator("#narrative-edited time")
+        assert p.evaluate("(ts) => new Date(ts).getTime()", stamp.get_attribute("datetime")) == int(edited.edited_at.timestamp() * 1000)
+        assert hhmm in stamp.get_attribute("title") and str(edited.edited_at.year) in stamp.get_attribute("title")
+        assert p.errors == []

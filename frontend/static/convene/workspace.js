@@ -422,6 +422,7 @@
     if (!n) return;
     $("#narrative-generated").textContent = n.generatedContent;
     $("#narrative-rehearsal").hidden = !n.rehearsal;
+    renderEdited(n);
     const fields = editorFields();
     const saved = { text: n.content, decisions: lines(n.keyDecisions), steps: lines(n.nextSteps) };
     // The editor follows the narrative unless the manager changed something in it since it was loaded.
@@ -437,6 +438,19 @@
       return o ? `#${id} ${o.content}` : `#${id}`;
     }).join("; ") || "none";
     renderNarrativeLength();
+  }
+
+  // Whether the narrative was edited, by whom and when ("edited by anna, 14:02", the full time on hover; a day
+  // other than today is named); one never edited holds the generated text and says so.
+  function renderEdited(n) {
+    const box = $("#narrative-edited");
+    if (!n.editedAt) { box.replaceChildren("not edited: the generated text"); return; }
+    const at = new Date(n.editedAt);
+    const time = at.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
+    const day = at.toDateString() === new Date().toDateString() ? ""
+      : `${at.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: at.getFullYear() === new Date().getFullYear() ? undefined : "numeric" })} `;
+    box.replaceChildren(`edited${n.editedBy ? ` by ${n.editedBy}` : ""}, `,
+      el("time", { datetime: n.editedAt, title: at.toLocaleString("en-GB", { dateStyle: "full", timeStyle: "long" }) }, `${day}${time}`));
   }
 
   // Characters as the server counts them: one for each code point (an emoji is one, not two).
