@@ -6,6 +6,8 @@ updates a message in place; ``GET /v3/conversations/{id}/members`` lists the ros
 A file a person accepted goes to the OneDrive upload session Teams gave (``upload_file``).
 """
 import threading
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
 from urllib.parse import quote, urlsplit
 
 import httpx
@@ -43,11 +45,21 @@ def _url(service_url: str, *parts: str) -> str:
 
 
 def _retry_after(response: httpx.Response) -> float | None:
+    """``Retry-After`` in seconds: given as seconds, or as an HTTP date (RFC 9110), then the time until it."""
     value = response.headers.get("retry-after")
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
+    if value is None:
         return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
 def _raise_for(response: httpx.Response) -> None:

@@ -508,3 +508,20 @@ def test_a_like_on_the_request_to_confirm_confirms_as_a_typed_thumbs_up_does(tea
     post_teams(teams.reaction(personal, people["ben"], "1:1"))
     run_tasks()
     assert len(teams.activities) == sent
+
+
+def test_a_retry_after_given_as_a_date_is_waited_out(teams, chat_conv):
+    """``Retry-After`` is seconds or an HTTP date (RFC 9110): a date says how long to wait as well."""
+    from datetime import datetime, timedelta, timezone
+    from email.utils import format_datetime
+
+    from channels_bridge.teams import client as connector
+
+    teams.fail_next(429, retry_after=format_datetime(datetime.now(timezone.utc) + timedelta(seconds=30), usegmt=True))
+    with pytest.raises(connector.ConnectorError) as refused:
+        connector.send_activity(teams.service_url, chat_conv["id"], {"type": "message", "text": "hello"})
+    assert refused.value.status == 429 and 25 <= refused.value.retry_after <= 30
+    teams.fail_next(429, retry_after=format_datetime(datetime.now(timezone.utc) - timedelta(seconds=30), usegmt=True))
+    with pytest.raises(connector.ConnectorError) as past:
+        connector.send_activity(teams.service_url, chat_conv["id"], {"type": "message", "text": "hello"})
+    assert past.value.retry_after == 0
