@@ -4,6 +4,9 @@
 whose rows are usually all wanted at once pages by 100, a log by up to 1000). A page past the end
 is an empty list; non-numeric or out-of-range values are 400.
 
+``hasNext`` says that rows come after the page, ``hasPrevious`` that rows come before it: past the end of a
+list with rows it is true, on any page of an empty list false.
+
 ``size_alias`` names an older parameter a list took for its length (``limit``): it is read as
 ``pageSize`` when ``pageSize`` is not sent, so callers written before the list was paged get what
 they got before.

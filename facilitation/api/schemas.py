@@ -343,8 +343,10 @@ class PageMetaOut(serializers.Serializer):
     page_size = serializers.IntegerField(help_text="Items per page.")
     total = serializers.IntegerField(help_text="Items on every page together (after the filters).")
     total_pages = serializers.IntegerField()
-    has_next = serializers.BooleanField(help_text="Ask for page + 1 to get more.")
-    has_previous = serializers.BooleanField()
+    has_next = serializers.BooleanField(help_text="Items come after this page: ask for page + 1 to get more.")
+    has_previous = serializers.BooleanField(
+        help_text="Items come before this page: true on every page after the first of a list with items, a page past "
+                  "the end included; false on the first page and on every page of an empty list.")
 
 
 class CountedPageMetaOut(PageMetaOut):

@@ -138,3 +138,21 @@ def test_a_token_of_another_user_is_not_counted(clients, people):
     make_token(people["other"])
     meta = clients["owner"].get("/api/me/tokens").json()["meta"]
     assert meta["total"] == ApiToken.objects.filter(user=people["owner"]).count() == 1
+
+
+def test_has_previous_says_whether_rows_come_before_the_page(owner_api, people, room):
+    """``hasNext`` is true when rows come after the page, ``hasPrevious`` when rows come before it: past the end
+    of a list with rows, the rows are before the page; an empty list has none before any page."""
+    url, keys = _rows("tokens", room, people["owner"])
+    past = owner_api.get(url, {"pageSize": 2, "page": 99}).json()["meta"]
+    assert past["hasPrevious"] is True and past["hasNext"] is False and past["total"] == len(keys)
+    assert owner_api.get(url, {"pageSize": 2}).json()["meta"]["hasPrevious"] is False
+    links = LISTS["links"][0].replace("{id}", str(room.pk))
+    for page in (1, 2, 99):
+        empty = owner_api.get(links, {"page": page}).json()
+        assert empty["data"] == [] and empty["meta"]["total"] == 0
+        assert empty["meta"]["hasPrevious"] is False and empty["meta"]["hasNext"] is False
+    schema = owner_api.get("/api/schema").json()["components"]["schemas"]
+    assert "before this page" in schema["PageMetaOut"]["properties"]["hasPrevious"]["description"]
+    paging = " ".join(DOCS.read_text().split()).split("- **Pagination**", 1)[1].split("- **", 1)[0]
+    assert "`hasPrevious` is true when rows come before the page" in paging
