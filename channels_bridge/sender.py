@@ -6,14 +6,28 @@ jitter until ``MAX_ATTEMPTS``, then the delivery is ``undeliverable`` with its d
 Pacing waits (a token bucket said "not yet", or is blocked after a 429) do not count as attempts; they are
 bounded by time instead: a delivery the pace would hold back beyond ``BRIDGES["MAX_WAIT_SECONDS"]``
 (default an hour) after it was queued is ``undeliverable`` with that reason, and is never sent later.
+What a person needs is exempt: a direct message (a report, its minutes, an interim status, an answer in a
+personal chat) and an answer to a command wait as long as the pace asks, however late that is.
+
+A message whose moment has passed is not sent late (after a worker outage, or behind a long queue): a
+facilitator's line steering a run (``facilitation.goals.voice.STEERING``) once the run has ended, and a line of
+one moment (a reminder, a time check, a mediation: ``voice.MOMENTARY``) once it is older than
+``BRIDGES["MOMENT_SECONDS"]`` (default ten minutes). Before any of its parts goes out it is ``undeliverable`` with
+the reason (the audit row and event of ``mark_undeliverable``, and a log line), and the next message to the same
+place goes out in its turn.
 """
+import logging
 import random
 
 from django.conf import settings
 from django.utils import timezone
 
 from channels_bridge import bots
+from facilitation.goals.voice import MOMENTARY, STEERING
 from rooms.actions import deliveries as outbox
+from rooms.models import Delivery, Observation, Room
+
+log = logging.getLogger("convene.bridge")
 
 
 def _platform_sender(platform: str):
@@ -39,6 +53,9 @@ def send_delivery(delivery_id: int) -> float | None:
     if claim.delivery is None:
         return max(0.05, claim.wait)
     d = claim.delivery
+    passed = _moment_passed(d)
+    if passed:
+        return _drop(d, passed)
     deliver = _platform_sender(d.platform)
     if deliver is None:
         outbox.mark_undeliverable(d.pk, diagnostic=f"No bridge for platform {d.platform!r}.")
@@ -52,7 +69,10 @@ def send_delivery(delivery_id: int) -> float | None:
         bots.touch_sent(d.platform)
         return _hand_over(d.pk)
     if result.kind == "wait":
-        held_back = _held_back_too_long(d, result.wait)
+        passed = _moment_passed(d, result.wait)
+        if passed:
+            return _drop(d, passed)
+        held_back = "" if d.kind in ALWAYS_DELIVERED else _held_back_too_long(d, result.wait)
         if held_back:
             outbox.mark_undeliverable(d.pk, diagnostic=held_back)
             return _hand_over(d.pk)
@@ -71,6 +91,40 @@ def send_delivery(delivery_id: int) -> float | None:
 
 
 MAX_WAIT_SECONDS = 3600.0
+MOMENT_SECONDS = 600.0
+#: What a person needs whenever it arrives: never dropped for its age, however long the pace holds it back.
+ALWAYS_DELIVERED = (Delivery.Kind.DIRECT, Delivery.Kind.REPLY)
+
+
+def _moment_passed(d, wait: float = 0.0) -> str:
+    """The reason not to send a facilitator's line any more ("" while it may go out): a line steering a run that has
+    ended since, or a line of one moment that would go out (after ``wait``) more than ``MOMENT_SECONDS`` after it was
+    said. Only relayed lines of which no part went out yet (a message is never cut short)."""
+    if d.kind != Delivery.Kind.RELAY or d.source_id is None or d.parts_sent:
+        return ""
+    said = (Observation.objects.filter(pk=d.source_id, author_kind=Observation.AuthorKind.FACILITATOR)
+            .values_list("data", flat=True).first())
+    purpose = said.get("purpose") if isinstance(said, dict) else None
+    if purpose not in STEERING:
+        return ""
+    status = Room.objects.filter(pk=d.room_id).values_list("status", flat=True).first()
+    if status in Room.TERMINAL:
+        return (f"Not sent: the facilitator's {purpose} was for the run while it went on, and the run ended ({status}) "
+                "before it could go out.")
+    limit = float(settings.BRIDGES.get("MOMENT_SECONDS", MOMENT_SECONDS))
+    age = (timezone.now() - d.created_at).total_seconds()
+    if purpose in MOMENTARY and age + max(0.0, wait) > limit:
+        return (f"Not sent: the facilitator's {purpose} was said {round(age / 60)} minutes ago and its moment has passed "
+                f"(such a line goes out within {round(limit / 60)} minutes or not at all).")
+    return ""
+
+
+def _drop(d, reason: str) -> None:
+    """A claimed delivery whose moment passed: recorded undeliverable with the reason, never sent; the next in line
+    goes on."""
+    outbox.mark_undeliverable(d.pk, diagnostic=reason)
+    log.info("delivery %s (%s to %s) dropped: %s", d.pk, d.kind, d.recipient, reason)
+    return _hand_over(d.pk)
 
 
 def _held_back_too_long(d, wait: float) -> str:

@@ -79,6 +79,16 @@ def commands_for(chats: list[Chat], esc: texts.Escape = texts.as_written) -> tup
     return typed("facilitator status"), typed("facilitator stop")
 
 
+#: What the facilitator says to steer a run while it goes on (``say``'s purposes): once the run has ended, such a line
+#: not sent yet is not sent at all (the closing says how it ended).
+STEERING = frozenset({"reminder", "time-check", "conflict", "confirmation", "confirmation-withdrawn"})
+#: Of those, the lines of one moment: a nudge, a time check, a mediation of a claim just made. Late, they mislead (the
+#: time is wrong, the conflict settled, and a stall is nudged again at the next cadence), so they also expire
+#: (``channels_bridge.sender``). Everything else the facilitator says (the handshake, a status asked for, the closing,
+#: a report's diagnostic) and everything people need (reports, minutes, answers) is always delivered.
+MOMENTARY = frozenset({"reminder", "time-check", "conflict"})
+
+
 def say(room: Room, text: str, purpose: str) -> Observation:
     """The facilitator's message in the room, as a turn (the caller holds the room's lock).
 

@@ -418,6 +418,36 @@ def test_a_refused_stop_leaves_its_audit_row_and_nothing_else(telegram, post_tel
     assert not ChatLink.objects.filter(active=True).exists()
 
 
+def test_after_an_outage_a_report_waits_for_the_pace_instead_of_being_dropped(telegram, run_tasks, settings):
+    """A report queued two hours ago (the worker was down) that the pace holds back still goes out once the pace allows:
+    what a person needs is never dropped for its age, and it goes out once."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from channels_bridge import ratelimit
+    from channels_bridge.sender import send_delivery
+
+    settings.BRIDGES = {**settings.BRIDGES, "RATE_LIMITS": {**settings.BRIDGES["RATE_LIMITS"], "telegram_chat": (1, 0.002)}}
+    ana = ChatIdentity.objects.create(platform="telegram", external_id="501", name="Ana", user=make_user("ana"), started_bot=True)
+    (first,) = committed(queue_direct, "user:ana", "Your role: Lead")
+    run_tasks()  # takes the bucket's one token: the next message to Ana waits about 500 s
+    assert Delivery.objects.get(pk=first.pk).status == "sent"
+    (report,) = committed(queue_direct, "user:ana", "Report: every role has one name")
+    Delivery.objects.filter(pk=report.pk).update(created_at=timezone.now() - timedelta(hours=2))
+    wait = committed(send_delivery, report.pk)
+    assert wait is not None and wait > 0  # held back by the pace: given back to wait, not dropped for its age
+    report.refresh_from_db()
+    assert report.status == "queued" and report.attempts == 0 and report.diagnostic == ""
+    ratelimit.reset_memory()  # the wait is over: the pace allows it now
+    Delivery.objects.filter(pk=report.pk).update(next_attempt_at=timezone.now())
+    assert committed(send_delivery, report.pk) is None
+    assert [m["text"] for m in telegram.sent_to(501)] == ["Your role: Lead", "Report: every role has one name"]
+    assert Delivery.objects.get(pk=report.pk).status == "sent"
+    assert committed(send_delivery, report.pk) is None and len(telegram.sent_to(501)) == 2  # sent once
+    assert Delivery.objects.get(pk=report.pk).identity_id == ana.pk
+
+
 def test_the_code_of_the_room_the_group_is_in_changes_nothing(telegram, post_telegram, run_tasks, room, owner):
     """Anyone sending a code of the room the group is linked to already hears so: the code is not used up, the link
     stays as it was (no new link, no link event, no audit row of a link)."""

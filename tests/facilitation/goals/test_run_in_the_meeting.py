@@ -389,6 +389,75 @@ def test_a_stalled_group_is_reminded_and_a_passed_deadline_reports_failure(place
     assert reports.count() == 2 and all("Partial result" in d.text and "deadline" in d.text for d in reports)
 
 
+def _worker_down_for(hours: float, room) -> None:
+    """The bridge's worker was down: everything still pending for the room was queued ``hours`` ago."""
+    Delivery.objects.filter(room=room, status__in=Delivery.PENDING).update(created_at=timezone.now() - timedelta(hours=hours))
+
+
+@pytest.mark.parametrize("place", ["telegram"], indirect=True)
+def test_after_an_outage_a_stale_reminder_is_dropped_and_the_interim_reports_still_go_out(place, managers):
+    """A reminder queued two hours ago (the bridge's worker was down) has lost its moment: when the worker is back it
+    is not posted but recorded undeliverable, saying why (audit row and event), and the next message in the group goes
+    out in its place. The interim statuses queued with it reach the managers, however late: a report is never dropped
+    for its age. Nothing goes out twice when the sender is asked again."""
+    from channels_bridge.sender import send_delivery
+    from facilitation.tasks.goals import sweep_runs
+    from rooms.models import Invocation, RoomEvent
+
+    owner, data, room = joined_in(place, reminderMinutes=10, interimReports=True)
+    place.say("ana", "I'll take Lead")
+    FacilitationRun.objects.filter(room=room).update(last_progress_at=timezone.now() - timedelta(minutes=11))
+    Room.objects.filter(pk=room.pk).update(started_at=timezone.now() - timedelta(minutes=11))
+    said = len(place.group_texts())
+    assert committed(sweep_runs)["reminded"] == 1
+    _worker_down_for(2, room)
+    place.drain()
+    (nudge,) = Delivery.objects.filter(room=room, kind="relay", source__data__purpose="reminder")
+    assert nudge.status == "undeliverable" and nudge.parts_sent == 0 and nudge.message_ids == []
+    assert nudge.diagnostic.startswith("Not sent: the facilitator's reminder was said 120 minutes ago")
+    assert not any("A quick reminder" in t for t in place.group_texts()[said:])
+    (dropped,) = Invocation.objects.filter(component="bridge.delivery_undeliverable", input__delivery=nudge.pk)
+    assert dropped.success is False and dropped.error == nudge.diagnostic
+    assert RoomEvent.objects.filter(room=room, type="discussion:delivery", payload__delivery__id=nudge.pk,
+                                    payload__delivery__status="undeliverable").exists()
+    interims = Delivery.objects.filter(room=room, kind="direct", text__startswith="Interim status")
+    assert interims.count() == 2 and {d.status for d in interims} == {"sent"}
+    for mia_or_max in managers:
+        assert sum("Interim status" in t for t in place.direct_texts(mia_or_max)) == 1
+    # Ordered after it, the group's next message goes out (the dropped one handed over).
+    place.say("ben", "I'll take Scribe")
+    assert "Scribe: Ben" in place.status_edits()[-1]
+    sent = len(place.fake.sent_to(GROUP["id"]))
+    assert committed(send_delivery, nudge.pk) is None and all(committed(send_delivery, d.pk) is None for d in interims)
+    assert len(place.fake.sent_to(GROUP["id"])) == sent
+    assert [sum("Interim status" in t for t in place.direct_texts(m)) for m in managers] == [1, 1]
+
+
+def test_a_reminder_the_run_outlived_is_dropped_and_the_closing_and_report_go_out(telegram, post_telegram, run_tasks,
+                                                                                 settings):
+    """A reminder still waiting when the run ended (the owner stopped it while the worker was away) is not posted after
+    the end, however fresh: the run's closing and its reports are, in order."""
+    from facilitation.goals.actions import do_remind, do_stop_run
+
+    Group.objects.create(name="management").user_set.add(make_user("mia"))
+    mia = ChatIdentity.objects.create(platform="telegram", external_id="701", name="mia",
+                                      user=Group.objects.get(name="management").user_set.get())
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks, reminderMinutes=10)
+    room = Room.objects.get(pk=data["id"])
+    FacilitationRun.objects.filter(room=room).update(last_progress_at=timezone.now() - timedelta(minutes=11))
+    Room.objects.filter(pk=room.pk).update(started_at=timezone.now() - timedelta(minutes=11))
+    said = len(place.group_texts())
+    assert committed(do_remind, room.pk) is True
+    committed(do_stop_run, room.pk, user=owner)  # before the worker sent the reminder
+    place.drain()
+    (nudge,) = Delivery.objects.filter(room=room, kind="relay", source__data__purpose="reminder")
+    assert nudge.status == "undeliverable" and "the run ended (stopped) before it could go out" in nudge.diagnostic
+    new = place.group_texts()[said:]
+    assert not any("A quick reminder" in t for t in new) and any("without a confirmed result" in t for t in new)
+    (report,) = Delivery.objects.filter(room=room, kind="direct", principal="role:management")
+    assert report.status == "sent" and "Partial result" in place.direct_texts(mia)[0]
+
+
 @pytest.mark.parametrize("mode", ["record", "timekeep"])
 def test_modes_that_do_not_steer(telegram, post_telegram, run_tasks, mode):
     from facilitation.tasks.goals import sweep_runs
