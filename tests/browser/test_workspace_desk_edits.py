@@ -1,5 +1,5 @@
 """What the desk shows of the narratives and tasks it edits: the narrative's length against the server's limit,
-who edited it and when.
+who edited it and when; a task's description.
 
 Against the live stack, like ``test_workspace_desk``; the agents and the narrator run on the offline
 rehearsal model.
@@ -7,8 +7,11 @@ rehearsal model.
 import pytest
 
 from facilitation.workspace.inputs import NARRATIVE
-from rooms.models import Narrative, RoomMember
+from rooms.models import Narrative, RoomMember, TaskAssignment
+from tests.browser.conftest import screenshots_dir
+from tests.browser.test_workspace_desk import create_workspace
 from tests.browser.test_workspace_desk_feedback import open_desk, running_workspace, writes
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -78,3 +81,62 @@ def test_the_edited_narrative_says_by_whom_and_when_to_managers_and_viewers(make
         assert p.evaluate("(ts) => new Date(ts).getTime()", stamp.get_attribute("datetime")) == int(edited.edited_at.timestamp() * 1000)
         assert hhmm in stamp.get_attribute("title") and str(edited.edited_at.year) in stamp.get_attribute("title")
         assert p.errors == []
+
+
+HOSTILE_DESCRIPTION = "\n".join([
+    "Move the **nightly** run to the queue: see [the runbook](https://example.com/runbook).",
+    "<script>window.__pwned = 'script'</script>",
+    "<img src=x onerror=\"window.__pwned = 'img'\">",
+    "[click me](javascript:window.__pwned='link')",
+    "",
+    "- " + "a-very-long-path/" * 30,
+])
+
+
+def test_a_task_s_description_is_written_by_the_manager_and_read_by_everyone(make_page):
+    page, manager = make_page("tessa")
+    room_id = create_workspace(page)
+    viewer_page, viewer = make_page("tobi")
+    RoomMember.objects.create(room_id=room_id, user=viewer, access=RoomMember.Access.VIEWER)
+    open_desk(page, room_id)
+
+    # Written with the task: Markdown, rendered as the desk renders what people write (nothing of it runs).
+    page.get_by_label("Title").fill("Move the nightly run")
+    page.get_by_label("Description (optional; Markdown)").fill(HOSTILE_DESCRIPTION)
+    page.get_by_role("button", name="Add task").click()
+    task = wait_for(lambda: TaskAssignment.objects.filter(room_id=room_id).first(), timeout=20)
+    assert task.description == HOSTILE_DESCRIPTION
+    assert page.get_by_label("Description (optional; Markdown)").input_value() == ""  # the form starts afresh
+    for p in (page, viewer_page):
+        if p is viewer_page:
+            open_desk(p, room_id)
+        card = p.locator(f"#board [data-task-id='{task.pk}']")
+        description = card.get_by_role("region", name="Description of Move the nightly run")
+        description.wait_for()
+        assert description.locator("strong").inner_text() == "nightly"
+        assert description.locator("a").first.get_attribute("href") == "https://example.com/runbook"
+        assert description.locator("script, img, a[href^='javascript']").count() == 0
+        assert "window.__pwned = 'script'" in description.inner_text()  # raw HTML stays text
+        # Long text wraps in its narrow column instead of widening the card.
+        assert card.evaluate("n => n.scrollWidth <= n.clientWidth + 1")
+        assert p.evaluate("() => window.__pwned === undefined")
+    page.locator("section[aria-labelledby=tasks-title]").screenshot(path=str(screenshots_dir() / "desk-task-description.png"))
+    assert viewer_page.locator("#task-edit, #task-form").count() == 0
+    assert viewer_page.get_by_role("button", name="Edit Move the nightly run").count() == 0
+
+    # Edited by the manager: what was there is in the editor; a new text replaces it, live on the viewer's desk.
+    page.get_by_role("button", name="Edit Move the nightly run").click()
+    editor = page.locator("#task-edit").get_by_label("Description (Markdown)")
+    assert editor.input_value() == HOSTILE_DESCRIPTION
+    editor.fill("Only the _invoices_ job.")
+    page.locator("#task-edit").get_by_role("button", name="Save").click()
+    wait_for(lambda: TaskAssignment.objects.get(pk=task.pk).description == "Only the _invoices_ job." or None, timeout=20)
+    viewer_page.wait_for_function("(id) => (document.querySelector(`#board [data-task-id='${id}'] .task-description em`) || {})"
+                                  ".textContent === 'invoices'", arg=task.pk)
+    # Emptied: the task has no description any more, and its card shows none.
+    page.get_by_role("button", name="Edit Move the nightly run").click()
+    page.locator("#task-edit").get_by_label("Description (Markdown)").fill("  ")
+    page.locator("#task-edit").get_by_role("button", name="Save").click()
+    wait_for(lambda: TaskAssignment.objects.get(pk=task.pk).description == "" or None, timeout=20)
+    page.wait_for_function("(id) => !document.querySelector(`#board [data-task-id='${id}'] .task-description`)", arg=task.pk)
+    assert page.errors == [] and viewer_page.errors == []

@@ -549,7 +549,8 @@
     const li = el("li", { class: "task", "data-task-id": t.id, "data-status": t.status },
       el("span", { class: `badge priority priority-${t.priority}` }, `P${t.priority}`), " ", el("span", { class: "task-title" }, t.title),
       el("div", { class: "muted small" }, [t.assigneeId ? `assigned to ${seatName(t.assigneeId)}` : "unassigned",
-        t.claimedById ? ` · claimed by ${seatName(t.claimedById)}` : ""].join("")));
+        t.claimedById ? ` · claimed by ${seatName(t.claimedById)}` : ""].join("")),
+      t.description ? taskDescription(t) : null);
     if (!page.canControl || CLOSED.includes(state.room.status) || t.status === "completed") return li;
     const [verb, label] = NEXT_STEP[t.status];
     const unassigned = verb === "claim" && !t.assigneeId;
@@ -559,6 +560,15 @@
       el("button", { type: "button", class: "btn btn-small", "data-action": verb, disabled: unassigned,
         title: unassigned ? "Assign it to an agent first" : null, "aria-label": `${label} ${t.title}` }, label)));
     return li;
+  }
+
+  // A task's description, Markdown rendered (and sanitized) as the room's topic is; a long one scrolls in its card.
+  function taskDescription(t) {
+    const box = window.ConveneMarkdown.markdownNode(t.description, { className: "markdown task-description" });
+    box.tabIndex = 0;  // a scrolling box is reached by the keyboard too
+    box.setAttribute("role", "region");
+    box.setAttribute("aria-label", `Description of ${t.title}`);
+    return box;
   }
 
   // The editor of the task being edited, under the board (the board's columns are narrow).
@@ -578,13 +588,15 @@
     });
   }
 
-  // The inline editor of one task: its title, priority and (while nobody claimed it) assignee. What the
+  // The inline editor of one task: its title, description, priority and (while nobody claimed it) assignee. What the
   // manager typed survives the board being redrawn by live events.
   function taskEditor(t) {
     const draft = state.taskDraft;
     const seats = state.room.participants || [];
     const form = el("form", { class: "task-editor writer" },
       el("label", {}, "Title ", el("input", { name: "title", value: draft.title, maxlength: "300", required: true })),
+      el("label", { class: "task-description-field" }, "Description (Markdown) ",
+        Object.assign(el("textarea", { name: "description", rows: "4" }), { value: draft.description })),
       el("label", {}, "Priority ", el("select", { name: "priority" },
         ...[1, 2, 3, 4, 5].map((n) => el("option", { value: n, selected: n === Number(draft.priority) }, n)))),
       t.status === "pending" ? el("label", {}, "Assign to ", el("select", { name: "assignee" },
@@ -596,6 +608,7 @@
     form.querySelector("[data-action=cancel]").addEventListener("click", () => { state.taskDraft = null; renderTaskEditor(); });
     form.addEventListener("input", () => {
       draft.title = form.elements.title.value;
+      draft.description = form.elements.description.value;
       draft.priority = form.elements.priority.value;
       if (form.elements.assignee) draft.assignee = form.elements.assignee.value;
     });
@@ -610,6 +623,7 @@
     if (problem) { $("#task-edit input[name=title]").focus(); return; }
     const body = {};
     if (draft.title.trim() !== t.title) body.title = draft.title.trim();
+    if (draft.description.trim() !== t.description) body.description = draft.description;  // "" removes it
     if (Number(draft.priority) !== t.priority) body.priority = Number(draft.priority);
     if (t.status === "pending" && String(draft.assignee || "") !== String(t.assigneeId || "")) {
       body.assigneeId = draft.assignee ? Number(draft.assignee) : null;
@@ -634,7 +648,8 @@
     const action = button.dataset.action;
     if (action === "edit") {
       const open = state.taskDraft && state.taskDraft.id === t.id;
-      state.taskDraft = open ? null : { id: t.id, title: t.title, priority: t.priority, assignee: t.assigneeId || "" };
+      state.taskDraft = open ? null : { id: t.id, title: t.title, description: t.description || "", priority: t.priority,
+        assignee: t.assigneeId || "" };
       renderTaskEditor();
       const title = document.querySelector("#task-edit input[name=title]");
       if (title) title.focus();
@@ -821,8 +836,9 @@
       if (problem) { $("#task-title").focus(); return; }
       const assignee = $("#task-assignee").value;
       try {
+        const description = $("#task-description").value;
         await request("POST", `${base}/tasks`, { title: $("#task-title").value, priority: Number($("#task-priority").value),
-          assigneeId: assignee ? Number(assignee) : null });
+          assigneeId: assignee ? Number(assignee) : null, ...(blank(description) ? {} : { description }) });
         taskForm.reset();  // the next task starts from the defaults: no title, priority 3, nobody
         taskDone();
       } catch (err) { failed(err); }
