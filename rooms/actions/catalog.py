@@ -230,11 +230,13 @@ def alias_problem(alias: str, owner, current: Agent | None = None, *, builtin: b
         holder = _alias_holder(alias, owner, exclude_pk=exclude)
     if holder is None:
         return None
+    # The alias as the holder has it, so the asker sees what clashed (``REV`` asked, ``rev`` taken).
+    taken = f"the alias {holder.alias!r}" + (" (aliases are compared without case)" if holder.alias != alias else "")
     if holder.is_builtin:
-        return f"The built-in agent {holder.name!r} uses the alias {alias!r}; choose another."
+        return f"The built-in agent {holder.name!r} uses {taken}; choose another."
     if holder.created_by_id == owner_id and not builtin and (asker is None or asker.pk == owner_id):
-        return f"Your agent {holder.name!r} already uses the alias {alias!r}; choose another."
-    return f"The agent {holder.name!r} of {holder.created_by} already uses the alias {alias!r}; choose another."
+        return f"Your agent {holder.name!r} already uses {taken}; choose another."
+    return f"The agent {holder.name!r} of {holder.created_by} already uses {taken}; choose another."
 
 
 def _check_alias(fields: dict, errors: dict, owner, current: Agent | None = None) -> None:

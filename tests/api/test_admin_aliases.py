@@ -10,6 +10,8 @@ from django.urls import reverse
 from rooms.models import Agent
 from tests.factories import make_user
 
+WITHOUT_CASE = "(aliases are compared without case)"
+
 
 @pytest.fixture
 def admin_client(client, db):
@@ -46,11 +48,12 @@ def mine(owner_api):
 def test_an_alias_another_of_the_owners_agents_has_is_a_form_error_as_in_the_api(admin_client, owner_api, mine):
     writer = Agent.objects.get(pk=mine[1]["id"])
     api = owner_api.patch(f"/api/agents/{writer.pk}", {"alias": "REV"}).json()["error"]["details"]["alias"]
-    assert api == ["Your agent 'Reviewer' already uses the alias 'REV'; choose another."]
+    # named as stored ('rev'), not as typed
+    assert api == [f"Your agent 'Reviewer' already uses the alias 'rev' {WITHOUT_CASE}; choose another."]
     # the staff member is not the owner: the agent is the owner's, not "yours"
     owner = writer.created_by.username
     assert form_errors(change(admin_client, writer, alias="REV")) == {
-        "alias": [f"The agent 'Reviewer' of {owner} already uses the alias 'REV'; choose another."]}
+        "alias": [f"The agent 'Reviewer' of {owner} already uses the alias 'rev' {WITHOUT_CASE}; choose another."]}
     writer.refresh_from_db()
     assert writer.alias == "writer"
 
@@ -60,7 +63,7 @@ def test_a_staff_member_changing_their_own_agent_hears_it_is_theirs(admin_client
     Agent.objects.create(name="Mine", alias="mine", created_by=me)
     other = Agent.objects.create(name="Other", alias="other", created_by=me)
     assert form_errors(change(admin_client, other, alias="MINE")) == {
-        "alias": ["Your agent 'Mine' already uses the alias 'MINE'; choose another."]}
+        "alias": [f"Your agent 'Mine' already uses the alias 'mine' {WITHOUT_CASE}; choose another."]}
 
 
 def test_a_built_ins_alias_is_a_form_error(admin_client, owner_api, mine, catalog):

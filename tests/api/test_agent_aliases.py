@@ -60,3 +60,22 @@ def test_the_schema_says_so(owner_api):
     assert params["alias"]["schema"]["minLength"] == 1 and "without case" in params["alias"]["description"]
     alias = schema["components"]["schemas"]["AgentInRequest"]["properties"]["alias"]
     assert "derived from the name" in alias["description"]
+
+
+def test_a_taken_alias_is_named_as_it_is_stored(owner_api, catalog):
+    """The refusal named the alias as the caller typed it (``'REV'``), which hid what it clashed with."""
+    reviewer = owner_api.post("/api/agents", {"name": "Reviewer", "alias": "rev"}).json()["data"]
+    created = owner_api.post("/api/agents", {"name": "Second reviewer", "alias": "REV"})
+    assert created.status_code == 400
+    assert created.json()["error"]["details"]["alias"] == [
+        "Your agent 'Reviewer' already uses the alias 'rev' (aliases are compared without case); choose another."]
+    assert not Agent.objects.filter(name="Second reviewer").exists()
+    writer = owner_api.post("/api/agents", {"name": "Writer", "alias": "writer"}).json()["data"]
+    for asked, stored, holder in (("Rev", "rev", "Your agent 'Reviewer'"), ("ADA", "ada", "The built-in agent 'Ada'")):
+        changed = owner_api.patch(f"/api/agents/{writer['id']}", {"alias": asked})
+        assert changed.status_code == 400
+        message = changed.json()["error"]["details"]["alias"][0]
+        assert message.startswith(f"{holder} ") and f"the alias {stored!r} (aliases are compared without case)" in message
+    same = owner_api.patch(f"/api/agents/{writer['id']}", {"alias": "rev"}).json()["error"]["details"]["alias"]
+    assert same == ["Your agent 'Reviewer' already uses the alias 'rev'; choose another."]  # typed as stored
+    assert Agent.objects.get(pk=writer["id"]).alias == "writer" and reviewer["alias"] == "rev"
