@@ -75,12 +75,15 @@ LEASE_LOST = "lease lost"
 
 
 @rides_out
-def record_discarded_call(claim: Claim, call: CallRecord, reason: str) -> None:
-    """A call whose result cannot be committed still cost something: keep its invocation.
+def record_discarded_call(claim: Claim, call: CallRecord, reason: str, correlation: str = "") -> None:
+    """A call whose result cannot be committed still cost something: keep its invocation, marked discarded,
+    in the attempt's correlation, or in ``correlation`` when given (a workspace's calls join their round's).
 
     Unless the lease was lost to this very attempt's commit: a commit whose connection failed while it
     committed is tried again (``rides_out``) and finds the lease moved on, though the first try did
-    commit, with this call's invocation. Only a commit writes a successful invocation of an attempt."""
+    commit, with this call's invocation. Only a commit writes a successful invocation of an attempt in
+    the attempt's own correlation; a caller that correlates otherwise judges that case itself (a
+    workspace seat's commit does, by the attempt its invocation names)."""
     call.success = False
     call.error = f"discarded: {reason}"
     with transaction.atomic():
@@ -90,7 +93,7 @@ def record_discarded_call(claim: Claim, call: CallRecord, reason: str) -> None:
         if reason == LEASE_LOST and Invocation.objects.filter(
                 room_id=claim.room_id, correlation_id=claim.correlation, success=True).exists():
             return
-        _record_call(None, claim.room_id, call, claim.correlation)
+        _record_call(None, claim.room_id, call, correlation or claim.correlation)
 
 
 def _hand_on(room: Room) -> bool:

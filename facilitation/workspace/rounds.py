@@ -268,19 +268,6 @@ def call_provider(provider, request: LLMRequest, timeout: float, should_abandon)
         return Called(None, "error", "abandoned: the round is no longer open")
 
 
-@rides_out
-def record_retried_call(room_id: int, component: str, *, correlation: str, agent_id: int | None, provider: str,
-                        input: dict, called: Called) -> None:
-    """The invocation of a call that met a transient error and is made again: kept, marked discarded
-    (it is not the slot's work, so ``committed`` does not count it)."""
-    with transaction.atomic():
-        room = leases.locked_room(room_id)
-        if room is None:
-            return
-        log_invocation(room, component, correlation=correlation, agent_id=agent_id, input=input, output="",
-                       success=False, error=f"discarded: {called.error}; the step runs again", provider=provider)
-
-
 # --- a round's close: adaptations and the narrative -------------------------------------------------------
 
 @dataclass

@@ -17,6 +17,7 @@ the same as for a discussion's turns.
 """
 from dataclasses import dataclass
 
+from facilitation.actions.steps import CallRecord, record_discarded_call
 from facilitation.runs import registry
 from facilitation.runs.calls import again_later, timeouts
 from facilitation.runs.leases import ACTIVE
@@ -115,13 +116,14 @@ def run_agent(run: StepRun) -> StepResult:
 def _again_later(run: StepRun, called: rounds.Called, component: str, correlation: str, agent_id: int | None,
                  provider: str, input: dict) -> StepResult | None:
     """A transient model error: the discussion's retry rule (``calls.again_later``), the failed call
-    keeping its invocation. None otherwise, or with the attempts used up: the outcome is committed."""
+    keeping its invocation, marked discarded (it is not the slot's work, so ``rounds.committed`` does not
+    count it), in the round's correlation. None otherwise, or with the attempts used up: the outcome is committed."""
     if not called.transient:
         return None
 
     def record(_error: str) -> None:
-        rounds.record_retried_call(run.claim.room_id, component, correlation=correlation, agent_id=agent_id,
-                                   provider=provider, input=input, called=called)
+        record_discarded_call(run.claim, CallRecord(component, agent_id=agent_id, provider=provider, input=input),
+                              f"{called.error}; the step runs again", correlation=correlation)
 
     return again_later(run, called.error, record)
 

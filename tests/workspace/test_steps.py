@@ -318,6 +318,21 @@ def test_a_rate_limited_agent_runs_again_later_and_its_work_is_written_once(mana
     assert StepLease.objects.get(room=room, slot=0).attempt == 2
 
 
+def test_a_rate_limited_calls_invocation_is_kept_in_its_rounds_chain(manager, monkeypatch):
+    """The call made again keeps its invocation in the round's correlation (as the seat's round work is), naming
+    the seat and the model, marked discarded, with nothing used."""
+    with inline():
+        room, step_seq = _rate_limited_workspace(manager, monkeypatch, failures=1)
+        assert run_step(room.pk, step_seq, slot=0).outcome == "retry"
+    seat, turn = agent_seats(room)[0], Turn.objects.get(room=room, number=1)
+    call = works(room).get()
+    assert (call.correlation_id, call.input, call.provider, call.success) == (
+        turn.correlation_id, {"round": 1, "seatId": seat.pk}, "flaky", False)
+    assert call.error.startswith("discarded: transient: rate limited") and call.error.endswith("; the step runs again")
+    assert (call.input_tokens, call.output_tokens, call.cost_usd, call.output) == (0, 0, 0, "")
+    assert Room.objects.get(pk=room.pk).tokens_used == 0
+
+
 def test_an_agent_still_rate_limited_after_its_attempts_commits_the_failure(manager, monkeypatch):
     with inline():
         room, step_seq = _rate_limited_workspace(manager, monkeypatch, failures=10)
@@ -340,8 +355,10 @@ def test_a_rate_limited_narrative_is_written_on_the_next_attempt(manager, monkey
         assert not Narrative.objects.filter(room=room, round=1).exists()
         assert run_step(room.pk, close_seq).outcome == "committed"
     assert Narrative.objects.filter(room=room, round=1).count() == 1
-    rows = list(Invocation.objects.filter(room=room, component="narrative.generate").order_by("id").values_list("success", "error"))
+    rows = list(Invocation.objects.filter(room=room, component="narrative.generate").order_by("id")
+                .values_list("success", "error", "correlation_id"))
     assert len(rows) == 2 and rows[0][1].startswith("discarded: transient") and rows[1][0]
+    assert {row[2] for row in rows} == {Turn.objects.get(room=room, number=1).correlation_id}  # the round's chain
 
 
 def test_the_sweeper_hands_out_a_paused_rooms_narrative_but_not_its_next_round(manager, monkeypatch):
