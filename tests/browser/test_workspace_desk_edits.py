@@ -1,13 +1,14 @@
 """What the desk shows of the narratives and tasks it edits: the narrative's length against the server's limit,
-who edited it and when; a task's description.
+who edited it and when; a task's description; a budget set below what was spent.
 
 Against the live stack, like ``test_workspace_desk``; the agents and the narrator run on the offline
 rehearsal model.
 """
 import pytest
+from django.db.models import F
 
 from facilitation.workspace.inputs import NARRATIVE
-from rooms.models import Narrative, RoomMember, TaskAssignment
+from rooms.models import Invocation, Narrative, Room, RoomMember, TaskAssignment
 from tests.browser.conftest import screenshots_dir
 from tests.browser.test_workspace_desk import create_workspace
 from tests.browser.test_workspace_desk_feedback import open_desk, running_workspace, writes
@@ -140,3 +141,43 @@ def test_a_task_s_description_is_written_by_the_manager_and_read_by_everyone(mak
     wait_for(lambda: TaskAssignment.objects.get(pk=task.pk).description == "" or None, timeout=20)
     page.wait_for_function("(id) => !document.querySelector(`#board [data-task-id='${id}'] .task-description`)", arg=task.pk)
     assert page.errors == [] and viewer_page.errors == []
+
+
+def test_a_budget_already_spent_is_said_before_saving_and_pauses_the_workspace_at_once(make_page):
+    page, manager = make_page("bea")
+    room_id = running_workspace(page)
+    Room.objects.filter(pk=room_id).update(tokens_used=F("tokens_used") + 5000)
+    spent = Room.objects.get(pk=room_id).tokens_used
+    open_desk(page, room_id)
+    page.get_by_role("button", name="Change").click()
+    warning = page.locator("#budget-warning")
+    assert warning.is_hidden()
+
+    # Below what was spent: said as it is typed, and Save says what it does; above it, nothing is said.
+    page.get_by_label("Token budget").fill(str(spent - 1000))
+    warning.wait_for()
+    assert warning.inner_text() == (f"This budget is already spent ({spent:,} tokens so far). Saving it pauses the workspace at once: "
+                                    "its agents make no more calls until you raise the budget and resume it.")
+    assert page.locator("#btn-pacing-save").inner_text() == "Save and pause"
+    page.get_by_label("Token budget").fill(str(spent + 100_000))
+    warning.wait_for(state="hidden")
+    assert page.locator("#btn-pacing-save").inner_text() == "Save"
+    page.get_by_label("Token budget").fill(str(spent - 1000))
+    page.get_by_role("button", name="Save and pause").click()
+
+    # Saved and paused in one request, and the desk says so, then and for as long as it lasts.
+    page.wait_for_function("() => document.querySelector('#toast').textContent.includes('already spent')")
+    assert f"That is already spent ({spent:,} tokens): the workspace is paused now" in page.locator("#toast").inner_text()
+    room = Room.objects.get(pk=room_id)
+    assert room.budget_tokens == spent - 1000 and room.status == "paused" and room.pause_reason == ""
+    assert Invocation.objects.get(room_id=room_id, component="room.update").input["after"]["budgetTokens"] == spent - 1000
+    assert Invocation.objects.get(room_id=room_id, component="manager.pause_room").user == manager
+    page.locator("#budget-spent-notice").wait_for()
+    assert page.locator("#status-badge").inner_text() == "Paused"
+    # Raised again: the notice goes; the manager resumes.
+    page.get_by_role("button", name="Change").click()
+    page.get_by_label("Token budget").fill(str(spent + 1_000_000))
+    assert warning.is_hidden()
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.locator("#budget-spent-notice").wait_for(state="hidden")
+    assert page.errors == []

@@ -111,6 +111,8 @@
     showIdleWhy(idle ? r.idlePause : null);
     $("#budget-notice").hidden = !(r.status === "paused" && r.pauseReason === "budget");
     if ($("#budget-notice").hidden) $("#budget-refused").hidden = true;
+    // Paused otherwise (by the manager who set a budget already spent, say) while the budget is spent: said as long as it lasts.
+    $("#budget-spent-notice").hidden = !(r.status === "paused" && r.pauseReason !== "budget" && budgetUsedUp(r));
     const policy = r.turnPolicy || {};
     $("#pacing-text").textContent = `${counted(policy.maxEvents, "observation")} or ${duration(policy.maxSeconds)}`;
     $("#budget-text").textContent = budgetText(r);
@@ -223,6 +225,7 @@
     $("#pacing-minutes").value = Math.round((policy.maxSeconds / 60) * 100) / 100;
     $("#budget-tokens").value = state.room.budgetTokens ?? "";
     $("#budget-usd").value = state.room.budgetUsd ?? "";
+    renderBudgetWarning();
     $("#pacing-form").hidden = false;
     $("#btn-pacing").setAttribute("aria-expanded", "true");
     $("#pacing-events").focus();
@@ -235,10 +238,41 @@
     $("#btn-pacing").setAttribute("aria-expanded", "false");
   }
 
+  // A budget the room has already spent (tokens: no call fits in it; dollars: below the amount, as a model that costs
+  // nothing still fits) stops the agents: the workspace pauses now rather than at its next call. Words for the form
+  // and for the notice once saved; "" for a budget that leaves room.
+  function budgetSpent() {
+    const usage = state.room.usage || {};
+    const tokens = $("#budget-tokens").value.trim(), usd = $("#budget-usd").value.trim();
+    const spent = [tokens !== "" && Number(tokens) <= (usage.totalTokens || 0) ? `${(usage.totalTokens || 0).toLocaleString("en")} tokens` : "",
+      usd !== "" && Number(usd) < (usage.costUsd || 0) ? `$${Number(usage.costUsd).toFixed(2)}` : ""].filter(Boolean);
+    return spent.length ? spent.join(" and ") : "";
+  }
+
+  // The room's budget leaves no call: its tokens are spent, or more than its dollars.
+  function budgetUsedUp(r) {
+    const usage = r.usage || {};
+    return (r.budgetTokens != null && (usage.totalTokens || 0) >= r.budgetTokens)
+      || (r.budgetUsd != null && (usage.costUsd || 0) > Number(r.budgetUsd));
+  }
+
+  // Before saving: what a budget already spent does, and the Save button says it.
+  function renderBudgetWarning() {
+    const spent = budgetSpent(), status = state.room.status;
+    const what = status === "active" ? "Saving it pauses the workspace at once: its agents make no more calls until you raise the budget and resume it."
+      : status === "paused" ? "The workspace stays paused: its agents can make no call until you raise the budget."
+        : "Once started, the workspace would pause before its agents' first call.";
+    Object.assign($("#budget-warning"), { hidden: !spent, textContent: spent ? `This budget is already spent (${spent} so far). ${what}` : "" });
+    $("#btn-pacing-save").textContent = spent && status === "active" ? "Save and pause" : "Save";
+  }
+
   async function savePacing(e) {
     e.preventDefault();
     const policy = { maxEvents: Number($("#pacing-events").value), maxSeconds: Math.round(Number($("#pacing-minutes").value) * 60) };
     const body = { turnPolicy: policy };
+    // A budget already spent pauses an active workspace in the same request (all of it is applied, or nothing).
+    const spent = budgetSpent(), pausing = !!spent && state.room.status === "active";
+    if (pausing) body.status = "paused";
     // An empty budget field is no limit: a budget the room had is removed (null), none stays none.
     for (const [box, key] of [["#budget-tokens", "budgetTokens"], ["#budget-usd", "budgetUsd"]]) {
       const value = $(box).value.trim();
@@ -256,7 +290,10 @@
     if (saved) {
       const limits = budgetLimits(state.room);
       toast(`Saved: a round ends after ${counted(policy.maxEvents, "observation")} or ${duration(policy.maxSeconds)}; `
-        + (limits ? `the budget is ${limits}.` : "no budget caps it."));
+        + (limits ? `the budget is ${limits}.` : "no budget caps it.")
+        + (!spent ? "" : ` That is already spent (${spent}): ${pausing ? "the workspace is paused now; its agents make no more calls"
+          + " until you raise the budget and resume it." : state.room.status === "paused" ? "the workspace stays paused until you raise the budget."
+          : "the workspace would pause before its agents' first call."}`));
     }
   }
 
@@ -799,6 +836,7 @@
       $("#btn-pacing").addEventListener("click", () => (pacing.hidden ? openPacing() : closePacing()));
       $("#btn-pacing-cancel").addEventListener("click", closePacing);
       pacing.addEventListener("submit", savePacing);
+      for (const box of ["#budget-tokens", "#budget-usd"]) $(box).addEventListener("input", renderBudgetWarning);
     }
     const save = $("#btn-save-narrative");
     if (save) {
