@@ -206,7 +206,7 @@ def commit_agent(work: AgentWork, called: Called, claim: Claim, pause: str = "")
                            input={"round": work.round, "seatId": work.seat_id}, output=called.text[:4000], success=False,
                            error="discarded: the round closed or the lease was lost", provider=usage.provider,
                            model=usage.model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
-                           latency_ms=usage.latency_ms)
+                           latency_ms=usage.latency_ms, cost_usd=usage.cost_usd)
             _account(room, ctx.agent_id, work.seat_id, usage)
             return False
         seat = Seat.objects.select_related("agent").get(pk=work.seat_id)
@@ -222,7 +222,7 @@ def commit_agent(work: AgentWork, called: Called, claim: Claim, pause: str = "")
                               "promptChars": len(work.request.system) + sum(len(m["content"]) for m in work.request.messages)},
                        output=called.text[:4000], success=called.status == "ok", error="; ".join(problems)[:2000],
                        provider=usage.provider, model=usage.model, input_tokens=usage.input_tokens,
-                       output_tokens=usage.output_tokens, latency_ms=usage.latency_ms)
+                       output_tokens=usage.output_tokens, latency_ms=usage.latency_ms, cost_usd=usage.cost_usd)
         _account(room, ctx.agent_id, work.seat_id, usage)
         valid_ids = set(Observation.objects.filter(room=room, pk__in=[o["respondingToId"] for o in observations
                                                                         if o["respondingToId"]]).exclude(event_type="")
@@ -353,14 +353,32 @@ def commit_narrative(work: CloseWork, called: Called, claim: Claim) -> Narrative
         room = leases.locked_room(work.room_id)
         if room is None:
             return None
-        if not _next_round(room, claim, work.round):
+        if not _next_round(room, claim, work.round) or Narrative.objects.filter(room=room, round=work.round).exists():
+            _keep_discarded_narrative(room, work, called, claim, usage)
             return None
-        if Narrative.objects.filter(room=room, round=work.round).exists():
-            return None
-        return _write_narrative(room, work, called, parsed, fallback, usage)
+        return _write_narrative(room, work, called, parsed, fallback, usage, claim.attempt)
 
 
-def _write_narrative(room: Room, work: CloseWork, called: Called, parsed: dict, fallback: bool, usage: Usage) -> Narrative | None:
+def _keep_discarded_narrative(room: Room, work: CloseWork, called: Called, claim: Claim, usage: Usage) -> None:
+    """A narrative call whose result is not written (the lease was lost, or the round's narrative is written) still
+    cost something: its invocation is kept, marked discarded, and its usage counted. Unless no call was made, or this
+    very attempt's narrative is in (its commit landed while its connection failed, and ``rides_out`` tried again)."""
+    if called.response is None:
+        return
+    if Invocation.objects.filter(room_id=room.pk, component="narrative.generate", correlation_id=work.correlation,
+                                 input__round=work.round, input__attempt=claim.attempt).exclude(
+                                     error__startswith="discarded").exists():
+        return
+    log_invocation(room, "narrative.generate", correlation=work.correlation, agent_id=work.moderator_id,
+                   input={"round": work.round, "attempt": claim.attempt, "purpose": work.request.purpose},
+                   output=called.text[:4000], success=False, error="discarded: the lease was lost or the round's narrative "
+                   "is written", provider=usage.provider, model=usage.model, input_tokens=usage.input_tokens,
+                   output_tokens=usage.output_tokens, latency_ms=usage.latency_ms, cost_usd=usage.cost_usd)
+    _account(room, work.moderator_id, None, usage)
+
+
+def _write_narrative(room: Room, work: CloseWork, called: Called, parsed: dict, fallback: bool, usage: Usage,
+                     attempt: int) -> Narrative | None:
     open_blockers = set(Observation.objects.filter(room=room, event_type=Observation.EventType.BLOCKER,
                                                    responses__isnull=True).values_list("pk", flat=True))
     try:
@@ -374,10 +392,10 @@ def _write_narrative(room: Room, work: CloseWork, called: Called, parsed: dict, 
     except IntegrityError:
         return None
     log_invocation(room, "narrative.generate", correlation=work.correlation, agent_id=work.moderator_id,
-                   input={"round": work.round, "purpose": work.request.purpose, "fallback": fallback},
+                   input={"round": work.round, "attempt": attempt, "purpose": work.request.purpose, "fallback": fallback},
                    output=called.text[:4000] or parsed["summary"][:4000], success=called.status == "ok" and not fallback,
                    error=called.error, provider=usage.provider, model=usage.model, input_tokens=usage.input_tokens,
-                   output_tokens=usage.output_tokens, latency_ms=usage.latency_ms)
+                   output_tokens=usage.output_tokens, latency_ms=usage.latency_ms, cost_usd=usage.cost_usd)
     _account(room, work.moderator_id, None, usage)
     record_event(room, EventType.NARRATIVE, {"narrative": narrative_payload(narrative)})
     return narrative

@@ -165,6 +165,33 @@ def test_the_narrative_is_written_once_however_often_the_close_runs(manager):
     assert step.step_seq == close_seq + 1 and step.slots == 3
 
 
+def test_a_narrative_call_whose_lease_was_lost_is_kept_and_counted(manager, monkeypatch, settings):
+    """The close's worker loses its lease during its model call and another worker writes the narrative: the first
+    call cost something all the same, so its invocation is kept, marked discarded, and its usage counted, once.
+    Every call's invocation holds its cost, so the workspace's spend is the sum of its invocations'."""
+    settings.LLM_PRICES = {"rehearsal": {"input": 3.0, "output": 15.0, "cache_write": 0.0, "cache_read": 0.0}}
+    with inline():
+        room = _worked_round(manager)
+        do_end_round(room, manager)
+        close_seq = leases.current(room.pk).step_seq
+        slow = _claim(room, close_seq, 0)
+
+        def taken_over():
+            _expire(room, 0)
+            assert run_step(room.pk, close_seq).outcome == "committed"  # another worker writes the narrative
+
+        _during_the_call(monkeypatch, taken_over)
+        assert steps.run_close(slow).outcome == "lost_lease"
+    assert Narrative.objects.filter(room=room, round=1).count() == 1
+    generated = Invocation.objects.filter(room=room, component="narrative.generate")
+    assert generated.exclude(error__startswith="discarded").count() == 1
+    (lost,) = generated.filter(error__startswith="discarded")
+    assert not lost.success and lost.input["attempt"] == slow.claim.attempt and lost.input_tokens > 0
+    room.refresh_from_db()
+    assert room.tokens_used == sum(i.input_tokens + i.output_tokens for i in Invocation.objects.filter(room=room))
+    assert lost.cost_usd > 0 and room.cost_usd == sum(i.cost_usd for i in Invocation.objects.filter(room=room))
+
+
 def test_ending_the_round_takes_the_slots_of_agents_still_at_work(manager, monkeypatch):
     with inline():
         room = make_workspace(manager, agents=2)
