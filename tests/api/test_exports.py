@@ -258,6 +258,28 @@ def test_raw_html_in_a_comment_or_the_conclusion_is_written_out_in_the_minutes(f
     assert "<div>code stays</div>" in md and "&lt;iframe src=javascript:alert(4)>" in md
 
 
+def test_names_and_one_line_items_in_the_minutes_read_as_written(finished):
+    """A person's name from a chat, a room's name, a decision's reasoning and an action item are one line of text each:
+    Markdown or HTML in them reads as typed, and no tag runs."""
+    name = "Dan <b>Doe</b> & *co* <img src=x onerror=alert(1)>"
+    said = "TODO: ship <i>it</i> _now_"
+    Observation.objects.create(room=finished, seq=502, round=2, author_name=name, author_kind="human", kind="contribution",
+                               content=said, markers=parse_markers(said))
+    Room.objects.filter(pk=finished.pk).update(name="Cache <script>alert(2)</script> **review**")
+    decision = Observation.objects.get(room=finished, kind="decision")
+    decision.data = {**decision.data, "reasoning": "Ask <u>Dan</u> first"}
+    decision.save()
+    md = render_markdown(Room.objects.get(pk=finished.pk))
+    assert _live_html(md) == []
+    from markdown_it import MarkdownIt
+
+    text = MarkdownIt("commonmark").render(md)
+    assert "<strong>Dan &lt;b&gt;Doe&lt;/b&gt; &amp; *co* &lt;img src=x onerror=alert(1)&gt;</strong>" in text
+    assert "<h1>Cache &lt;script&gt;alert(2)&lt;/script&gt; **review**</h1>" in text
+    assert "Ask &lt;u&gt;Dan&lt;/u&gt; first" in text
+    assert "ship &lt;i&gt;it&lt;/i&gt; _now_ — Dan &lt;b&gt;Doe&lt;/b&gt; &amp; *co*" in text  # the action item, as written
+
+
 # A topic as people write it: a heading, a list, emphasis, a link, and raw HTML.
 MARKDOWN_TOPIC = "\n".join([
     "# Heading line",
