@@ -11,7 +11,7 @@ from facilitation.workspace.inputs import NARRATIVE
 from rooms.models import Invocation, Narrative, Room, RoomMember, TaskAssignment
 from tests.browser.conftest import screenshots_dir
 from tests.browser.test_workspace_desk import create_workspace
-from tests.browser.test_workspace_desk_feedback import open_desk, running_workspace, writes
+from tests.browser.test_workspace_desk_feedback import desk_with_a_narrative, open_desk, running_workspace, writes
 from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -19,10 +19,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(tra
 
 def test_a_narrative_over_the_limit_waits_in_the_editor_with_the_reason_under_it(make_page):
     page, manager = make_page("nadia")
-    room_id = running_workspace(page, narrative=True)
-    narrative = Narrative.objects.get(room_id=room_id, round=1)
-    open_desk(page, room_id)
-    page.wait_for_function("() => !document.querySelector('#narrative-body').hidden")
+    room_id, narrative = desk_with_a_narrative(page)
     counter, save = page.locator("#narrative-length"), page.get_by_role("button", name="Save narrative")
     assert counter.is_hidden()  # far from the limit, nothing is counted
 
@@ -64,8 +61,7 @@ def test_the_edited_narrative_says_by_whom_and_when_to_managers_and_viewers(make
     viewer_page, viewer = make_page("vito")
     RoomMember.objects.create(room_id=room_id, user=viewer, access=RoomMember.Access.VIEWER)
     for p in (page, viewer_page):
-        open_desk(p, room_id)
-        p.wait_for_function("() => !document.querySelector('#narrative-body').hidden")
+        open_desk(p, room_id, narrative=True)
         assert p.locator("#narrative-edited").inner_text() == "not edited: the generated text"
 
     page.locator("#narrative-content").fill("Round 1: the outbox goes first.")

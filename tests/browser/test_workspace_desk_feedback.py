@@ -26,9 +26,19 @@ def running_workspace(page, *, narrative=False):
     return room_id
 
 
-def open_desk(page, room_id):
+def open_desk(page, room_id, *, narrative=False):
+    """The workspace's desk, live; with ``narrative``, once it shows the latest narrative."""
     page.goto(f"/workspaces/{room_id}/")
     page.wait_for_function("() => document.querySelector('#connection').dataset.state === 'online'")
+    if narrative:
+        page.wait_for_function("() => !document.querySelector('#narrative-body').hidden")
+
+
+def desk_with_a_narrative(page):
+    """A running workspace whose round 1 ended, open on the desk at its narrative: ``(room_id, narrative)``."""
+    room_id = running_workspace(page, narrative=True)
+    open_desk(page, room_id, narrative=True)
+    return room_id, Narrative.objects.get(room_id=room_id, round=1)
 
 
 def writes(page):
@@ -40,10 +50,7 @@ def writes(page):
 
 def test_the_desk_says_what_is_wrong_and_sends_nothing_blank(make_page):
     page, manager = make_page("quinn")
-    room_id = running_workspace(page, narrative=True)
-    narrative = Narrative.objects.get(room_id=room_id, round=1)
-    open_desk(page, room_id)
-    page.wait_for_function("() => !document.querySelector('#narrative-body').hidden")
+    room_id, narrative = desk_with_a_narrative(page)
     people = Observation.objects.filter(room_id=room_id, author_kind="human").count()
     sent = writes(page)
 
