@@ -2,7 +2,9 @@
 
 A request that fails verification (401/403) or is malformed (400) stores nothing and
 sends nothing. A repeated update (same Telegram ``update_id``, same Teams activity) is
-acknowledged and ignored.
+acknowledged and ignored. A NUL character (U+0000) anywhere in an update (a message, a name, a
+title) is dropped before it is stored: PostgreSQL refuses it in text and JSON, and a webhook
+failing on it would be retried by the platform without end.
 """
 import hmac
 import json
@@ -28,6 +30,17 @@ def _refuse(status: int, message: str) -> JsonResponse:
     return JsonResponse({"ok": False, "error": message}, status=status)
 
 
+def without_nul(value):
+    """``value`` (parsed JSON) with every NUL character removed from its strings and keys."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, list):
+        return [without_nul(v) for v in value]
+    if isinstance(value, dict):
+        return {without_nul(k): without_nul(v) for k, v in value.items()}
+    return value
+
+
 def _json_body(request):
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
@@ -39,7 +52,7 @@ def _json_body(request):
     if len(raw) > MAX_BODY:
         return None, _refuse(413, "The request body is too large.")
     try:
-        return json.loads(raw), None
+        return without_nul(json.loads(raw)), None
     except (ValueError, UnicodeDecodeError):
         return None, _refuse(400, "The body is not valid JSON.")
 

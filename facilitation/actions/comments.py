@@ -81,7 +81,7 @@ def do_record_chat_message(chat: Chat, identity: ChatIdentity, text: str, *, mes
                            reply_to: str = "", correlation_id: str | None = None) -> Observation | None:
     """A message in a linked chat becomes a turn in its room (speaker: the linked user, else the
     chat account). Unlinked chats and ended rooms record nothing; returns the turn or None."""
-    text = (text or "").strip()
+    text = (text or "").replace("\x00", "").strip()  # PostgreSQL refuses NUL in text
     if not text:
         return None
     if len(text) > limits.COMMENT:

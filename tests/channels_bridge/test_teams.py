@@ -35,6 +35,17 @@ def test_a_verified_activity_is_stored_once(teams, post_teams, people, chat_conv
     assert [name for name, _, _ in dispatch.sent] == ["bridge.process_update"]
 
 
+def test_a_nul_character_in_an_activity_is_dropped_before_it_is_stored(teams, post_teams, chat_conv):
+    """PostgreSQL refuses U+0000 in JSON: the activity is stored without it on every backend (no 500 the connector
+    would retry)."""
+    import json
+
+    activity = teams.message(chat_conv, teams.account(3, "Cy\x00"), "Lead\x00 for me")
+    assert post_teams(activity).status_code == 200
+    stored = InboundUpdate.objects.get().payload
+    assert "\\u0000" not in json.dumps(stored) and stored["from"]["name"] == "Cy"
+
+
 @pytest.mark.parametrize("forge", ["missing", "not-bearer", "garbage", "unknown-key", "wrong-audience", "wrong-issuer",
                                    "expired", "other-service-url", "unendorsed-channel", "hs256"])
 def test_a_forged_request_is_401_and_changes_nothing(teams, post_teams, people, chat_conv, forge):

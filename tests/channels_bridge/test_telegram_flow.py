@@ -635,3 +635,20 @@ def test_after_the_room_ended_the_chat_hears_it_once_and_status_tells_the_conclu
     post_telegram(tu.command(GROUP, ANA, f"/facilitator start {code.code}"))
     run_tasks()
     assert ChatLink.objects.get(chat=chat, active=True).room == other
+
+
+def test_a_nul_character_in_a_chat_message_is_dropped_before_it_is_stored(telegram, post_telegram, run_tasks, room, owner):
+    """PostgreSQL refuses U+0000 in text and JSON: a message (or a name) holding one is stored and relayed without it,
+    on every backend, instead of failing the webhook (which Telegram would then retry without end)."""
+    import json
+
+    from channels_bridge.models import InboundUpdate
+
+    linked(post_telegram, run_tasks, room, owner)
+    answer = post_telegram(tu.message(GROUP, tu.user(503, "Cy\x00", "cy_d"), "Lead\x00 for me\x00"))
+    assert answer.status_code == 200
+    run_tasks()
+    (turn,) = Observation.objects.filter(room=room, author_kind="human")
+    assert turn.content == "Lead for me" and turn.author_name == "Cy"
+    assert ChatIdentity.objects.get(platform="telegram", external_id="503").name == "Cy"
+    assert "\\u0000" not in json.dumps(InboundUpdate.objects.order_by("pk").last().payload)
