@@ -23,6 +23,8 @@ S = Room.Status
 COMMENT_STATES = (S.ACTIVE, S.PAUSED)
 # Chat messages: a linked chat talks before a room starts too; nothing is recorded once it ended.
 CHAT_STATES = (S.DRAFT, S.ACTIVE, S.PAUSED)
+#: How a chat message longer than ``limits.COMMENT`` ends once it is cut (Teams takes about 28 KB in a message).
+CUT_MARK = " [\u2026]"
 
 
 def _content(content) -> str:
@@ -80,12 +82,15 @@ def do_post_comment(room_id: int, user, content, platform: str = "web") -> Obser
 def do_record_chat_message(chat: Chat, identity: ChatIdentity, text: str, *, message_id: str = "",
                            reply_to: str = "", correlation_id: str | None = None) -> Observation | None:
     """A message in a linked chat becomes a turn in its room (speaker: the linked user, else the
-    chat account). Unlinked chats and ended rooms record nothing; returns the turn or None."""
+    chat account). Unlinked chats and ended rooms record nothing; returns the turn or None.
+    A message longer than ``limits.COMMENT`` is cut to it, ending with ``CUT_MARK`` (" […]"), and the turn's
+    ``data.cut.length`` keeps how long it was."""
     text = (text or "").replace("\x00", "").strip()  # PostgreSQL refuses NUL in text
     if not text:
         return None
-    if len(text) > limits.COMMENT:
-        text = text[: limits.COMMENT]
+    full_length = len(text)
+    if full_length > limits.COMMENT:  # cut, visibly: readers know text is missing
+        text = text[: limits.COMMENT - len(CUT_MARK)].rstrip() + CUT_MARK
     correlation = correlation_id or new_correlation_id()
     with transaction.atomic():
         link = ChatLink.objects.filter(chat=chat, active=True).first()
@@ -104,6 +109,9 @@ def do_record_chat_message(chat: Chat, identity: ChatIdentity, text: str, *, mes
             source["replyTo"] = str(reply_to)
         if identity.user_id:
             source["userId"] = identity.user_id
-        return _record_human_turn(room, author=identity.display_name, content=text, data={"source": source},
+        data = {"source": source}
+        if full_length > len(text):
+            data["cut"] = {"length": full_length}
+        return _record_human_turn(room, author=identity.display_name, content=text, data=data,
                                   origin_chat_id=chat.pk, correlation=correlation, component="human.chat_message",
                                   user=identity.user if identity.user_id else None)

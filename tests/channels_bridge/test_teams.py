@@ -536,3 +536,20 @@ def test_a_retry_after_given_as_a_date_is_waited_out(teams, chat_conv):
     with pytest.raises(connector.ConnectorError) as past:
         connector.send_activity(teams.service_url, chat_conv["id"], {"type": "message", "text": "hello"})
     assert past.value.retry_after == 0
+
+
+def test_a_message_over_the_comment_limit_is_cut_with_a_visible_mark(teams, post_teams, run_tasks, people, chat_conv):
+    """Teams takes about 28 KB in a message, more than a turn holds: the turn is cut and says so, and keeps how long the
+    message was."""
+    from rooms import limits
+
+    room = make_discussion(make_user("olga"))
+    code = do_create_room_code(room, room.owner)
+    post_teams(teams.message(chat_conv, people["ana"], f"facilitator start {code.code}"))
+    words = "word " * 3000  # 15,000 characters
+    post_teams(teams.message(chat_conv, people["ben"], words, mention_bot=False))
+    run_tasks()
+    turn = Observation.objects.get(room=room, author_kind="human")
+    assert len(turn.content) <= limits.COMMENT and turn.content.endswith(" [\u2026]")
+    assert turn.data["cut"] == {"length": len(words.strip())}
+    assert turn.content[:-len(" [\u2026]")] == words.strip()[:len(turn.content) - len(" [\u2026]")]
