@@ -24,6 +24,22 @@ PORT = env.int("PORT", default=8000)
 SERVED_LOCALLY = all(h in LOOPBACK_HOSTS for h in ALLOWED_HOSTS)
 HTTPS = env.bool("CONVENE_HTTPS", default=not DEBUG and not SERVED_LOCALLY)
 HSTS_SECONDS = env.int("CONVENE_HSTS_SECONDS", default=31536000)
+# Where people open Convene in a browser, e.g. https://convene.example.org: the links in chat messages and reports
+# (a run's report names its page). Empty: http://127.0.0.1:PORT when served locally, else the first host
+# ALLOWED_HOSTS names (https when CONVENE_HTTPS is on).
+PUBLIC_URL = env.str("CONVENE_PUBLIC_URL", default="")
+
+
+def public_url() -> str:
+    """The browser address of this Convene, without a trailing slash (see ``PUBLIC_URL``)."""
+    if PUBLIC_URL:
+        return PUBLIC_URL.rstrip("/")
+    named = [h for h in ALLOWED_HOSTS if h not in LOOPBACK_HOSTS and h != "*" and not h.startswith(".")]
+    if SERVED_LOCALLY or not named:
+        return f"http://127.0.0.1:{PORT}"
+    return f"{'https' if HTTPS else 'http'}://{named[0]}"
+
+
 # Behind a TLS-terminating proxy: trust its X-Forwarded-Proto header (only if it always sets it).
 BEHIND_TLS_PROXY = env.bool("CONVENE_BEHIND_TLS_PROXY", default=False)
 # Where the Django admin lives (not the default "admin/", which every scanner tries).

@@ -245,6 +245,8 @@ CONVENE = {
     "FACILITATION_DAILY_QUOTA": E.FACILITATION_DAILY_QUOTA,
     # Floor arbitration: the most a facilitator says in a run's meeting in any minute.
     "FACILITATION_MESSAGES_PER_MINUTE": E.FACILITATION_MESSAGES_PER_MINUTE,
+    # The browser address of Convene (CONVENE_PUBLIC_URL): links to pages in chat messages and reports.
+    "PUBLIC_URL": E.public_url(),
 }
 
 LLM = {

@@ -35,6 +35,14 @@ class RunInfo:
     disclose_report_to: bool = True
     mode: str = "facilitate"
     initiator: str | None = None
+    name: str = ""           # the run's name, as its owner wrote it
+    url: str = ""            # the run's page in the browser (absolute)
+
+
+def which_run(info: RunInfo) -> str:
+    """The line of a direct message that says which run it is about and where to look: its name and its page."""
+    name = f"Run \"{info.name}\"" if info.name else "The run"
+    return f"{name}: {info.url}" if info.url else name
 
 
 def definition_of_done(pattern: str, slots: dict, esc: Escape = as_written) -> str:
@@ -179,12 +187,12 @@ def closing_without_steering(info: RunInfo, reason: str, esc: Escape = as_writte
 
 def minutes_report(info: RunInfo, messages: int, speakers: list) -> str:
     who = ", ".join(speakers) if speakers else "nobody"
-    return (f"Minutes of \"{info.goal}\": {counted(messages, 'message')} from {who}. "
+    return (f"Minutes of \"{info.goal}\": {counted(messages, 'message')} from {who}.\n{which_run(info)}\n"
             "The minutes (.docx) come with this message, and can be downloaded from the room.")
 
 
 def interim(info: RunInfo, artifact: dict, missing: list) -> str:
-    return (f"Interim status of \"{info.goal}\" (no progress lately; the group was reminded).\n"
+    return (f"Interim status of \"{info.goal}\" (no progress lately; the group was reminded).\n{which_run(info)}\n"
             f"{artifact_text(info.pattern, artifact)}\nStill missing: {'; '.join(missing)}.\nDeadline: {info.deadline}.")
 
 
@@ -205,7 +213,10 @@ def outcome_after_the_end(pattern: str, artifact: dict, state: str, confirmation
 
 
 def report(info: RunInfo, artifact: dict, completed: bool, confirmations: list, reason: str = "",
-           esc: Escape = as_written) -> str:
+           esc: Escape = as_written, direct: bool = False) -> str:
+    """The result; ``direct``: as the report sent by direct message, which also says which run it is and where its
+    page is (``which_run``)."""
     head = "Result" if completed else "Partial result (not completed" + (f": {esc(reason)}" if reason else "") + ")"
     confirmed_by = f"\nConfirmed by: {', '.join(esc(c) for c in confirmations)}" if confirmations else ""
-    return f"{head} of \"{esc(info.goal)}\"\n{artifact_text(info.pattern, artifact, esc)}{confirmed_by}"
+    where = f"\n{which_run(info)}" if direct else ""
+    return f"{head} of \"{esc(info.goal)}\"{where}\n{artifact_text(info.pattern, artifact, esc)}{confirmed_by}"

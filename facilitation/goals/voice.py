@@ -7,6 +7,7 @@ is worth a message; the closing goes with the report to each principal, resolved
 from datetime import timedelta
 
 from django.conf import settings
+from django.urls import reverse
 from django.utils import timezone
 
 from facilitation.exports.markdown import escape_markdown as md
@@ -19,11 +20,16 @@ from rooms.events import EventType, build, next_seq, record_event
 from rooms.models import Chat, ChatIdentity, ChatLink, Delivery, FacilitationRun, Observation, Room, Seat
 
 
+def page_url(room: Room) -> str:
+    """The room's page in the browser, as an absolute address (``CONVENE["PUBLIC_URL"]``)."""
+    return settings.CONVENE.get("PUBLIC_URL", "").rstrip("/") + reverse("frontend:discussion", args=[room.pk])
+
+
 def run_info(run: FacilitationRun, room: Room) -> texts.RunInfo:
     return texts.RunInfo(facilitator=room.moderator.name if room.moderator_id else "The facilitator", goal=room.topic,
                          pattern=run.pattern, slots=run.slots, deadline=run.deadline.strftime("%Y-%m-%d %H:%M UTC"),
                          report_to=list(run.report_to), disclose_report_to=run.disclose_report_to, mode=run.mode,
-                         initiator=run.initiator_name or None)
+                         initiator=run.initiator_name or None, name=room.name, url=page_url(room))
 
 
 def linked_chats(room: Room) -> list[Chat]:
@@ -166,7 +172,7 @@ def close_and_report(room: Room, run: FacilitationRun, *, completed: bool, reaso
     later included), is listed on the run's page (its deliveries)."""
     info = run_info(run, room)
     if run.mode == FacilitationRun.Mode.FACILITATE:
-        report = texts.report(info, run.artifact, completed, run.confirmations, reason)
+        report = texts.report(info, run.artifact, completed, run.confirmations, reason, direct=True)
         said = texts.report(info, run.artifact, completed, run.confirmations, reason, md)
         say(room, texts.closing(info, completed, reason, md) + "\n" + said, "closing")
     else:  # record / timekeep: the minutes are the result
@@ -190,5 +196,6 @@ def close_and_report(room: Room, run: FacilitationRun, *, completed: bool, reaso
         else:
             say(room, texts.REPORT_NOT_EVERYONE, "report-diagnostic")
             if room.owner_id:
-                queue_direct(f"user:{room.owner.get_username()}", f"Run \"{info.goal}\": {details}", room=room, plain=True)
+                queue_direct(f"user:{room.owner.get_username()}", f"Run \"{info.goal}\": {details}\n{texts.which_run(info)}",
+                             room=room, plain=True)
     record("goals.report", room=room, data={"completed": completed, "reportTo": run.report_to, "problems": problems})

@@ -215,7 +215,8 @@ def managers(place):
     return people
 
 
-def test_roles_from_invitation_to_confirmed_result_and_two_reports(place, managers, request):
+def test_roles_from_invitation_to_confirmed_result_and_two_reports(place, managers, request, settings):
+    settings.CONVENE = {**settings.CONVENE, "PUBLIC_URL": "http://convene.test"}
     owner, data, room = joined_in(place)
 
     run = FacilitationRun.objects.get(room=room)
@@ -254,6 +255,9 @@ def test_roles_from_invitation_to_confirmed_result_and_two_reports(place, manage
         texts = (place.direct_texts(manager) if telegram is None
                  else [m["text"] for m in telegram.sent_to(manager.external_id)])
         assert len(texts) == 1 and "Lead: Ana" in texts[0] and "Scribe: Ben" in texts[0] and "Confirmed by: Ana, Ben" in texts[0]
+        # Which run it is and where to look: its name and its page, an absolute address.
+        assert texts[0].replace("<br/>", "\n").startswith('Result of "Every role carries exactly one name"\n'
+                                   f'Run "Launch roles": http://convene.test/discussions/{room.pk}/\n')
         documents = place.documents(manager) if telegram is None else [
             d for d in telegram.documents if str(d["chat_id"]) == manager.external_id]
         (minutes,) = documents
