@@ -20,7 +20,7 @@ from rooms.actions.deliveries import queue_direct, queue_post
 from rooms.audit import record
 from rooms.errors import StateConflict
 from rooms.events import EventType, build, record_event
-from rooms.models import Chat, FacilitationRun, Invocation, Observation, Room
+from rooms.models import Chat, ChatLink, FacilitationRun, Invocation, Observation, Room
 
 LIVE = FacilitationRun.LIVE
 
@@ -213,11 +213,15 @@ def do_introduce_to_chat(room_id: int, chat_id: int) -> bool:
     gets the status in place, like the first group did. False when there is nothing to introduce."""
     with transaction.atomic():
         room, run = _locked(room_id)
-        chat = Chat.objects.filter(pk=chat_id, links__room=room, links__active=True).first()
+        chat = Chat.objects.filter(pk=chat_id, links__room=room, links__active=True).select_related("added_by").first()
         if run.is_terminal or run.state == FacilitationRun.State.WAITING or chat is None or not chat.bot_present:
             return False
         esc = escaper_for(chat)  # people's words read as typed: escaped where the chat shows Markdown (Teams)
-        queue_post(chat, texts.handshake(run_info(run, room), esc, *commands_for([chat], esc)), room=room)
+        # Who brought the facilitator here (not the run's initiator, who invited it into the founding group).
+        link = ChatLink.objects.filter(chat=chat, room=room, active=True).select_related("linked_by").first()
+        by = texts.brought_here(chat.added_by.display_name if chat.added_by_id else "",
+                                link.linked_by.display_name if link is not None and link.linked_by_id else "", esc)
+        queue_post(chat, texts.handshake(run_info(run, room), esc, *commands_for([chat], esc), by=by), room=room)
         show_status(room, run, chats=[chat])
         _audit("goals.introduce", room, chat=chat.pk)
     return True

@@ -79,9 +79,22 @@ def readable_targets(report_to: list) -> str:
 STATUS_COMMAND, STOP_COMMAND = "/facilitator status", "/facilitator stop"
 
 
+def brought_here(added_by: str, linked_by: str, esc: Escape = as_written) -> str:
+    """Who brought the facilitator into a group linked to a run already under way: whoever added the bot there, and
+    whoever linked the group when someone else ("" when neither is known)."""
+    said = [f"{esc(added_by)} invited me here."] if added_by else []
+    if linked_by and linked_by != added_by:
+        said.append(f"{esc(linked_by)} linked this chat to the run.")
+    return " ".join(said)
+
+
 def handshake(info: RunInfo, esc: Escape = as_written, status_command: str = STATUS_COMMAND,
-              stop_command: str = STOP_COMMAND) -> str:
-    by = f" {esc(info.initiator)} invited me." if info.initiator else ""
+              stop_command: str = STOP_COMMAND, by: str | None = None) -> str:
+    """``by``: who brought the facilitator into this group, already worded (``brought_here``); by default the run's
+    initiator invited it (the founding group)."""
+    if by is None:
+        by = f"{esc(info.initiator)} invited me." if info.initiator else ""
+    by = f" {by}" if by else ""
     return (f"Hello, I am {info.facilitator}, your facilitator for this run.{by}\n"
             f"Goal: {esc(info.goal)}\n"
             f"Done when: {definition_of_done(info.pattern, info.slots, esc)}.\n"

@@ -668,13 +668,16 @@ def test_a_second_group_linked_with_the_owner_s_code_hears_the_handshake_and_get
     place, owner, data = joined_run(telegram, post_telegram, run_tasks)
     room = Room.objects.get(pk=data["id"])
     place.say("ana", "I'll take Lead")
-    other, cat = tu.group(-7003, "Second team"), tu.user(504, "Cat", "cat")
-    post_telegram(tu.bot_added(other, cat))
+    other, cat, dan = tu.group(-7003, "Second team"), tu.user(504, "Cat", "cat"), tu.user(505, "Dan_x", "dan")
+    post_telegram(tu.bot_added(other, dan))
     code = committed(do_create_room_code, room, owner)
     post_telegram(tu.command(other, cat, f"/facilitator start {code.code}"))
     run_tasks()
     texts = [m["text"] for m in telegram.sent_to(-7003)]
-    assert any("your facilitator for this run" in t and "Every role carries exactly one name" in t for t in texts)
+    (hello,) = [t for t in texts if "your facilitator for this run" in t]
+    assert "Every role carries exactly one name" in hello
+    # Ana brought the facilitator into the first group, not this one: who did is said instead.
+    assert "Ana" not in hello and "Dan_x invited me here. Cat linked this chat to the run." in hello
     assert any("Lead: Ana" in t and "Scribe" in t for t in texts)  # the status, to be edited in place from now on
     assert Chat.objects.get(external_id="-7003").status_message_id
     assert FacilitationRun.objects.get(room=room).initiator_name == "Ana"  # the run is not opened again
