@@ -144,3 +144,27 @@ def test_a_resume_is_checked_against_every_call_the_round_still_has_to_make(mana
     room.refresh_from_db()
     assert (room.status, room.round) == ("active", 1) and calls == ["workspace.observations"] * 3
     assert all(Observation.objects.filter(room=room, seat=seat, round=1).exists() for seat in agent_seats(room))
+
+
+def test_a_budget_lowered_to_what_is_spent_pauses_an_active_workspace_at_once(manager, calls, client):
+    """Over the API too: a budget at or below what is spent pauses the workspace for its budget in the same request,
+    instead of at its agents' next call (perhaps a round later); the resume waits for a budget above what is spent."""
+    room = make_workspace(manager, turn_policy={"maxEvents": 50, "maxSeconds": 600})
+    with inline():
+        do_start_workspace(room, manager)
+        run_round_work(room)
+    room.refresh_from_db()
+    spent = room.tokens_used
+    assert room.status == "active" and spent > 0
+    client.force_login(manager)
+    raised = client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": spent + 10_000}, content_type="application/json")
+    assert raised.status_code == 200 and raised.json()["data"]["status"] == "active"  # room left: nothing changes
+    r = client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": spent}, content_type="application/json")
+    assert r.status_code == 200
+    assert (r.json()["data"]["status"], r.json()["data"]["pauseReason"]) == ("paused", "budget")
+    pause = Invocation.objects.get(room=room, component="room.budget_pause")
+    assert pause.input["cause"] == "budget lowered"
+    assert RoomEvent.objects.filter(room=room, type="discussion:status", payload__status="paused").exists()
+    assert client.post(f"/api/discussions/{room.pk}/resume").status_code == 409
+    client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": spent + 10_000}, content_type="application/json")
+    assert client.post(f"/api/discussions/{room.pk}/resume").status_code == 200

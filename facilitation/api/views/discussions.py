@@ -126,6 +126,8 @@ class DiscussionDetailView(APIView):
         with transaction.atomic(), correlation():  # one request, one correlation id on its audit rows
             if fields:
                 room = do_update_room(room, actor=request.user, **fields)
+                if room.kind == Room.Kind.WORKSPACE and target is None:
+                    room = ws_lifecycle.do_pause_if_spent(room)
             if policy:
                 room = ws_rounds.do_set_turn_policy(room, request.user, policy)
             if target is not None and target != room.status and room.kind == Room.Kind.WORKSPACE:

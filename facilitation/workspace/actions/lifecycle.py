@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from facilitation.workspace.actions.rounds import calls_to_make, end_round, resume_work, start_round
 from facilitation import budget
-from facilitation.workspace.actions.status import BUDGET, budget_need, status_changed
+from facilitation.workspace.actions.status import BUDGET, budget_need, pause_itself, status_changed
 from facilitation.workspace.rules import correlation_of, current_turn, locked, require_open, require_status, require_workspace
 from rooms.errors import StateConflict
 from rooms.models import Room, Turn
@@ -36,6 +36,17 @@ def do_pause_workspace(room: Room, user=None) -> Room:
         require_status(room, (S.ACTIVE,), "pause")
         room.status, room.pause_reason = S.PAUSED, ""
         status_changed(room, user, "manager.pause_room", S.ACTIVE, correlation_of(room))
+    return room
+
+
+def do_pause_if_spent(room: Room) -> Room:
+    """An active workspace whose budget is used up (a manager set it at or below what is spent) pauses itself for its
+    budget at once, as it would at its agents' next call: the status says so now, and the resume waits for a budget
+    above what is spent. Anything else: nothing changes."""
+    with transaction.atomic():
+        room = locked(room)
+        if room.status == S.ACTIVE and budget.over(room, (1, 0.0)):
+            pause_itself(room, BUDGET, correlation_of(room), need=(1, 0.0), detail={"cause": "budget lowered"})
     return room
 
 
