@@ -21,6 +21,7 @@
     moderatorLabel: null, // the facilitator's, the same way
     airtime: new Map(), // speaker key -> {name, role, turns, tokens}
     rehearsal: false, refused: false,
+    mayComment: Boolean(page.canParticipate), // false once the owner makes this person a viewer
   };
 
   // Verbs allowed from each status, from the server's lifecycle table.
@@ -51,8 +52,7 @@
     const open = !state.refused && OPEN_STATES.includes(state.status);
     const advance = document.getElementById("btn-advance");
     if (advance) advance.disabled = !open || advance.dataset.last === "1" || advance.dataset.busy === "1";
-    const form = document.getElementById("comment-form");
-    if (form) form.hidden = !open;
+    showCommentForm(open && state.mayComment);
     const copy = document.getElementById("btn-copy-concluded");
     if (copy) copy.hidden = state.refused || state.status !== "concluded";
     const budget = document.getElementById("btn-budget");
@@ -405,6 +405,28 @@
   if ($("#btn-advance")) $("#btn-advance").addEventListener("click", advancePhase);
 
   // --- comments: a person speaks in a running or paused discussion ---------------------------
+  // Comments close when the discussion ends, or when this person may now only read it. What they were typing
+  // does not vanish with the form: it stays in the box, read-only to copy, with why it cannot be posted.
+  const CLOSED_BECAUSE = { concluded: "the discussion has concluded", stopped: "the discussion was stopped",
+                           failed: "the discussion failed", draft: "the discussion has not started" };
+
+  function showCommentForm(open) {
+    const form = document.getElementById("comment-form");
+    if (!form) return;
+    const box = $("#comment-text");
+    const unsent = box.value.trim() !== "";
+    form.hidden = !open && !unsent;
+    box.readOnly = !open;
+    const send = $("#comment-send");
+    send.disabled = !open || send.dataset.busy === "1";
+    const why = state.refused ? "you no longer have access to this discussion"
+      : !state.mayComment ? "you may now only read this discussion"
+        : CLOSED_BECAUSE[state.status] || "comments are closed";
+    const closed = $("#comment-closed");
+    closed.textContent = open ? "" : `Your comment was not posted: ${why}. The text stays here for you to copy.`;
+    closed.hidden = open;
+  }
+
   function commentError(message) {
     const node = $("#comment-error");
     node.textContent = message || "";
@@ -433,6 +455,7 @@
       const content = box.value.trim();
       if (!content) { commentError("Write something first."); box.focus(); return; }
       const send = $("#comment-send");
+      send.dataset.busy = "1";
       send.disabled = true;
       commentError("");
       commentNote("");
@@ -446,7 +469,8 @@
       } catch (err) {
         commentError(err.message || "Could not post the comment.");
       } finally {
-        send.disabled = false;
+        delete send.dataset.busy;
+        updateControls();
       }
     });
   }
@@ -615,11 +639,15 @@
     onConnection: setConnection,
     onJoined: (ack) => { if (!state.refused) setStatus(ack.status, ack.round, ack.maxRounds); },
     onRefused: (ack) => refuse(ack.error || "You may not view this discussion."),
-    // A member's access changed: the page is drawn for an access (the comment box or not), so it is drawn again.
+    // A member's access changed. A viewer's page has no comment box, so it is drawn again for one who may now
+    // speak; one who may now only read keeps the page, and what they were typing (see showCommentForm).
     onAccess: (access) => {
-      if ((access === "participant") === Boolean(page.canParticipate)) return;
-      toast(access === "participant" ? "You may now speak in this discussion" : "You may now only read this discussion");
-      setTimeout(() => window.location.reload(), 1200);
+      const speaks = access === "participant";
+      if (speaks === state.mayComment) return;
+      toast(speaks ? "You may now speak in this discussion" : "You may now only read this discussion");
+      if (speaks && !$("#comment-form")) { setTimeout(() => window.location.reload(), 1200); return; }
+      state.mayComment = speaks;
+      updateControls();
     },
   });
   window.convene = { live, state }; // for debugging and the browser tests
