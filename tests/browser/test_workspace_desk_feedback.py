@@ -152,6 +152,7 @@ def test_the_manager_replies_to_a_question_from_the_desk(make_page):
     page.get_by_role("button", name="Publish").click()
     plain = wait_for(lambda: Observation.objects.filter(room_id=room_id, content="The cut-over needs a date first.").first(), timeout=20)
     assert plain.responding_to_id is None
+    page.wait_for_function("() => document.querySelector('#obs-content').value === ''")  # the page has the answer
 
     # The reply itself: posted with respondingToId, shown under the question, which is no longer open.
     page.get_by_role("button", name=f"Reply to question #{question}").click()
@@ -161,7 +162,9 @@ def test_the_manager_replies_to_a_question_from_the_desk(make_page):
     reply = wait_for(lambda: Observation.objects.filter(room_id=room_id, content="The finance lead signs it off.").first(), timeout=20)
     assert (reply.responding_to_id, reply.event_type, reply.author_kind) == (question, "clarification", "human")
     page.wait_for_selector(f"[data-observation-id='{question}'] .replies [data-observation-id='{reply.pk}']")
-    assert target.is_hidden() and page.locator("#obs-content").input_value() == ""
+    # The form starts afresh once the page has the POST's answer (the pushed reply may be shown before it).
+    page.wait_for_function("() => document.querySelector('#obs-content').value === ''")
+    assert target.is_hidden()
     page.locator("#filter-open").check()
     assert page.locator(f"#observations [data-observation-id='{question}']").count() == 0
     status, body = api(page, "GET", f"discussions/{room_id}/observations?unanswered=true&type=question")
