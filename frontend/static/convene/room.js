@@ -22,6 +22,8 @@
     airtime: new Map(), // speaker key -> {name, role, turns, tokens}
     rehearsal: false, refused: false,
     mayComment: Boolean(page.canParticipate), // false once the owner makes this person a viewer
+    opened: false, // the facilitator's first decision is in
+    pending: null, // {seats, synthesize}: what the last decision asked for, until those seats have answered
   };
 
   // Verbs allowed from each status, from the server's lifecycle table.
@@ -37,6 +39,7 @@
     badge.textContent = STATUS_LABELS[state.status] || state.status;
     $("#room").dataset.status = state.status;
     $("#round-indicator").textContent = `Round ${state.round} of ${state.maxRounds}`;
+    showNow();
     const stopped = $("#stopped-actions");
     if (stopped) stopped.hidden = state.status !== "stopped" || state.refused;
     updateControls();
@@ -266,6 +269,44 @@
     $("#conclusion").hidden = false;
   }
 
+  // What is happening now, under the timeline: a model's answer can take a minute or two, and without this
+  // a running room looks stuck. From the events alone: the last decision names who answers (several at once
+  // when turns run in parallel), or that the conclusion is being written; once they have spoken, the
+  // facilitator weighs it. A person's comment changes neither.
+  function track(event) {
+    if (event.type === EVENTS.MODERATOR) {
+      const d = event.decision || {};
+      const asked = Array.isArray(d.together) && d.together.length ? d.together : [d.nextParticipantId];
+      state.opened = true;
+      state.pending = { seats: asked.filter((seat) => seat != null), synthesize: d.decision === "synthesize" };
+    } else if (event.type === EVENTS.TURN && state.pending && !state.pending.synthesize) {
+      const speaker = (event.turn || {}).speaker || {};
+      state.pending.seats = state.pending.seats.filter((seat) => seat !== speaker.id);
+      if (!state.pending.seats.length) state.pending = null;
+    }
+    showNow();
+  }
+
+  function showNow() {
+    const node = document.getElementById("now");
+    if (!node) return;
+    const p = state.pending;
+    const names = p && !p.synthesize ? p.seats.map(nameOf) : [];
+    const next = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}` : names[0];
+    let text = "";
+    if (state.status === "active") {
+      if (!state.opened) text = "The facilitator is opening the discussion…";
+      else if (p && p.synthesize) text = "The facilitator is writing the conclusion…";
+      else if (next) text = `${next} ${names.length > 1 ? "are" : "is"} answering…`;
+      else text = "The facilitator is weighing the last answer and choosing who speaks next…";
+    } else if (state.status === "paused") {
+      text = next ? `Paused: ${next} ${names.length > 1 ? "speak" : "speaks"} next when the discussion resumes.`
+        : "Paused: nothing runs until the discussion resumes.";
+    }
+    node.textContent = text;
+    node.hidden = !text;
+  }
+
   // One event, applied exactly once and in seq order by live.js.
   function onEvent(event, replayed) {
     // Panels of their own (e.g. a facilitation run's outcome) listen for every applied event.
@@ -282,6 +323,7 @@
         rememberSeat(sp.id, sp.name, sp.role);
         markRehearsal(turn);
         append(R.participantCard(event, speakerName));
+        track(event);
         countAirtime(turn);
         if (!replayed || (turn.markers || []).some((m) => m.type === "vote")) refreshVotesSoon();
         break;
@@ -289,6 +331,7 @@
       case EVENTS.MODERATOR: {
         markRehearsal(event.turn);
         append(R.moderatorCard(event, nameOf, speakerName));
+        track(event);
         break;
       }
       case EVENTS.CONCLUDED: {
