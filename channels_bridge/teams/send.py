@@ -21,13 +21,13 @@ import re
 from django.conf import settings
 from microsoft_agents.activity.teams import FileConsentCard, FileInfoCard
 
-from channels_bridge import attachments, bots, outcome, ratelimit
+from channels_bridge import attachments, bots, mentions, outcome, ratelimit
 from channels_bridge.teams import client as connector
 from channels_bridge.text import Span, markdown_from, split_message
 from facilitation.exports.markdown import escape_markdown
 from rooms.actions.chat import do_forget_status_message, do_note_direct_chat, do_set_status_message
 from rooms.actions.deliveries import record_part_sent
-from rooms.models import ChatIdentity, Delivery
+from rooms.models import Delivery
 
 LIMIT = 20_000  # characters per message (Teams allows about 28 KB)
 CARD_TYPE = "application/vnd.microsoft.card.adaptive"
@@ -48,10 +48,8 @@ def status_card(text: str, card: dict | None = None) -> dict:
 
 
 def _mentioned(d: Delivery) -> list[Span]:
-    ids = [m.get("identityId") for m in d.mentions or []]
-    people = {i.pk: i for i in ChatIdentity.objects.filter(pk__in=ids, platform="teams")}
-    return [Span(m["offset"], m["length"], {"identity": people[m["identityId"]]})
-            for m in d.mentions or [] if m.get("identityId") in people]
+    """The people the message names whom Teams can mention (``channels_bridge.mentions``)."""
+    return [Span(n.offset, n.length, {"identity": n.identity, "name": n.name}) for n in mentions.named(d)]
 
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
@@ -69,33 +67,36 @@ def without_headings(markdown: str) -> str:
     return "\n".join(lines)
 
 
-def _text(d: Delivery) -> str:
-    """The delivery's text; a relayed turn's Markdown (after ``card.markdownFrom``) without headings."""
+def _text(d: Delivery, mentioned: list[Span]) -> str:
+    """The delivery's text; a relayed turn's Markdown (after ``card.markdownFrom``) without headings (unless it
+    mentions someone: the mentions' places are in the text as it is)."""
     text = d.text or ""
     start = markdown_from(text, d.card)
-    if start is not None and not d.mentions:
+    if start is not None and not mentioned:
         return text[:start] + without_headings(text[start:])
     return text
 
 
 def message_activity(text: str, spans: list[Span], bold_prefix: int = 0, plain: bool = False) -> dict:
-    """The text with ``<at>Name</at>`` for each mention, and the mention entities. ``plain``: text a person
-    wrote in a chat, sent in Teams' XML (HTML) format with every character escaped, so it reads as written
-    (its asterisks stay asterisks) while the name in front is still bold."""
+    """The text with ``<at>Name</at>`` for each mention, and the mention entities (as Microsoft documents for bots:
+    the entity's ``text`` is the ``<at>`` tag as it stands in the text, ``mentioned`` the member's id and name). The
+    name in the tag is the name as written, escaped as XML: it is data. ``plain``: text a person wrote in a chat,
+    sent in Teams' XML (HTML) format with every character escaped, so it reads as written (its asterisks stay
+    asterisks) while the name in front is still bold."""
     piece = _escaped if plain else str
     out, entities, cursor = "", [], 0
-    for span in sorted(spans, key=lambda s: s.offset):
+    spans = sorted(spans, key=lambda s: s.offset)
+    if bold_prefix and bold_prefix < len(text) and all(s.offset >= bold_prefix for s in spans):
+        head = text[:bold_prefix]
+        out, cursor = (f"<b>{piece(head)}</b>" if plain else f"**{head}**"), bold_prefix
+    for span in spans:
         identity = span.data["identity"]
-        name = text[span.offset:span.end]
-        tag = f"<at>{piece(name)}</at>"
+        name = span.data.get("name") or text[span.offset:span.end]
+        tag = f"<at>{_escaped(name)}</at>"
         out += piece(text[cursor:span.offset]) + tag
         cursor = span.end
         entities.append({"type": "mention", "text": tag, "mentioned": {"id": identity.external_id, "name": name}})
-    if bold_prefix and not spans and bold_prefix < len(text):
-        head, rest = text[:bold_prefix], text[bold_prefix:]
-        out = f"<b>{piece(head)}</b>{piece(rest)}" if plain else f"**{head}**{rest}"
-    else:
-        out += piece(text[cursor:])
+    out += piece(text[cursor:])
     activity = {"type": "message", "text": out, "textFormat": "xml" if plain else "markdown"}
     if entities:
         activity["entities"] = entities
@@ -177,7 +178,8 @@ def deliver(d: Delivery) -> outcome.Outcome:
         sent_ids = list(d.message_ids)
         bold = (d.card or {}).get("boldPrefix") or 0
         plain = bool((d.card or {}).get("plainText"))
-        parts = list(split_message(_text(d), LIMIT, _mentioned(d), measure=len))
+        mentioned = _mentioned(d)
+        parts = list(split_message(_text(d, mentioned), LIMIT, mentioned, measure=len))
         for index, (text, spans) in enumerate(parts):
             if index < d.parts_sent:
                 continue

@@ -1,9 +1,9 @@
 """Sending a delivery to Telegram: pacing, splitting, mentions, Markdown, errors.
 
 A message longer than 4,096 characters goes out in parts split on paragraph boundaries;
-parts already sent are recorded, so a retry resumes after them. Mentions become
-``text_mention`` entities and the relayed speaker's name a ``bold`` one, with offsets in
-UTF-16 code units. A relayed turn's Markdown goes out as text with entities (``markdown.rendered``). Pacing: a token bucket per chat (about one message a second), per group
+parts already sent are recorded, so a retry resumes after them. A person mentioned (``channels_bridge.mentions``)
+is named by @username with a ``mention`` entity when they have one, else by name with a ``text_mention`` entity;
+the relayed speaker's name is a ``bold`` entity; offsets are in UTF-16 code units. A relayed turn's Markdown goes out as text with entities (``markdown.rendered``). Pacing: a token bucket per chat (about one message a second), per group
 (20 a minute) and overall; a 429's ``retry_after`` blocks the chat's bucket that long.
 A 403 (the person never started the bot, or the bot was removed) is undeliverable with a
 diagnostic; a ``migrate_to_chat_id`` answer moves the chat to its supergroup id and retries.
@@ -12,13 +12,13 @@ An attachment (the minutes of a run) goes out as a document after the text, coun
 import warnings
 from datetime import timedelta
 
-from channels_bridge import attachments, outcome, ratelimit
+from channels_bridge import attachments, mentions, outcome, ratelimit
 from channels_bridge.telegram import client as tg
 from channels_bridge.telegram.markdown import rendered
 from channels_bridge.text import Span, markdown_from, split_message, utf16_len, utf16_offset
 from rooms.actions.chat import do_forget_status_message, do_migrate_chat, do_set_status_message
 from rooms.actions.deliveries import record_part_sent
-from rooms.models import ChatIdentity, Delivery
+from rooms.models import Delivery
 
 LIMIT = 4096
 
@@ -43,27 +43,54 @@ def _target(d: Delivery) -> tuple[str, bool]:
 def _text_and_spans(d: Delivery) -> tuple[str, list[Span]]:
     """The message's text and its spans: the speaker's name in bold, mentions, and the formatting of the
     Markdown that follows ``card.markdownFrom`` (a relayed turn's text)."""
-    text, spans = d.text or "", _spans(d)
+    text, people = d.text or "", mentions.named(d)
+    spans = _bold(d)
     start = markdown_from(text, d.card)
-    if start is not None:
-        body, formatting = rendered(text[start:])
-        spans = [s for s in spans if s.end <= start] + [Span(start + f.offset, f.length, f.data) for f in formatting]
-        text = text[:start] + body
-    return text, spans
+    if start is None:
+        spans += [Span(n.offset, n.length, {"person": n}) for n in people]
+        return _mentioned(text, spans)
+    # Each person named in the Markdown is one private-use character (one the text does not hold) while it is
+    # rendered, and is put back afterwards.
+    inside = [n for n in people if n.offset >= start]
+    places = [c for c in map(chr, range(0xE000, 0xF900)) if c not in text][:len(inside)]
+    source, cursor = "", start
+    for place, n in zip(places, inside):
+        source += text[cursor:n.offset] + place
+        cursor = n.end
+    body, formatting = rendered(source + text[cursor:])
+    spans = [s for s in spans if s.end <= start] + [Span(start + f.offset, f.length, f.data) for f in formatting]
+    spans += [Span(start + body.find(place), 1, {"person": n}) for place, n in zip(places, inside) if place in body]
+    return _mentioned(text[:start] + body, spans)
 
 
-def _spans(d: Delivery) -> list[Span]:
-    spans = []
+def _bold(d: Delivery) -> list[Span]:
     bold = (d.card or {}).get("boldPrefix")
-    if isinstance(bold, int) and bold > 0:
-        spans.append(Span(0, bold, {"type": "bold"}))
-    ids = [m.get("identityId") for m in d.mentions or []]
-    users = {i.pk: i for i in ChatIdentity.objects.filter(pk__in=ids, platform="telegram")}
-    for m in d.mentions or []:
-        identity = users.get(m.get("identityId"))
-        if identity is not None:
-            spans.append(Span(m["offset"], m["length"], {"type": "text_mention", "user": identity}))
-    return spans
+    return [Span(0, bold, {"type": "bold"})] if isinstance(bold, int) and bold > 0 else []
+
+
+def _mentioned(text: str, spans: list[Span]) -> tuple[str, list[Span]]:
+    """Each person's place (a ``{"person"}`` span) as Telegram mentions them: by @username when they have one (a
+    ``mention`` entity), else their name with a ``text_mention`` entity; the other spans move with the text."""
+    people = sorted((s for s in spans if "person" in s.data), key=lambda s: s.offset)
+    if not people:
+        return text, spans
+    out, cursor, moved, placed = "", 0, [], []
+    for span in people:
+        identity = span.data["person"].identity
+        said = f"@{identity.username}" if identity.username else span.data["person"].name
+        out += text[cursor:span.offset]
+        placed.append(Span(len(out), len(said), {"type": "mention"} if identity.username
+                           else {"type": "text_mention", "user": identity}))
+        moved.append((span.end, len(said) - span.length))
+        out += said
+        cursor = span.end
+    out += text[cursor:]
+
+    def at(index: int) -> int:
+        return index + sum(delta for end, delta in moved if end <= index)
+
+    others = [Span(at(s.offset), at(s.end) - at(s.offset), s.data) for s in spans if "person" not in s.data]
+    return out, sorted(others + placed, key=lambda s: s.offset)
 
 
 def _entities(text: str, spans: list[Span]) -> list:

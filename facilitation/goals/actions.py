@@ -14,8 +14,8 @@ from django.utils import timezone
 
 from facilitation.goals import patterns, rules, texts
 from facilitation.goals.shapes import artifact_shape
-from facilitation.goals.voice import (close_and_report, commands_for, escaper_for, linked_chats, md, react, run_info, say,
-                                      show_status)
+from facilitation.goals.voice import (addressee, close_and_report, commands_for, escaper_for, linked_chats, md, react,
+                                      run_info, say, show_status)
 from rooms.actions.deliveries import queue_direct, queue_post
 from rooms.audit import record
 from rooms.errors import StateConflict
@@ -273,7 +273,7 @@ def do_remind(room_id: int) -> bool:
         spoke = set(Observation.objects.filter(room=room, author_kind=Observation.AuthorKind.HUMAN).values_list("author_name", flat=True))
         named = patterns.named_people(run.pattern, run.artifact)
         silent = [p for p in named if p not in spoke]
-        say(room, texts.nudge(missing, silent, md), "reminder")
+        say(room, texts.nudge(missing, silent, md, addressee), "reminder")
         if run.interim_reports:  # the principal hears how it stands, resolved now like the report
             interim = texts.interim(run_info(run, room), run.artifact, missing)
             reached: set = set()  # one copy per person, however many targets name them

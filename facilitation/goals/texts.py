@@ -151,30 +151,36 @@ def board(info: RunInfo, artifact: dict, missing: list, state: str) -> str:
             f"{_still(missing, state)} Deadline: {info.deadline}.")
 
 
-def ask_confirmation(pattern: str, artifact: dict, people: list, esc: Escape = as_written) -> str:
+def ask_confirmation(pattern: str, artifact: dict, people: list, esc: Escape = as_written, who: Escape | None = None) -> str:
+    """``who``: how the people addressed are named (a mention where the chat knows them); ``esc`` by default."""
+    who = who or esc
     return (f"This looks complete:\n{artifact_text(pattern, artifact, esc)}\n"
-            f"{', '.join(esc(p) for p in people)}: please confirm by replying \"confirmed\" (or say what to change).")
+            f"{', '.join(who(p) for p in people)}: please confirm by replying \"confirmed\" (or say what to change).")
 
 
-def confirmations_withdrawn(people: list, esc: Escape = as_written) -> str:
+def confirmations_withdrawn(people: list, esc: Escape = as_written, who: Escape | None = None) -> str:
     """Said when the result changed after some had confirmed it ("" when nobody had)."""
     if not people:
         return ""
-    return (f"The result changed, so the confirmations given so far ({', '.join(esc(p) for p in people)}) "
+    who = who or esc
+    return (f"The result changed, so the confirmations given so far ({', '.join(who(p) for p in people)}) "
             "no longer hold.")
 
 
-def nudge(missing: list, silent: list, esc: Escape = as_written) -> str:
+def nudge(missing: list, silent: list, esc: Escape = as_written, who: Escape | None = None) -> str:
+    who = who or esc
     text = "A quick reminder: still missing " + "; ".join(esc(m) for m in missing) + "."
     if silent:
-        text += f" {', '.join(esc(p) for p in silent)}, we have not heard from you yet: what do you think?"
+        text += f" {', '.join(who(p) for p in silent)}, we have not heard from you yet: what do you think?"
     return text
 
 
-def conflict(role: str, holder: str, claimant: str, esc: Escape = as_written) -> str:
-    role, holder, claimant = esc(role), esc(holder), esc(claimant)
-    return (f"{claimant} and {holder} both want {role}. {holder} holds it now. Could you two agree who takes it? "
-            f"If {holder} lets it go (\"I drop {role}\"), {claimant} can take it.")
+def conflict(role: str, holder: str, claimant: str, esc: Escape = as_written, who: Escape | None = None) -> str:
+    """The mediation of a claim on a held role; the two people are addressed once each (``who``), then named."""
+    who = who or esc
+    role, holder_named, claimant_named, holder, claimant = esc(role), who(holder), who(claimant), esc(holder), esc(claimant)
+    return (f"{claimant_named} and {holder_named} both want {role}. {holder} holds it now. Could you two agree who takes "
+            f"it? If {holder} lets it go (\"I drop {role}\"), {claimant} can take it.")
 
 
 def closing(info: RunInfo, completed: bool, reason: str = "", esc: Escape = as_written) -> str:

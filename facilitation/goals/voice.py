@@ -4,6 +4,7 @@ Everything said is a turn in the room, relayed to every linked chat; the artifac
 place in each chat (one message edited, one card updated); the floor decides whether a moment
 is worth a message; the closing goes with the report to each principal, resolved now.
 """
+import secrets
 from datetime import timedelta
 
 from django.conf import settings
@@ -95,17 +96,49 @@ STEERING = frozenset({"reminder", "time-check", "conflict", "confirmation", "con
 MOMENTARY = frozenset({"reminder", "time-check", "conflict"})
 
 
+# The people a facilitator's line addresses are marked in its text while it is put together (``addressee``), then
+# the marks are taken out and their places kept in the turn's ``data.addressed``: the bridge mentions each person
+# there the chat's way when it knows them in that chat (``channels_bridge.mentions``).
+_MARK = secrets.token_hex(8)  # unguessable: people's words can never hold a mark
+_OPEN, _SHOWN, _CLOSE = f"\ue000{_MARK}<", f"\ue000{_MARK}|", f"\ue000{_MARK}>"
+
+
+def addressee(name: str) -> str:
+    """A person the facilitator addresses, escaped for Markdown like every name in what it says (``md``) and marked
+    for ``say`` to find (with the name as written)."""
+    return _OPEN + name + _SHOWN + md(name) + _CLOSE
+
+
+def _unmarked(text: str) -> tuple[str, list[dict]]:
+    """The text without the marks of ``addressee``, and where each addressed person is named in it
+    (``{offset, length, name}``: the name as written; the text holds it escaped)."""
+    out, places, at = "", [], 0
+    while (start := text.find(_OPEN, at)) >= 0:
+        middle = text.find(_SHOWN, start)
+        end = text.find(_CLOSE, middle)
+        out += text[at:start]
+        name, shown = text[start + len(_OPEN):middle], text[middle + len(_SHOWN):end]
+        if shown:
+            places.append({"offset": len(out), "length": len(shown), "name": name})
+        out += shown
+        at = end + len(_CLOSE)
+    return out + text[at:], places
+
+
 def say(room: Room, text: str, purpose: str) -> Observation:
     """The facilitator's message in the room, as a turn (the caller holds the room's lock).
 
     Linked chats receive it through the relay of room turns. It is Markdown (the room page and the chats
-    render it): whatever people wrote in it is escaped (the texts' ``esc=md``), so it reads as typed."""
+    render it): whatever people wrote in it is escaped (the texts' ``esc=md``), so it reads as typed. The people it
+    addresses (named with ``addressee``) are kept in ``data.addressed``, for the chats to mention them."""
     seat = room.seats.filter(role=Seat.Role.FACILITATOR).first()
     seq = next_seq(room)
+    text, places = _unmarked(text)
+    data = {"purpose": purpose, **({"addressed": places} if places else {})}
     obs = Observation.objects.create(
         room=room, seq=seq, round=room.round, seat=seat, author_name=seat.display_name if seat else "Facilitator",
         author_kind=Observation.AuthorKind.FACILITATOR, kind=Observation.Kind.MESSAGE, content=text,
-        data={"purpose": purpose})
+        data=data)
     record_event(room, EventType.TURN, build.turn(obs, role=Seat.Role.FACILITATOR), seq=seq)
     queue_relay(room, obs)  # to every linked chat
     return obs
@@ -139,12 +172,12 @@ def react(room: Room, run: FacilitationRun, out: dict, addressed: bool = False) 
     if not _floor_allows(room, moment):
         return
     for c in out["conflicts"][:1]:
-        say(room, texts.conflict(c.role, c.holder, c.claimant, md), "conflict")
+        say(room, texts.conflict(c.role, c.holder, c.claimant, md, addressee), "conflict")
         return
-    withdrawn = texts.confirmations_withdrawn(out.get("withdrawn") or [], md)
+    withdrawn = texts.confirmations_withdrawn(out.get("withdrawn") or [], md, addressee)
     if out.get("resultChanged") and run.state == FacilitationRun.State.CONFIRMING:
         people = patterns.confirmers(run.pattern, run.artifact, run.initiator_name or None, run.confirm_mode)
-        asked = texts.ask_confirmation(run.pattern, run.artifact, people, md)
+        asked = texts.ask_confirmation(run.pattern, run.artifact, people, md, addressee)
         say(room, f"{withdrawn}\n{asked}" if withdrawn else asked, "confirmation")
     elif withdrawn:
         say(room, withdrawn, "confirmation-withdrawn")
@@ -192,7 +225,7 @@ def close_and_report(room: Room, run: FacilitationRun, *, completed: bool, reaso
         reasons = "; ".join(problem.rstrip(". ") for problem in problems)  # a diagnostic may end with its own full stop
         details = "I could not deliver the report to everyone: " + reasons + ". " + texts.DELIVERIES_HINT
         if run.disclose_report_to:
-            say(room, md(f"{owner}, {details}" if owner else details), "report-diagnostic")
+            say(room, f"{addressee(owner)}, {md(details)}" if owner else md(details), "report-diagnostic")
         else:
             say(room, texts.REPORT_NOT_EVERYONE, "report-diagnostic")
             if room.owner_id:

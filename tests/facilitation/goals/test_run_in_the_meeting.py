@@ -702,7 +702,8 @@ def test_what_people_wrote_reads_as_typed_in_every_message_of_the_run(telegram, 
 
     def shown_as_typed(message):
         assert all(line in message["text"] for line in lines), message["text"]
-        assert {e["type"] for e in message["entities"]} <= {"bold"}  # the speaker's name; no italic, no text_link
+        # The speaker's name and the people addressed (by @username); no italic, no text_link.
+        assert {e["type"] for e in message["entities"]} <= {"bold", "mention"}
 
     asked = telegram.sent_to(GROUP["id"])[-1]
     assert "please confirm" in asked["text"]
@@ -892,7 +893,8 @@ def test_confirmations_hold_until_the_result_changes_and_then_the_group_hears_wh
     place.say("ben", "I drop Scribe")  # the result changed: Ana's confirmation no longer holds, and the group hears it
     run.refresh_from_db()
     assert run.confirmations == [] and run.state == "active" and run.artifact["roles"]["Scribe"] is None
-    assert "The result changed, so the confirmations given so far (Ana) no longer hold." in place.group_texts()[-1]
+    # Ana is addressed: mentioned by her @username.
+    assert "The result changed, so the confirmations given so far (@ana_s) no longer hold." in place.group_texts()[-1]
     place.say("cy", "I'll take Scribe")
     run.refresh_from_db()
     assert run.state == "confirming" and run.confirmations == []
@@ -984,3 +986,72 @@ def test_after_the_deadline_and_the_reaper_status_still_says_what_the_run_reache
     place.say("ben", "/facilitator stop")  # Ben linked the group: he may unlink it now the run is over
     assert "Stopped: this chat is no longer linked to \u201cLaunch roles\u201d" in place.group_texts()[-1]
     assert not ChatLink.objects.filter(room_id=data["id"], active=True).exists()
+
+
+def _say_in_the_run(room_id: int, text_of) -> None:
+    """The facilitator says ``text_of(voice)`` in the run (the room locked, as the actions do)."""
+    from django.db import transaction
+
+    from facilitation.goals import voice
+
+    def speak():
+        with transaction.atomic():
+            room = Room.objects.select_for_update().get(pk=room_id)
+            voice.say(room, text_of(voice), "status")
+
+    committed(speak)
+
+
+def test_on_telegram_the_people_asked_to_confirm_are_mentioned(telegram, post_telegram, run_tasks):
+    """The facilitator addresses people by mention: by @username when they have one, else a text mention of their
+    name; someone the bot does not know in the group stays plain text."""
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks)
+    dee = tu.user(506, "Dee*")  # no username
+    place.say("ana", "I'll take Lead")
+    post_telegram(tu.message(GROUP, dee, "I'll take Scribe"))
+    run_tasks()
+    (ask,) = [m for m in telegram.sent_to(GROUP["id"]) if "please confirm" in m["text"]]
+    assert "\n@ana_s, Dee*: please confirm" in ask["text"]
+
+    def said(entity):
+        raw = ask["text"].encode("utf-16-le")
+        return raw[2 * entity["offset"]: 2 * (entity["offset"] + entity["length"])].decode("utf-16-le")
+
+    people = [e for e in ask["entities"] if e["type"] in ("mention", "text_mention")]
+    assert [(e["type"], said(e)) for e in people] == [("mention", "@ana_s"), ("text_mention", "Dee*")]
+    assert people[1]["user"]["id"] == 506
+    assert ask["entities"][0] == {"type": "bold", "offset": 0, "length": len("Convener")}  # the speaker, as before
+
+    _say_in_the_run(data["id"], lambda voice: f"{voice.addressee('Zed')} and {voice.addressee('Ana')}, hello.")
+    run_tasks()
+    hello = telegram.sent_to(GROUP["id"])[-1]
+    assert hello["text"] == "Convener: Zed and @ana_s, hello."
+    assert [e["type"] for e in hello["entities"]] == ["bold", "mention"]
+
+
+def test_on_teams_the_people_asked_to_confirm_are_mentioned(teams, post_teams, run_tasks):
+    """In Teams a mention is ``<at>Name</at>`` in the text and a ``mention`` entity with the member's id; the name is
+    data, escaped in the tag; someone the bot does not know in the chat stays plain text."""
+    place = Teams(teams, post_teams, run_tasks)
+    place.people["ben"] = teams.account(2, "Ben <B&Co>")
+    make_facilitator("Convener", key="convener")
+    data = create_run(make_user("olga"))
+    place.join(data["joinCode"], None)
+    place.say("ana", "I'll take Lead")
+    place.say("ben", "I'll take Scribe")
+    (ask,) = [a["activity"] for a in teams.sent_to(place.conv["id"]) if "please confirm" in (a["activity"].get("text") or "")]
+    assert "<at>Ana</at>, <at>Ben &lt;B&amp;Co&gt;</at>: please confirm" in ask["text"]
+    assert ask["text"].startswith("**Convener**: ")
+    mentions = [e for e in ask["entities"] if e["type"] == "mention"]
+    assert mentions == [
+        {"type": "mention", "text": "<at>Ana</at>", "mentioned": {"id": place.people["ana"]["id"], "name": "Ana"}},
+        {"type": "mention", "text": "<at>Ben &lt;B&amp;Co&gt;</at>",
+         "mentioned": {"id": place.people["ben"]["id"], "name": "Ben <B&Co>"}},
+    ]
+    assert all(e["text"] in ask["text"] for e in mentions)
+
+    _say_in_the_run(data["id"], lambda voice: f"{voice.addressee('Zed')} and {voice.addressee('Ana')}, hello.")
+    run_tasks()
+    hello = teams.sent_to(place.conv["id"])[-1]["activity"]
+    assert hello["text"] == "**Convener**: Zed and <at>Ana</at>, hello."
+    assert [e["mentioned"]["name"] for e in hello["entities"]] == ["Ana"]
