@@ -17,13 +17,14 @@
     }
   }
 
-  // Calls /api/<path>; resolves to {data, meta} or throws ApiError.
-  async function request(method, path, body) {
+  // Calls /api/<path>; resolves to {data, meta} or throws ApiError. The body is sent as JSON, or as it is
+  // with `contentType` (a discussion file: text, "text/markdown").
+  async function request(method, path, body, { contentType } = {}) {
     const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
     if (method !== "GET" && method !== "HEAD") init.headers["X-CSRFToken"] = csrfToken();
     if (body !== undefined) {
-      init.headers["Content-Type"] = "application/json";
-      init.body = JSON.stringify(body);
+      init.headers["Content-Type"] = contentType || "application/json";
+      init.body = contentType ? body : JSON.stringify(body);
     }
     let response;
     try {

@@ -135,6 +135,38 @@
     }
   }
 
+  // Import: a discussion file (what a room's Export Markdown writes) becomes a new discussion, which opens.
+  function importError(message) {
+    $("#import-error").textContent = message;
+    $("#import-error").hidden = !message;
+  }
+
+  async function importFile(file) {
+    const button = $("#import-button");
+    importError("");
+    button.disabled = true;
+    button.textContent = "Importing…";
+    try {
+      const { data } = await request("POST", "discussions/import", await file.text(), { contentType: "text/markdown" });
+      window.location.assign(`/discussions/${data.id}/`);
+    } catch (err) {
+      // Line 1 is the file's header: without it, this is some other file (the minutes, say), not a discussion file.
+      const other = err.code === "malformed_file" && Number((err.details || {}).line) === 1;
+      importError(other ? `${file.name} is not a discussion file. Choose one a discussion's Export Markdown wrote `
+        + "(its minutes and its .docx cannot be imported)." : `Could not import ${file.name}: ${err.message}`);
+      button.disabled = false;
+      button.textContent = "Import discussion file";
+      button.focus();
+    }
+  }
+
+  $("#import-button").addEventListener("click", () => $("#import-file").click());
+  $("#import-file").addEventListener("change", () => {
+    const file = $("#import-file").files[0];
+    $("#import-file").value = "";  // the same file may be chosen again after fixing it
+    if (file) importFile(file);
+  });
+
   $("#list-filters").addEventListener("submit", (e) => e.preventDefault());
   $("#list-q").addEventListener("input", () => { clearTimeout(searchTimer); searchTimer = setTimeout(() => { page = 1; load(); }, 250); });
   for (const id of ["#list-filter-status", "#list-filter-kind"]) $(id).addEventListener("change", () => { page = 1; load(); });
