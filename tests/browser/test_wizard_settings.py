@@ -92,6 +92,9 @@ def test_a_start_that_fails_after_saving_keeps_one_draft_and_tries_that_one_agai
     page.locator("#wizard-start").click()
     expect(page.locator("#wizard-error")).to_contain_text("Saved as a draft, but it could not start")
     expect(page.locator("#wizard-error")).to_contain_text("Too many requests")
+    # The room cannot change a draft's topic or seats: the page does not send people there to do it.
+    expect(page.locator("#wizard-error")).to_contain_text("Start tries again with the draft as it was saved")
+    expect(page.locator("#wizard-error")).not_to_contain_text("change it there")
     assert Room.objects.filter(owner=owner).count() == 1
     page.unroute(re.compile(r".*/api/discussions/\d+/start$"))
     page.locator("#wizard-start").click()

@@ -464,8 +464,9 @@
     } catch (err) {
       buttons.forEach((b) => { b.disabled = false; });
       if (savedId !== null) {
-        error.textContent = `Saved as a draft, but it could not start: ${refusal(err, body)} Start tries again; ` +
-          "Save as draft opens the draft (change it there: what is changed here now is not saved).";
+        // The room page cannot change a draft's topic, facilitator or participants: the draft is as it was sent.
+        error.textContent = `Saved as a draft, but it could not start: ${refusal(err, body)} Start tries again with `
+          + "the draft as it was saved, and Save as draft opens it; what is changed on this page now is not saved.";
         error.hidden = false;
         return;
       }
