@@ -69,3 +69,16 @@ class Message:
     @property
     def is_direct(self) -> bool:
         return self.chat.kind == "direct"
+
+
+@dataclass(frozen=True)
+class MessageChanged:
+    """Someone changed a message after it was sent: ``edited`` (``text`` is the new text), ``deleted`` or
+    ``restored`` (Teams' undelete, with the text restored). ``sender`` is who changed it, as the platform says;
+    ``message_id`` is the original message's."""
+
+    chat: ChatRef
+    sender: Account
+    message_id: str
+    change: str  # "edited", "deleted" or "restored"
+    text: str = ""

@@ -34,9 +34,10 @@ from channels_bridge.events import (
     FileConsent,
     MembersChanged,
     Message,
+    MessageChanged,
     Migrated,
 )
-from facilitation.actions.comments import do_record_chat_message
+from facilitation.actions.comments import do_edit_chat_message, do_record_chat_message
 from facilitation.goals.voice import command_in, escaper_for, outcome_after_the_end, run_state_after_the_end
 from rooms import meeting
 from rooms.actions import chat as chat_actions
@@ -158,6 +159,20 @@ def on_message(ev: Message, own_id: str, correlation: str) -> str:
         told = queue_ended_notice(link, ended_notice(link.room, chat), correlation_id=correlation)
         return "room ended: told" if told is not None else "room ended"
     return "not recorded"
+
+
+def on_message_changed(ev: MessageChanged, own_id: str, correlation: str) -> str:
+    """A message edited (or, on Teams, deleted or restored) after it was sent: its turn follows when the author
+    changed it (``facilitation.actions.comments``). Nothing is answered in the chat, whatever happened."""
+    if _is_own(ev.sender, ev.chat.platform, own_id):
+        return "own message"
+    chat = Chat.objects.filter(platform=ev.chat.platform, external_id=ev.chat.external_id).first()
+    if chat is None:
+        return "unknown chat"
+    identity = chat_actions.see_identity(ev.sender, service_url=ev.chat.service_url)
+    if ev.change == "edited":
+        return f"edit: {do_edit_chat_message(chat, identity, ev.message_id, ev.text, correlation_id=correlation)}"
+    return f"{ev.change}: not handled"
 
 
 def on_file_consent(ev: FileConsent, correlation: str) -> str:
@@ -372,6 +387,8 @@ def handle(events: list, own_id: str, correlation: str) -> list[str]:
             notes.append("migrated")
         elif isinstance(ev, Message):
             notes.append(on_message(ev, own_id, correlation))
+        elif isinstance(ev, MessageChanged):
+            notes.append(on_message_changed(ev, own_id, correlation))
         elif isinstance(ev, FileConsent):
             notes.append(on_file_consent(ev, correlation))
     return notes

@@ -2,10 +2,14 @@
 
 A request that fails verification (401/403) or is malformed (400) stores nothing and
 sends nothing. A repeated update (same Telegram ``update_id``, same Teams activity) is
-acknowledged and ignored. A NUL character (U+0000) anywhere in an update (a message, a name, a
-title) is dropped before it is stored: PostgreSQL refuses it in text and JSON, and a webhook
-failing on it would be retried by the platform without end.
+acknowledged and ignored. Teams names an edited, deleted or restored message by the original
+message's id: such an activity's key adds its type, ``channelData.eventType`` and a digest of its
+time and text, so each change is stored once and not taken for the message itself. A NUL
+character (U+0000) anywhere in an update (a message, a name, a title) is dropped before it is
+stored: PostgreSQL refuses it in text and JSON, and a webhook failing on it would be retried by
+the platform without end.
 """
+import hashlib
 import hmac
 import json
 
@@ -18,7 +22,7 @@ from django.views.decorators.http import require_POST
 from channels_bridge import bots
 from channels_bridge.models import InboundUpdate
 from channels_bridge.teams import auth
-from channels_bridge.teams.parse import Malformed, load
+from channels_bridge.teams.parse import Malformed, event_type, load
 from rooms.dispatch import enqueue_on_commit
 
 MAX_BODY = 1024 * 1024
@@ -92,6 +96,17 @@ def telegram_webhook(request):
     return JsonResponse({"ok": True})
 
 
+def teams_key(activity, payload: dict) -> str:
+    """The stored update's key: the conversation and activity id; for a change to a message (which carries
+    the original's id) also what changed, when and to what."""
+    key = f"{activity.conversation.id}|{activity.id}"
+    if activity.type in ("messageUpdate", "messageDelete"):
+        when = f"{payload.get('timestamp') or ''}|{payload.get('text') or ''}"
+        digest = hashlib.sha256(when.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+        key = f"{activity.type}:{event_type(payload)}:{digest}|{key}"
+    return key[:400]
+
+
 @csrf_exempt
 @require_POST
 def teams_messages(request):
@@ -112,7 +127,6 @@ def teams_messages(request):
         return _refuse(401, str(exc))
     if not activity.id:
         return _refuse(400, "The activity has no id.")
-    key = f"{activity.conversation.id}|{activity.id}"[:400]
-    if not _store("teams", key, payload, service_url=activity.service_url):
+    if not _store("teams", teams_key(activity, payload), payload, service_url=activity.service_url):
         return JsonResponse({}, status=200)
     return JsonResponse({}, status=200)

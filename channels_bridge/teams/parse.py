@@ -10,7 +10,10 @@ the bot receives messages that @mention it, with ``<at>Name</at>`` in the text a
 An ``invoke`` named ``fileConsent/invoke`` is a person's answer to a file consent card (personal
 chats only): ``value.action`` is ``accept`` (with ``value.uploadInfo``) or ``decline``, and
 ``value.context`` is what the card carried. A ``messageReaction`` (on one of the bot's messages, the
-message it reacts to in ``replyToId``) with a ``like`` added reads as a 👍 from that person.
+message it reacts to in ``replyToId``) with a ``like`` added reads as a 👍 from that person. A
+``messageUpdate`` (``channelData.eventType`` ``editMessage``, or ``undeleteMessage`` for a message brought
+back) carries the revised message under the original message's ``id``; a ``messageDelete``
+(``softDeleteMessage``) names the deleted message by its ``id``; ``from`` is who changed it.
 """
 import html
 import re
@@ -20,13 +23,16 @@ from microsoft_agents.activity.teams import FileConsentCardResponse, FileUploadI
 from pydantic import ValidationError
 
 from channels_bridge import commands
-from channels_bridge.events import BotAdded, BotRemoved, FileConsent, MembersChanged, Message
+from channels_bridge.events import BotAdded, BotRemoved, FileConsent, MembersChanged, Message, MessageChanged
 from rooms.actions.chat import Account, ChatRef
 
 PLATFORM = "teams"
 FILE_CONSENT = "fileConsent/invoke"
 KINDS = {"personal": "direct", "groupChat": "group", "channel": "channel"}
 LIKE, THUMBS_UP = "like", "\U0001F44D"
+#: ``channelData.eventType`` of a ``messageUpdate`` / ``messageDelete``, and what it means for the message.
+CHANGES = {("messageUpdate", "editMessage"): "edited", ("messageUpdate", "undeleteMessage"): "restored",
+           ("messageDelete", "softDeleteMessage"): "deleted"}
 
 
 class Malformed(ValueError):
@@ -118,8 +124,38 @@ def parse_activity(payload: dict) -> list:
         return _file_consent(activity, chat, actor)
     if kind == "messageReaction":
         return _liked(activity, chat, actor)
+    if kind in ("messageUpdate", "messageDelete"):
+        return _changed(activity, chat, actor, bot_id)
     if kind != "message" or actor is None:
         return []
+    mentioned, mentions_bot, clean = _read_mentions(activity, bot_id, tenant)
+    direct = chat.kind == "direct"
+    command = commands.parse_addressed(clean) if (mentions_bot or direct) else None
+    return [Message(chat=chat, sender=actor, text=plain_text(activity.text or ""), message_id=activity.id or "",
+                    reply_to=activity.reply_to_id or "", mentioned=tuple(mentioned), mentions_bot=mentions_bot,
+                    command=command, clean_text=clean)]
+
+
+def event_type(activity_or_payload) -> str:
+    """``channelData.eventType`` of an activity (or of its JSON), or ""."""
+    data = (activity_or_payload.get("channelData") if isinstance(activity_or_payload, dict)
+            else activity_or_payload.channel_data)
+    return str(data.get("eventType") or "") if isinstance(data, dict) else ""
+
+
+def _changed(activity: Activity, chat: ChatRef, actor: Account | None, bot_id: str) -> list:
+    """A message edited, deleted or brought back (Teams names it by its original ``id``); other updates say nothing."""
+    change = CHANGES.get((activity.type, event_type(activity)))
+    if change is None or actor is None or not activity.id:
+        return []
+    text = ""
+    if change != "deleted":
+        text = _read_mentions(activity, bot_id, chat.tenant_id)[2]
+    return [MessageChanged(chat=chat, sender=actor, message_id=activity.id, change=change, text=text)]
+
+
+def _read_mentions(activity: Activity, bot_id: str, tenant: str) -> tuple[list, bool, str]:
+    """The accounts a message mentions, whether our bot is one of them, and its text without our @mention."""
     raw = activity.text or ""
     mentioned, mentions_bot, clean = [], False, raw
     for mention in activity.get_mentions():
@@ -130,12 +166,7 @@ def parse_activity(payload: dict) -> list:
                 clean = clean.replace(mention.text, " ")
         elif (account := _account(who, tenant)) is not None:
             mentioned.append(account)
-    clean = plain_text(clean)
-    direct = chat.kind == "direct"
-    command = commands.parse_addressed(clean) if (mentions_bot or direct) else None
-    return [Message(chat=chat, sender=actor, text=plain_text(raw), message_id=activity.id or "",
-                    reply_to=activity.reply_to_id or "", mentioned=tuple(mentioned), mentions_bot=mentions_bot,
-                    command=command, clean_text=clean)]
+    return mentioned, mentions_bot, plain_text(clean)
 
 
 def _liked(activity: Activity, chat: ChatRef, actor: Account | None) -> list:

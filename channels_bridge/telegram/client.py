@@ -11,7 +11,7 @@ from django.conf import settings
 
 from channels_bridge import aio
 
-ALLOWED_UPDATES = ["message", "my_chat_member", "chat_member"]
+ALLOWED_UPDATES = ["message", "edited_message", "my_chat_member", "chat_member"]
 
 _lock = threading.Lock()
 _clients: dict[tuple[str, str], "TelegramClient"] = {}

@@ -4,10 +4,13 @@ What matters, per the Bot API: ``my_chat_member`` tells the bot it was added or 
 ``from`` is who did it; ``chat_member`` reports other members (only when requested in
 ``allowed_updates`` and the bot is an administrator); a ``message`` may carry
 ``new_chat_members``, ``left_chat_member``, ``migrate_to_chat_id`` / ``migrate_from_chat_id``
-(a group upgraded to a supergroup), and entity offsets counted in UTF-16 code units.
+(a group upgraded to a supergroup), and entity offsets counted in UTF-16 code units. An
+``edited_message`` (or ``edited_channel_post``) is the whole message again, with its original
+``message_id`` and an ``edit_date``: the author changed its text. Telegram tells bots nothing when a
+message is deleted.
 """
 from channels_bridge import commands
-from channels_bridge.events import BotAdded, BotRemoved, MembersChanged, Message, Migrated
+from channels_bridge.events import BotAdded, BotRemoved, MembersChanged, Message, MessageChanged, Migrated
 from rooms.actions.chat import Account, ChatRef
 
 PLATFORM = "telegram"
@@ -121,8 +124,21 @@ def _message(msg: dict, bot_id: str, bot_username: str) -> list:
     return events
 
 
+def _edited(msg: dict) -> list:
+    """An edited message: its author and its new text (a caption for media). Only the author can edit a message
+    in Telegram, so ``from`` is both."""
+    if not isinstance(msg.get("chat"), dict) or "id" not in msg["chat"] or "message_id" not in msg:
+        return []
+    sender = account(msg.get("from"))
+    text = msg.get("text") if isinstance(msg.get("text"), str) else msg.get("caption")
+    if sender is None or not isinstance(text, str):
+        return []
+    return [MessageChanged(chat=chat_ref(msg["chat"]), sender=sender, message_id=str(msg["message_id"]), change="edited",
+                           text=text)]
+
+
 def parse_update(update: dict, bot_id: str = "", bot_username: str = "") -> list:
-    """The events in one update (edits, channel posts and callback queries are not used)."""
+    """The events in one update (channel posts and callback queries are not used; an edit is)."""
     if not isinstance(update, dict):
         return []
     if isinstance(update.get("my_chat_member"), dict):
@@ -131,4 +147,7 @@ def parse_update(update: dict, bot_id: str = "", bot_username: str = "") -> list
         return _member_update(update, bot_id, bot_username, mine=False)
     if isinstance(update.get("message"), dict):
         return _message(update["message"], bot_id, bot_username)
+    for key in ("edited_message", "edited_channel_post"):
+        if isinstance(update.get(key), dict):
+            return _edited(update[key])
     return []

@@ -5,18 +5,26 @@ like an agent's, and may reach consensus: the phase moves on as after any turn).
 so it never interleaves wrongly with a model step committing at the same time (that step
 takes the same lock and the seq after it). Each turn is relayed to the linked chats, except
 the one it came from, and offered to ``rooms.meeting`` turn listeners once committed.
+
+A chat message edited by its author changes its turn (``do_edit_chat_message``): the turn reads the new
+text, marked ``data.edited``; the text before stays in the audit row (``human.chat_edit``); a
+``discussion:turn_updated`` event shows it; the chats the turn was relayed to hear it again, once, as
+"Name (edited): ..."; and the turn is offered to the turn listeners again (a facilitation run reads the
+new statement). Only the author's own edits count; an edit of a message the room never recorded changes
+nothing.
 """
 from django.db import transaction
+from django.utils import timezone
 
 from facilitation.actions import phases
 from facilitation.deliberation.markers import parse_markers
 from rooms import limits, meeting
 from rooms.access import can_participate, can_view
-from rooms.actions.deliveries import queue_relay
+from rooms.actions.deliveries import queue_post, queue_relay
 from rooms.audit import new_correlation_id, record
 from rooms.errors import Forbidden, NotFound, StateConflict, ValidationFailed
 from rooms.events import EventType, build, next_seq, record_event
-from rooms.models import Chat, ChatIdentity, ChatLink, Observation, Room
+from rooms.models import Chat, ChatIdentity, ChatLink, Delivery, Observation, Room
 
 S = Room.Status
 # Comments: a person joins a running or paused discussion.
@@ -79,18 +87,25 @@ def do_post_comment(room_id: int, user, content, platform: str = "web") -> Obser
                                   correlation=correlation, component="human.comment", user=user)
 
 
+def _chat_text(text) -> tuple[str, int]:
+    """A chat message's text as a turn holds it, and the message's length: NUL dropped (PostgreSQL refuses it),
+    cut visibly to ``limits.COMMENT``."""
+    text = (text or "").replace("\x00", "").strip()
+    full_length = len(text)
+    if full_length > limits.COMMENT:  # cut, visibly: readers know text is missing
+        text = text[: limits.COMMENT - len(CUT_MARK)].rstrip() + CUT_MARK
+    return text, full_length
+
+
 def do_record_chat_message(chat: Chat, identity: ChatIdentity, text: str, *, message_id: str = "",
                            reply_to: str = "", correlation_id: str | None = None) -> Observation | None:
     """A message in a linked chat becomes a turn in its room (speaker: the linked user, else the
     chat account). Unlinked chats and ended rooms record nothing; returns the turn or None.
     A message longer than ``limits.COMMENT`` is cut to it, ending with ``CUT_MARK`` (" […]"), and the turn's
     ``data.cut.length`` keeps how long it was."""
-    text = (text or "").replace("\x00", "").strip()  # PostgreSQL refuses NUL in text
+    text, full_length = _chat_text(text)
     if not text:
         return None
-    full_length = len(text)
-    if full_length > limits.COMMENT:  # cut, visibly: readers know text is missing
-        text = text[: limits.COMMENT - len(CUT_MARK)].rstrip() + CUT_MARK
     correlation = correlation_id or new_correlation_id()
     with transaction.atomic():
         link = ChatLink.objects.filter(chat=chat, active=True).first()
@@ -115,3 +130,75 @@ def do_record_chat_message(chat: Chat, identity: ChatIdentity, text: str, *, mes
         return _record_human_turn(room, author=identity.display_name, content=text, data=data,
                                   origin_chat_id=chat.pk, correlation=correlation, component="human.chat_message",
                                   user=identity.user if identity.user_id else None)
+
+
+# --- a chat message changed after it became a turn ---------------------------------------------
+
+
+def _chat_turn(chat: Chat, message_id: str) -> tuple[Room | None, Observation | None]:
+    """The live room of the chat's link (locked) and the turn its message ``message_id`` became there."""
+    link = ChatLink.objects.filter(chat=chat, active=True).first()
+    if link is None or not message_id:
+        return None, None
+    room = Room.objects.select_for_update().get(pk=link.room_id)
+    if room.status not in CHAT_STATES:
+        return room, None
+    obs = (Observation.objects.select_for_update().filter(room=room, author_kind=Observation.AuthorKind.HUMAN,
+                                                          data__source__externalChatId=chat.external_id,
+                                                          data__source__messageId=str(message_id)).first())
+    return room, obs
+
+
+def _refuse_change(room: Room, obs: Observation, identity: ChatIdentity, change: str, correlation: str) -> str:
+    """Someone other than the author changed the message: nothing changes but this audit row (no text)."""
+    record(f"human.chat_{change}_refused", room=room, correlation_id=correlation, success=False,
+           error="Only the author's own changes count.",
+           data={"seq": obs.seq, "by": identity.key, "author": obs.data["source"].get("identityId")})
+    return "refused: not the author"
+
+
+def _relay_again(room: Room, obs: Observation, text: str, correlation: str) -> None:
+    """Tell the chats the turn was relayed to (still linked, the bot still there) what it says now, once."""
+    chats = (Chat.objects.filter(deliveries__source=obs, deliveries__kind=Delivery.Kind.RELAY, links__room=room,
+                                 links__active=True, bot_present=True).distinct())
+    for chat in chats:
+        queue_post(chat, text, room=room, correlation_id=correlation,
+                   card={"boldPrefix": len(obs.author_name), "plainText": True})
+
+
+def do_edit_chat_message(chat: Chat, identity: ChatIdentity, message_id: str, text: str, *,
+                         correlation_id: str | None = None) -> str:
+    """The author edited a message of a linked chat that is a turn of its live room: the turn reads the new text
+    (markers parsed again), ``data.edited`` says how often and when, the audit row ``human.chat_edit`` keeps the
+    text before, a ``discussion:turn_updated`` event shows it, and the chats it was relayed to hear
+    "Name (edited): ..." once. Returns what happened: ``edited``; ``unchanged`` (the same text: an update
+    processed again, or an edit that changes nothing); ``refused: not the author`` (audited, nothing else);
+    ``unknown message`` (from before the link, a command, or another room's); ``not linked``."""
+    text, full_length = _chat_text(text)
+    correlation = correlation_id or new_correlation_id()
+    with transaction.atomic():
+        room, obs = _chat_turn(chat, message_id)
+        if room is None:
+            return "not linked"
+        if obs is None:
+            return "unknown message"
+        source = obs.data.get("source") or {}
+        if source.get("identityId") != identity.pk:
+            return _refuse_change(room, obs, identity, "edit", correlation)
+        if not text or text == obs.content or obs.data.get("deleted"):
+            return "unchanged"
+        before = obs.content
+        count = int((obs.data.get("edited") or {}).get("count") or 0) + 1
+        data = {**obs.data, "edited": {"count": count, "at": timezone.now().isoformat()}}
+        data.pop("cut", None)
+        if full_length > len(text):
+            data["cut"] = {"length": full_length}
+        obs.content, obs.markers, obs.data = text, parse_markers(text), data
+        obs.save(update_fields=["content", "markers", "data"])
+        record_event(room, EventType.TURN_UPDATED, build.turn_updated(obs, "edited"))
+        if room.kind == Room.Kind.DISCUSSION and room.status in COMMENT_STATES:
+            phases.after_turn(room)  # an edited vote counts as the person's vote now
+        record("human.chat_edit", room=room, user=identity.user if identity.user_id else None, correlation_id=correlation,
+               data={"seq": obs.seq, "edit": count, "before": before, **source}, output=text[:500])
+        _relay_again(room, obs, f"{obs.author_name} (edited): {text}", correlation)
+    return "edited"

@@ -18,6 +18,12 @@ def turn(obs: Observation, role: str | None = None) -> dict:
     return {"turn": turn_payload(obs, role=role)}
 
 
+def turn_updated(obs: Observation, change: str) -> dict:
+    """``discussion:turn_updated``: a person's turn as it reads now, after its chat message was ``edited``,
+    ``deleted`` or ``restored`` (the turn keeps its id and seq; the event has a seq of its own)."""
+    return {"turn": turn_payload(obs, role="participant"), "change": change}
+
+
 def moderator(obs: Observation, decision: dict, round: int) -> dict:
     """``discussion:moderator``: a facilitator decision and the turn that records it."""
     return {"decision": decision, "round": round, "turn": turn_payload(obs)}

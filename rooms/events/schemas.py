@@ -30,6 +30,7 @@ ROOM_STATUSES = ("draft", "active", "paused", "concluded", "stopped", "failed", 
 TURN_STATUSES = ("ok", "timed_out", "error")
 AUTHOR_KINDS = ("agent", "facilitator", "human", "system")
 TURN_KINDS = ("contribution", "decision", "synthesis", "message")
+TURN_CHANGES = ("edited", "deleted", "restored")
 
 RoomStatus = Annotated[str, OneOf(ROOM_STATUSES)]
 
@@ -173,6 +174,11 @@ class TurnEvent(Logged):
     turn: Turn
 
 
+class TurnUpdatedEvent(Logged):
+    turn: Turn
+    change: Annotated[str, OneOf(TURN_CHANGES)]
+
+
 class ModeratorEvent(Logged):
     decision: Decision
     round: int
@@ -250,6 +256,7 @@ class AccessEvent(TypedDict):
 
 SCHEMAS: dict[EventType, type] = {
     EventType.TURN: TurnEvent,
+    EventType.TURN_UPDATED: TurnUpdatedEvent,
     EventType.MODERATOR: ModeratorEvent,
     EventType.CONCLUDED: ConcludedEvent,
     EventType.STATUS: StatusEvent,

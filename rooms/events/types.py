@@ -13,6 +13,8 @@ class EventType(StrEnum):
     """Server -> client. Logged events are stored with the room's next ``seq`` and replayed on join."""
 
     TURN = "discussion:turn"
+    # A person's turn changed after it was recorded: its chat message was edited, deleted or restored.
+    TURN_UPDATED = "discussion:turn_updated"
     MODERATOR = "discussion:moderator"
     CONCLUDED = "discussion:concluded"
     STATUS = "discussion:status"

@@ -27,7 +27,7 @@ def test_telegram_webhook_command_sets_shows_and_deletes(telegram, capsys):
     call_command("telegram_webhook", "set", "https://convene.example.org/bridge/telegram/webhook")
     assert telegram.webhook["url"] == "https://convene.example.org/bridge/telegram/webhook"
     assert telegram.webhook["secret_token"] == SECRET
-    assert set(telegram.webhook["allowed_updates"]) >= {"message", "my_chat_member", "chat_member"}
+    assert set(telegram.webhook["allowed_updates"]) >= {"message", "edited_message", "my_chat_member", "chat_member"}
     capsys.readouterr()
     call_command("telegram_webhook", "info")
     assert json.loads(capsys.readouterr().out)["url"].endswith("/bridge/telegram/webhook")

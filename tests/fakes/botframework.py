@@ -285,3 +285,19 @@ class FakeBotFramework(LoopbackServer):
             entities.append({"type": "mention", "text": f"<at>{person['name']}</at>", "mentioned": person})
         entities.append({"type": "clientInfo", "locale": "en-US", "country": "US", "platform": "Web"})
         return self.activity("message", conversation, sender, text=body, textFormat="plain", entities=entities)
+
+    def message_update(self, original: dict, text: str, sender: dict | None = None, event: str = "editMessage",
+                       mention_bot: bool = True) -> dict:
+        """``messageUpdate``: the message ``original`` revised (``editMessage``) or brought back (``undeleteMessage``),
+        under the original's ``id``; ``from`` is who changed it."""
+        revised = self.message(original["conversation"], sender or original["from"], text, mention_bot=mention_bot)
+        revised.update(type="messageUpdate", id=original["id"])
+        revised["channelData"] = {**revised["channelData"], "eventType": event}
+        return revised
+
+    def message_delete(self, original: dict, sender: dict | None = None) -> dict:
+        """``messageDelete`` (``softDeleteMessage``): the message ``original`` deleted, named by its ``id``."""
+        gone = self.activity("messageDelete", original["conversation"], sender or original["from"])
+        gone["id"] = original["id"]
+        gone["channelData"] = {**gone["channelData"], "eventType": "softDeleteMessage"}
+        return gone

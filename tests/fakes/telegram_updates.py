@@ -92,3 +92,13 @@ def migrated_from(new_chat: dict, old_id: int) -> dict:
     return update(message={"message_id": next(_message_ids), "from": {"id": 1087968824, "is_bot": True, "first_name": "Group",
                                                                        "username": "GroupAnonymousBot"},
                            "sender_chat": new_chat, "chat": new_chat, "date": int(time.time()), "migrate_from_chat_id": old_id})
+
+
+def edited(original: dict, text: str, sender: dict | None = None) -> dict:
+    """``edited_message``: the message of ``original`` (a ``message`` update) again, with new text and an
+    ``edit_date``, under its own ``message_id`` (a new ``update_id``)."""
+    msg = {**original["message"], "text": text, "edit_date": int(time.time())}
+    msg.pop("entities", None)
+    if sender is not None:
+        msg["from"] = sender
+    return update(edited_message=msg)

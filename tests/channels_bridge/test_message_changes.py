@@ -1,0 +1,159 @@
+"""A chat message changed after it became a turn: edited (Telegram and Teams), deleted and restored (Teams)."""
+import pytest
+
+from channels_bridge.models import InboundUpdate
+from rooms.actions.chat import do_create_room_code
+from rooms.models import Chat, Delivery, Invocation, Observation, RoomEvent
+from tests.factories import make_discussion, make_user
+from tests.fakes import telegram_updates as tu
+
+pytestmark = pytest.mark.django_db
+
+ANA = tu.user(501, "Ana", "ana_s")
+BEN = tu.user(502, "Ben", "benb")
+GROUP = tu.group(-4001, "Roles")
+OTHER = tu.group(-4002, "Roles, second office")
+
+
+@pytest.fixture
+def owner(db):
+    return make_user("olga")
+
+
+@pytest.fixture
+def room(owner):
+    from facilitation.actions.lifecycle import do_start_discussion
+
+    room = make_discussion(owner)
+    do_start_discussion(room)
+    return room
+
+
+def link_telegram(post_telegram, run_tasks, room, owner, chat=GROUP, by=ANA) -> Chat:
+    post_telegram(tu.bot_added(chat, by))
+    code = do_create_room_code(room, owner)
+    post_telegram(tu.command(chat, by, f"/facilitator start {code.code}"))
+    run_tasks()
+    return Chat.objects.get(platform="telegram", external_id=str(chat["id"]))
+
+
+def updated_events(pushed, change=None) -> list[dict]:
+    return [p for t, p, _ in pushed if t == "discussion:turn_updated" and (change is None or p["change"] == change)]
+
+
+# --- edits ----------------------------------------------------------------------------------------
+
+
+def test_an_edit_on_telegram_changes_the_turn_keeps_the_text_before_and_is_relayed_once(
+        telegram, post_telegram, run_tasks, room, owner, pushed):
+    link_telegram(post_telegram, run_tasks, room, owner)
+    link_telegram(post_telegram, run_tasks, room, owner, chat=OTHER)
+    original = tu.message(GROUP, BEN, "I'll take Lead.\nVOTE: READY")
+    post_telegram(original)
+    run_tasks()
+    run_tasks()
+    (turn,) = Observation.objects.filter(room=room, author_kind="human")
+    relayed_before = len(telegram.sent_to(-4002))
+    seq_before = RoomEvent.objects.filter(room=room).count()
+
+    edit = tu.edited(original, "I'll take Scribe.\nVOTE: CHANGES")
+    post_telegram(edit)
+    post_telegram(edit)  # Telegram retried the webhook
+    run_tasks()
+    run_tasks()
+
+    turn.refresh_from_db()
+    assert turn.content == "I'll take Scribe.\nVOTE: CHANGES"
+    assert [m.get("value") for m in turn.markers if m["type"] == "vote"] == ["CHANGES"]
+    assert turn.data["edited"]["count"] == 1 and turn.data["source"]["messageId"] == str(original["message"]["message_id"])
+    assert Observation.objects.filter(room=room, author_kind="human").count() == 1  # no new turn
+    (audit,) = Invocation.objects.filter(room=room, component="human.chat_edit")
+    assert audit.input["before"] == "I'll take Lead.\nVOTE: READY" and audit.input["seq"] == turn.seq
+    (event,) = updated_events(pushed, "edited")
+    assert event["turn"]["id"] == turn.pk and event["turn"]["seq"] == turn.seq
+    assert event["turn"]["content"] == turn.content and event["turn"]["data"]["edited"]["count"] == 1
+    assert RoomEvent.objects.filter(room=room).count() > seq_before
+    # The other group hears the new text once, marked; the group it came from hears nothing.
+    new = telegram.sent_to(-4002)[relayed_before:]
+    assert [m["text"] for m in new] == ["Ben (edited): I'll take Scribe.\nVOTE: CHANGES"]
+    assert new[0]["entities"] == [{"type": "bold", "offset": 0, "length": 3}]
+    assert not [m for m in telegram.sent_to(-4001) if "(edited)" in m["text"]]
+
+
+def test_an_edit_that_says_the_same_again_changes_nothing(telegram, post_telegram, run_tasks, room, owner, pushed):
+    link_telegram(post_telegram, run_tasks, room, owner)
+    original = tu.message(GROUP, BEN, "Friday works")
+    post_telegram(original)
+    run_tasks()
+    post_telegram(tu.edited(original, "  Friday works  "))  # an edit of the entities only: the same text
+    run_tasks()
+    turn = Observation.objects.get(room=room, author_kind="human")
+    assert turn.content == "Friday works" and "edited" not in turn.data
+    assert not updated_events(pushed)
+    assert not Invocation.objects.filter(room=room, component="human.chat_edit").exists()
+
+
+def test_edits_of_messages_from_before_the_link_or_unknown_change_nothing(telegram, post_telegram, run_tasks, room, owner,
+                                                                          pushed):
+    post_telegram(tu.bot_added(GROUP, ANA))
+    early = tu.message(GROUP, BEN, "before anyone linked this chat")
+    post_telegram(early)
+    run_tasks()
+    link_telegram(post_telegram, run_tasks, room, owner)
+    post_telegram(tu.edited(early, "I'll take Lead"))
+    ghost = tu.message(GROUP, BEN, "never delivered to the bot")
+    post_telegram(tu.edited(ghost, "I'll take Scribe"))
+    notes = run_tasks()
+    assert notes.count("edit: unknown message") == 2
+    assert not Observation.objects.filter(room=room, author_kind="human").exists()
+    assert not updated_events(pushed)
+
+
+# --- Teams ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def people(teams):
+    return {"ana": teams.account(1, "Ana Lima"), "ben": teams.account(2, "Ben Okafor")}
+
+
+def link_teams(teams, post_teams, run_tasks, room, owner, conv, by):
+    post_teams(teams.bot_added(conv, by))
+    code = do_create_room_code(room, owner)
+    post_teams(teams.message(conv, by, f"facilitator start {code.code}"))
+    run_tasks()
+
+
+def test_a_teams_edit_by_its_author_is_read_and_stored_once(teams, post_teams, run_tasks, room, owner, people, pushed):
+    conv = teams.conversation("19:roles_chat@thread.v2", "groupChat")
+    link_teams(teams, post_teams, run_tasks, room, owner, conv, people["ana"])
+    original = teams.message(conv, people["ben"], "I would take QA")
+    post_teams(original)
+    run_tasks()
+    edit = teams.message_update(original, "I would take QA &amp; release")
+    post_teams(edit)
+    post_teams(edit)  # the connector retried
+    run_tasks()
+    # Stored apart from the original (same activity id), and once.
+    assert InboundUpdate.objects.filter(platform="teams", payload__type="messageUpdate").count() == 1
+    turn = Observation.objects.get(room=room, author_kind="human")
+    assert turn.content == "I would take QA & release" and turn.data["edited"]["count"] == 1
+    assert len(updated_events(pushed, "edited")) == 1
+
+
+def test_a_teams_edit_by_someone_else_is_refused_and_changes_nothing(teams, post_teams, run_tasks, room, owner, people,
+                                                                     pushed):
+    conv = teams.conversation("19:roles_chat@thread.v2", "groupChat")
+    link_teams(teams, post_teams, run_tasks, room, owner, conv, people["ana"])
+    original = teams.message(conv, people["ben"], "I would take QA")
+    post_teams(original)
+    run_tasks()
+    post_teams(teams.message_update(original, "Ana takes QA", sender=people["ana"]))
+    notes = run_tasks()
+    assert "edit: refused: not the author" in notes
+    turn = Observation.objects.get(room=room, author_kind="human")
+    assert turn.content == "I would take QA" and "edited" not in turn.data
+    assert not updated_events(pushed)
+    (refusal,) = Invocation.objects.filter(room=room, component="human.chat_edit_refused")
+    assert refusal.success is False and "Ana takes QA" not in str(refusal.input) + refusal.output
+    assert not Delivery.objects.filter(room=room, text__contains="(edited)").exists()
