@@ -4,12 +4,17 @@ Unknown routes (Django's 404 page), unhandled exceptions (500) and any other
 non-JSON error page under ``/api/`` are replaced by an error envelope. Successful
 non-JSON answers (exports, the schema, the docs page) pass through untouched. Add it near
 the top of ``MIDDLEWARE`` so it sees the final response.
+
+No JSON answer is kept in a cache: it is one person's view of rooms that change. Without it a
+browser going Back to a page reads that page's requests from its cache, and the list shows a
+discussion as it was (a draft that has since started, a name since changed).
 """
 import logging
 
 from django.conf import settings
 from django.core.exceptions import BadRequest, PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, JsonResponse
+from django.utils.cache import add_never_cache_headers
 
 from facilitation.api.envelope import error_json
 
@@ -43,13 +48,17 @@ class ApiEnvelopeMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
-        if _is_api(request) and response.status_code >= 400 and not _is_json(response):
+        if not _is_api(request):
+            return response
+        if response.status_code >= 400 and not _is_json(response):
             code, message = MESSAGES.get(response.status_code, ("error", response.reason_phrase or "Error."))
             replaced = error_json(response.status_code, code, message)
             for header in ("Allow", "Retry-After", "WWW-Authenticate"):
                 if header in response:
                     replaced[header] = response[header]
-            return replaced
+            response = replaced
+        if _is_json(response) and "Cache-Control" not in response:
+            add_never_cache_headers(response)
         return response
 
     def process_exception(self, request, exception):

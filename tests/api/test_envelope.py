@@ -148,3 +148,12 @@ def test_schema_generates_without_warnings(tmp_path):
 
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))
     assert (tmp_path / "schema.yaml").read_text().startswith("openapi: 3")
+
+
+def test_no_json_answer_is_kept_in_a_cache(owner_api, room):
+    """A browser going Back reads a page's requests from its cache unless told not to: the list then showed a
+    discussion as it was before it started."""
+    for response in (owner_api.get("/api/discussions"), owner_api.get(f"/api/discussions/{room.pk}"),
+                     owner_api.get("/api/nope")):
+        assert response["Content-Type"].startswith("application/json")
+        assert "no-store" in response["Cache-Control"] and "private" in response["Cache-Control"], response.headers
