@@ -38,6 +38,9 @@ def test_search_by_name_and_topic(owner_api, people, catalog):
     assert names("postgres") == ["Cache review"]
     assert names("cache redis") == ["Cache review"]
     assert names("nothing-like-this") == []
+    # Words no database can compare (PostgreSQL refuses a NUL in a query): 400 naming the parameter, not a 500.
+    r = owner_api.get("/api/discussions", {"q": "cache\x00"})
+    assert r.status_code == 400 and "q" in r.json()["error"]["details"]
 
 
 def test_conclude_after_a_stop_synthesizes_from_what_exists(owner_api, room):

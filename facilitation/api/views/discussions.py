@@ -7,7 +7,7 @@ from rest_framework.views import APIView
 from facilitation.api import inputs, schemas
 from facilitation.api.envelope import ok
 from facilitation.api.pagination import paginate
-from facilitation.api.parsing import choice_params, json_body, no_fields
+from facilitation.api.parsing import choice_params, json_body, no_fields, safe_text
 from facilitation.api.permissions import access_of, controllable_room, viewable_room
 from facilitation.api.throttles import CREATE_SCOPE, WriteThrottleMixin
 from facilitation.controls import control_room, verb_for
@@ -74,7 +74,7 @@ class DiscussionListView(WriteThrottleMixin, APIView):
             base = base.filter(format__in=formats)
         if kinds:
             base = base.filter(kind__in=kinds)
-        for word in request.query_params.get("q", "")[:200].split()[:10]:
+        for word in safe_text(request.query_params.get("q", "")[:200], "q").split()[:10]:
             base = base.filter(Q(name__icontains=word) | Q(topic__icontains=word))
         counts = {s: 0 for s in S.values}
         counts.update({row["status"]: row["n"] for row in base.order_by().values("status").annotate(n=Count("id"))})
