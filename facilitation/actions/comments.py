@@ -201,4 +201,6 @@ def do_edit_chat_message(chat: Chat, identity: ChatIdentity, message_id: str, te
         record("human.chat_edit", room=room, user=identity.user if identity.user_id else None, correlation_id=correlation,
                data={"seq": obs.seq, "edit": count, "before": before, **source}, output=text[:500])
         _relay_again(room, obs, f"{obs.author_name} (edited): {text}", correlation)
+        room_id, seq = room.pk, obs.seq
+        transaction.on_commit(lambda: meeting.publish_human_turn(room_id, seq))  # a facilitation run reads the edit
     return "edited"

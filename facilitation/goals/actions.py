@@ -38,9 +38,14 @@ def already_read(room_id: int, seq: int) -> bool:
     return Invocation.objects.filter(room_id=room_id, component="goals.read_message", input__seq=seq).exists()
 
 
+def already_read_edit(room_id: int, seq: int, edit: int) -> bool:
+    return Invocation.objects.filter(room_id=room_id, component="goals.read_message", input__seq=seq,
+                                     input__edit=edit).exists()
+
+
 def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | None = None, *,
                     addressed: bool = False, seq: int | None = None, changes: list | None = None,
-                    via: str = "rules") -> dict:
+                    via: str = "rules", edit: int | None = None, before: str = "") -> dict:
     """Apply what one person said to the artifact (rehearsal rules) and answer as the floor allows:
     the status shown in place when the artifact changed, a mediation on a conflict, a request for
     confirmation once the machine check passes, the closing and the reports when it is confirmed.
@@ -49,6 +54,11 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
     Confirmations hold while the result (``patterns.outcome``) stays the same: a message that changes only
     the rest of the artifact (a decision's proposals) keeps them and asks for nothing again; one that changes
     the result withdraws them, and the facilitator says so.
+    An ``edit`` (its number, with the text ``before`` it) is the person's new statement in place of the old one,
+    read by the rules once per edit: what the old text said and the new one no longer says is taken back where the
+    artifact still holds it from them (a role they claimed, an item they added, their confirmation), and what the
+    new text says counts; an edit that says the same as before changes nothing. An edit of a turn not read yet
+    waits for that read, which reads the text as it is then.
     Returns ``{"changed", "resultChanged", "withdrawn", "conflicts", "confirmed", "completed"}``."""
     out = {"changed": False, "resultChanged": False, "withdrawn": [], "conflicts": [], "confirmed": False,
            "completed": False}
@@ -56,7 +66,23 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
         room, run = _locked(room_id)
         if run.is_terminal or run.mode != FacilitationRun.Mode.FACILITATE:
             return out
-        if seq is not None and already_read(room_id, seq):
+        taken_back: list[str] = []
+        if edit is not None:
+            if seq is None or already_read_edit(room_id, seq, edit) or not already_read(room_id, seq):
+                return out
+            said_before = rules.said(run.pattern, run.slots, speaker, before, roster)
+            said_now = rules.said(run.pattern, run.slots, speaker, text, roster)
+            if said_before == said_now:
+                _audit("goals.read_message", room, speaker=speaker, seq=seq, edit=edit, changes=[],
+                       version=run.artifact_version, state=run.state, via="rules (edit says the same)")
+                return out
+            changes = rules.withdrawals(run.pattern, run.artifact, said_before, said_now)
+            changes += rules.read(run.pattern, run.slots, run.artifact, speaker, text, roster)
+            if rules.Confirm(speaker) in said_before - said_now and speaker in run.confirmations:
+                run.confirmations = [c for c in run.confirmations if c != speaker]
+                taken_back = [speaker]
+            via = "rules (edit)"
+        elif seq is not None and already_read(room_id, seq):
             return out
         if changes is None:
             changes = rules.read(run.pattern, run.slots, run.artifact, speaker, text, roster)
@@ -65,10 +91,10 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
             changes = [rules.Conflict(c.role, holders[c.role], c.person)
                        if isinstance(c, rules.Assign) and holders.get(c.role) not in (None, c.person) else c
                        for c in changes]
-        if not changes:
+        if not changes and not taken_back:
             if seq is not None:
                 _audit("goals.read_message", room, speaker=speaker, seq=seq, changes=[], version=run.artifact_version,
-                       state=run.state, via=via)
+                       state=run.state, via=via, **({"edit": edit} if edit is not None else {}))
             return out
         new, changed = rules.apply(run.pattern, run.artifact, changes)
         out["conflicts"] = [c for c in changes if isinstance(c, rules.Conflict)]
@@ -79,6 +105,7 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
             run.last_progress_at = timezone.now()
             if out["resultChanged"] and run.confirmations:  # a changed result needs confirming again
                 out["withdrawn"], run.confirmations = list(run.confirmations), []
+        out["withdrawn"] = [*taken_back, *[c for c in out["withdrawn"] if c not in taken_back]]
         confirms = [c.person for c in changes if isinstance(c, rules.Confirm)]
         check = patterns.check(run.pattern, run.slots, run.artifact)
         if confirms and check.done:
@@ -108,11 +135,11 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
         run.save()
         if out["completed"]:
             close_and_report(room, run, completed=True)
-        elif changed or out["conflicts"] or out["confirmed"]:
+        elif changed or out["conflicts"] or out["confirmed"] or taken_back:
             react(room, run, out, addressed=addressed)
         _audit("goals.read_message", room, speaker=speaker, seq=seq, via=via, changes=[type(c).__name__ for c in changes],
-               version=run.artifact_version, state=run.state)
-        if changed or out["confirmed"] or out["completed"]:
+               version=run.artifact_version, state=run.state, **({"edit": edit} if edit is not None else {}))
+        if changed or out["confirmed"] or out["completed"] or taken_back:
             record_event(room, EventType.ARTIFACT, build.artifact(artifact_shape(run)))
     return out
 

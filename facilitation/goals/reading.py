@@ -3,7 +3,8 @@
 On the offline rehearsal (and scripted) models the deterministic rules read each message at
 once. On a real model the turn is handed to the ``facilitation.read_run_message`` task, which
 asks the facilitator's model for a ``record_changes`` tool call; if the model stays unavailable
-after the retries, the rules read the message instead, so no message is ever left unread.
+after the retries, the rules read the message instead, so no message is ever left unread. An edited
+chat message is read again by the rules, as the person's new statement (``read_turn``).
 """
 import logging
 
@@ -12,7 +13,7 @@ from django.conf import settings
 from facilitation.goals import actions, extraction
 from facilitation.llm import LLMError, TransientLLMError, provider_for
 from rooms import dispatch, meeting
-from rooms.models import FacilitationRun, Observation
+from rooms.models import FacilitationRun, Invocation, Observation
 
 log = logging.getLogger("convene.goals")
 
@@ -41,10 +42,24 @@ def _context(room_id: int, seq: int):
     return run, obs, roster, addressed
 
 
+def _text_before(room_id: int, seq: int, edit: int) -> str:
+    """The turn's text before its edit number ``edit``, as the edit's audit row (``human.chat_edit``) keeps it."""
+    row = (Invocation.objects.filter(room_id=room_id, component="human.chat_edit", input__seq=seq, input__edit=edit)
+           .values_list("input", flat=True).first())
+    return str((row or {}).get("before") or "")
+
+
 def read_turn(room_id: int, seq: int) -> None:
-    """A person's turn in a facilitation room: read now (rules) or hand it to a worker (model)."""
+    """A person's turn in a facilitation room: read now (rules) or hand it to a worker (model). A turn offered
+    again after its chat message was edited is read as the person's new statement, by the rules, once per edit
+    (``actions.do_read_message``); a deleted one is not read."""
     run, obs, roster, addressed = _context(room_id, seq)
-    if run is None:
+    if run is None or (obs.data or {}).get("deleted"):
+        return
+    edit = int(((obs.data or {}).get("edited") or {}).get("count") or 0)
+    if edit and actions.already_read(room_id, seq):
+        actions.do_read_message(room_id, obs.author_name, obs.content, roster, addressed=addressed, seq=seq, edit=edit,
+                                before=_text_before(room_id, seq, edit))
         return
     if uses_model(run) and run.mode == FacilitationRun.Mode.FACILITATE:
         dispatch.enqueue_on_commit(READ_TASK, room_id, seq, queue="default")

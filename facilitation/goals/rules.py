@@ -68,6 +68,14 @@ class Confirm:
     person: str
 
 
+@dataclass(frozen=True)
+class RemoveItem:
+    """An item its author took back (they edited the message that added it)."""
+
+    text: str
+    by: str
+
+
 _ARTICLE = r"(?:the\s+|a\s+|an\s+|our\s+)?"
 _APOS = "['\u2019]"  # I'll or I’ll (phones often type the curly apostrophe)
 # ``{role}`` is where the run's own role names go (``_role_patterns``): each name as written, whole.
@@ -205,8 +213,33 @@ def read(pattern: str, slots: dict, artifact: dict, speaker: str, text: str, ros
     return out
 
 
+def said(pattern: str, slots: dict, speaker: str, text: str, roster: list[str] | None = None) -> set:
+    """What a message says, whatever the artifact holds: the claims, choices, items and confirmations in it,
+    read as if nothing were held yet (so two texts can be compared)."""
+    empty = {"roles": {}, "proposals": [], "items": []}
+    return set(read(pattern, slots, empty, speaker, text, roster))
+
+
+def withdrawals(pattern: str, artifact: dict, before: set, after: set) -> list:
+    """What an edit takes back: what the text before said and the new text no longer says, where the artifact still
+    holds it from that person (a role they claimed and still hold, an item they added). A choice stays (someone may
+    have chosen the same since); a confirmation taken back is the caller's (it is not in the artifact)."""
+    out: list = []
+    for c in before - after:
+        if isinstance(c, Assign) and pattern == "role_assignment" and artifact.get("roles", {}).get(c.role) == c.person:
+            out.append(Release(c.role, c.person))
+        elif isinstance(c, AddItem) and pattern == "list" and any(
+                i.get("by") == c.by and _same_item(i["text"], c.text) for i in artifact.get("items", [])):
+            out.append(RemoveItem(c.text, c.by))
+    return out
+
+
+def _same_item(a: str, b: str) -> bool:
+    return " ".join(a.split()).lower() == " ".join(b.split()).lower()
+
+
 def _listed(items: list, text: str) -> bool:
-    return any(" ".join(i["text"].split()).lower() == " ".join(text.split()).lower() for i in items)
+    return any(_same_item(i["text"], text) for i in items)
 
 
 def apply(pattern: str, artifact: dict, changes: list) -> tuple[dict, bool]:
@@ -231,4 +264,8 @@ def apply(pattern: str, artifact: dict, changes: list) -> tuple[dict, bool]:
         elif isinstance(c, AddItem) and pattern == "list" and len(new["items"]) < MAX_ITEMS and not _listed(new["items"], c.text):
             new["items"].append({"text": c.text, "by": c.by})
             changed = True
+        elif isinstance(c, RemoveItem) and pattern == "list":
+            kept = [i for i in new["items"] if not (i.get("by") == c.by and _same_item(i["text"], c.text))]
+            changed = changed or len(kept) != len(new["items"])
+            new["items"] = kept
     return new, changed
