@@ -307,6 +307,18 @@
     node.hidden = !text;
   }
 
+  // A person's turn whose chat message was edited says so in its header (a deleted one reads "(deleted by its author)").
+  function markChanged(card, turn) {
+    const data = (turn && turn.data) || {};
+    if (!card || !(data.edited || data.deleted)) return card;
+    card.dataset.changed = data.deleted ? "deleted" : "edited";
+    const spacer = card.querySelector(".card-head .spacer");
+    const badge = el("span", { class: "badge turn-changed muted small", title: data.deleted ? "" : `Edited ${data.edited.count === 1 ? "once" : `${data.edited.count} times`} in its chat` },
+      data.deleted ? "deleted" : "edited");
+    if (spacer) spacer.before(badge);
+    return card;
+  }
+
   // One event, applied exactly once and in seq order by live.js.
   function onEvent(event, replayed) {
     // Panels of their own (e.g. a facilitation run's outcome) listen for every applied event.
@@ -322,10 +334,18 @@
         const sp = turn.speaker || {};
         rememberSeat(sp.id, sp.name, sp.role);
         markRehearsal(turn);
-        append(R.participantCard(event, speakerName));
+        append(markChanged(R.participantCard(event, speakerName), turn));
         track(event);
         countAirtime(turn);
         if (!replayed || (turn.markers || []).some((m) => m.type === "vote")) refreshVotesSoon();
+        break;
+      }
+      case EVENTS.TURN_UPDATED: {
+        // A chat message edited, deleted or restored by its author: its card shows the turn as it reads now.
+        const turn = event.turn || {};
+        const card = $("#timeline").querySelector(`[data-kind="turn"][data-turn-id="${Number(turn.id)}"]`);
+        if (card) card.replaceWith(markChanged(R.participantCard({ ...event, seq: turn.seq, ts: turn.createdAt }, speakerName), turn));
+        if ((turn.markers || []).some((m) => m.type === "vote") || event.change !== "edited") refreshVotesSoon();
         break;
       }
       case EVENTS.MODERATOR: {
