@@ -162,6 +162,19 @@ def seat_names(seats: list[Seat]) -> dict[int, str]:
             else s.display_name for s in seats}
 
 
+def _participants(seats: list[Seat], names: dict[int, str], rows: list[Observation]) -> list[tuple[str, str]]:
+    """Who took part: the seats but the facilitator's, then the people who spoke without a seat (from a linked chat, or
+    a comment), each once, in the order they first spoke."""
+    out = [(names[s.pk], label(ROLE_LABELS, s.role)) for s in seats if s.role != Seat.Role.FACILITATOR]
+    known = {name.casefold() for name, _ in out}
+    for o in rows:
+        name = (o.author_name or "").strip()
+        if o.author_kind == Observation.AuthorKind.HUMAN and o.seat_id is None and name and name.casefold() not in known:
+            known.add(name.casefold())
+            out.append((name, ROLE_LABELS["human"]))
+    return out
+
+
 def collect(room: Room) -> Minutes:
     seats = list(room.seats.select_related("agent", "user").order_by("position", "id"))
     names = seat_names(seats)
@@ -183,7 +196,7 @@ def collect(room: Room) -> Minutes:
         title=room.name, topic=room.topic, format=label(FORMAT_LABELS, room.format), kind=room.kind,
         status=label(ROOM_STATUS_LABELS, room.status), round=room.round,
         max_rounds=room.max_rounds, facilitator=facilitator,
-        participants=[(names[s.pk], label(ROLE_LABELS, s.role)) for s in seats if s.role != Seat.Role.FACILITATOR],
+        participants=_participants(seats, names, rows),
         created_at=room.created_at, started_at=room.started_at, ended_at=room.ended_at,
         conclusion=conclusion, rehearsal=any(o.provider == "rehearsal" for o in rows),
         decisions=decisions, action_items=actions, entries=entries, tokens=room.tokens_used,

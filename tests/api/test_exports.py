@@ -224,6 +224,8 @@ def test_escaped_chat_text_renders_as_written(text):
 def test_a_chat_message_is_exported_as_written(finished):
     _chat_message(finished)
     md = render_markdown(finished)
+    participants = next(line for line in md.splitlines() if line.startswith("- **Participants:**"))
+    assert participants.endswith(", Ben (Person)")  # who spoke from the chat took part too, listed once
     assert "2\\*3\\*4 is 24, \\*\\*this\\*\\* and \\_that\\_ stay as typed" in md and "\\# 1 on my list" in md
     doc = Document(io.BytesIO(render_docx(finished)))
     paragraph = next(p for p in doc.paragraphs if p.text.startswith("2*3*4"))
