@@ -1,4 +1,4 @@
-"""The discussion list imports a discussion file (what a room's Export Markdown writes): the new discussion
+"""The discussion list imports a discussion file (what a room's "Export discussion file" writes): the new discussion
 opens; a file that is not one (the minutes, say) is said to be none, on the list."""
 import pytest
 
@@ -26,7 +26,7 @@ def test_a_discussion_file_is_imported_from_the_list(make_page, tmp_path):
     page.locator("#import-file").set_input_files(str(bad))
     error = page.locator("#import-error")
     error.wait_for()
-    assert error.inner_text().startswith("notes.md is not a discussion file. Choose one a discussion's Export Markdown")
+    assert error.inner_text().startswith('notes.md is not a discussion file. Choose one written by a room\'s "Export discussion file"')
     page.get_by_role("button", name="Import discussion file").wait_for()  # usable again
     assert Room.objects.filter(owner=owner).count() == 1
     shot(page, "list-import-error.png")

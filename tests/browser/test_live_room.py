@@ -178,7 +178,7 @@ def test_create_watch_steer_reconnect_and_export(make_page):
 
     # Both exports download.
     with page.expect_download() as md:
-        page.get_by_role("link", name="Export Markdown").click()
+        page.get_by_role("link", name="Export discussion file").click()
     text = open(md.value.path(), encoding="utf-8").read()
     assert md.value.suggested_filename.endswith(".md") and TOPIC in text
     with page.expect_download() as docx:

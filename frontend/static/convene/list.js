@@ -135,7 +135,7 @@
     }
   }
 
-  // Import: a discussion file (what a room's Export Markdown writes) becomes a new discussion, which opens.
+  // Import: a discussion file (what a room's "Export discussion file" writes) becomes a new discussion, which opens.
   function importError(message) {
     $("#import-error").textContent = message;
     $("#import-error").hidden = !message;
@@ -152,8 +152,8 @@
     } catch (err) {
       // Line 1 is the file's header: without it, this is some other file (the minutes, say), not a discussion file.
       const other = err.code === "malformed_file" && Number((err.details || {}).line) === 1;
-      importError(other ? `${file.name} is not a discussion file. Choose one a discussion's Export Markdown wrote `
-        + "(its minutes and its .docx cannot be imported)." : `Could not import ${file.name}: ${err.message}`);
+      importError(other ? `${file.name} is not a discussion file. Choose one written by a room's "Export discussion file" `
+        + "(minutes and .docx files cannot be imported)." : `Could not import ${file.name}: ${err.message}`);
       button.disabled = false;
       button.textContent = "Import discussion file";
       button.focus();
