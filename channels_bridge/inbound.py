@@ -37,7 +37,12 @@ from channels_bridge.events import (
     MessageChanged,
     Migrated,
 )
-from facilitation.actions.comments import do_edit_chat_message, do_record_chat_message
+from facilitation.actions.comments import (
+    do_delete_chat_message,
+    do_edit_chat_message,
+    do_record_chat_message,
+    do_restore_chat_message,
+)
 from facilitation.goals.voice import command_in, escaper_for, outcome_after_the_end, run_state_after_the_end
 from rooms import meeting
 from rooms.actions import chat as chat_actions
@@ -172,6 +177,10 @@ def on_message_changed(ev: MessageChanged, own_id: str, correlation: str) -> str
     identity = chat_actions.see_identity(ev.sender, service_url=ev.chat.service_url)
     if ev.change == "edited":
         return f"edit: {do_edit_chat_message(chat, identity, ev.message_id, ev.text, correlation_id=correlation)}"
+    if ev.change == "deleted":
+        return f"delete: {do_delete_chat_message(chat, identity, ev.message_id, correlation_id=correlation)}"
+    if ev.change == "restored":
+        return f"restore: {do_restore_chat_message(chat, identity, ev.message_id, ev.text, correlation_id=correlation)}"
     return f"{ev.change}: not handled"
 
 

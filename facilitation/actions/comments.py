@@ -11,7 +11,8 @@ text, marked ``data.edited``; the text before stays in the audit row (``human.ch
 ``discussion:turn_updated`` event shows it; the chats the turn was relayed to hear it again, once, as
 "Name (edited): ..."; and the turn is offered to the turn listeners again (a facilitation run reads the
 new statement). Only the author's own edits count; an edit of a message the room never recorded changes
-nothing.
+nothing. A message its author deleted (Teams) leaves its turn as "(deleted by its author)" without markers
+(``do_delete_chat_message``); Teams' undelete brings the text back (``do_restore_chat_message``).
 """
 from django.db import transaction
 from django.utils import timezone
@@ -20,7 +21,7 @@ from facilitation.actions import phases
 from facilitation.deliberation.markers import parse_markers
 from rooms import limits, meeting
 from rooms.access import can_participate, can_view
-from rooms.actions.deliveries import queue_post, queue_relay
+from rooms.actions.deliveries import mark_undeliverable, next_in_line, queue_post, queue_relay, redispatch
 from rooms.audit import new_correlation_id, record
 from rooms.errors import Forbidden, NotFound, StateConflict, ValidationFailed
 from rooms.events import EventType, build, next_seq, record_event
@@ -31,6 +32,8 @@ S = Room.Status
 COMMENT_STATES = (S.ACTIVE, S.PAUSED)
 # Chat messages: a linked chat talks before a room starts too; nothing is recorded once it ended.
 CHAT_STATES = (S.DRAFT, S.ACTIVE, S.PAUSED)
+#: What a turn whose chat message its author deleted reads as.
+DELETED_TEXT = "(deleted by its author)"
 #: How a chat message longer than ``limits.COMMENT`` ends once it is cut (Teams takes about 28 KB in a message).
 CUT_MARK = " [\u2026]"
 
@@ -204,3 +207,74 @@ def do_edit_chat_message(chat: Chat, identity: ChatIdentity, message_id: str, te
         room_id, seq = room.pk, obs.seq
         transaction.on_commit(lambda: meeting.publish_human_turn(room_id, seq))  # a facilitation run reads the edit
     return "edited"
+
+
+def do_delete_chat_message(chat: Chat, identity: ChatIdentity, message_id: str, *,
+                           correlation_id: str | None = None) -> str:
+    """The author deleted a message of a linked chat that is a turn of its live room: the turn reads
+    ``DELETED_TEXT`` and loses its markers (a vote in it no longer counts, unless what it carried was acted on
+    already: a phase it moved on, a claim a run recorded), ``data.deleted`` says when; the audit row
+    ``human.chat_delete`` names the turn without its text; a ``discussion:turn_updated`` event shows it; a relay of
+    it to another chat that has not gone out yet is not sent. Returns ``deleted``, ``unchanged`` (deleted already),
+    ``refused: not the author``, ``unknown message`` or ``not linked``."""
+    correlation = correlation_id or new_correlation_id()
+    with transaction.atomic():
+        room, obs = _chat_turn(chat, message_id)
+        if room is None:
+            return "not linked"
+        if obs is None:
+            return "unknown message"
+        source = obs.data.get("source") or {}
+        if source.get("identityId") != identity.pk:
+            return _refuse_change(room, obs, identity, "delete", correlation)
+        if obs.data.get("deleted"):
+            return "unchanged"
+        data = {k: v for k, v in obs.data.items() if k not in ("cut", "restored")}
+        data["deleted"] = {"at": timezone.now().isoformat()}
+        obs.content, obs.markers, obs.data = DELETED_TEXT, [], data
+        obs.save(update_fields=["content", "markers", "data"])
+        record_event(room, EventType.TURN_UPDATED, build.turn_updated(obs, "deleted"))
+        record("human.chat_delete", room=room, user=identity.user if identity.user_id else None, correlation_id=correlation,
+               data={"seq": obs.seq, **source})
+        unsent = list(Delivery.objects.filter(source=obs, kind=Delivery.Kind.RELAY, parts_sent=0,
+                                              status__in=(Delivery.Status.QUEUED, Delivery.Status.RETRYING))
+                      .values_list("pk", flat=True))
+        following = []
+        for delivery_id in unsent:
+            mark_undeliverable(delivery_id, diagnostic="Not sent: its author deleted the message.")
+            following.append(next_in_line(delivery_id))  # messages to one chat go in order: the next one goes now
+        follow = [pk for pk in following if pk is not None]
+        if follow:
+            transaction.on_commit(lambda: redispatch(follow))
+    return "deleted"
+
+
+def do_restore_chat_message(chat: Chat, identity: ChatIdentity, message_id: str, text: str, *,
+                            correlation_id: str | None = None) -> str:
+    """The author brought a deleted message back (Teams' undelete, with its text): the turn reads it again, markers
+    parsed, ``data.restored`` says when; audit row ``human.chat_restore``; a ``discussion:turn_updated`` event.
+    Nothing is relayed again. Returns ``restored``, ``unchanged`` (not deleted), ``refused: not the author``,
+    ``unknown message`` or ``not linked``."""
+    text, full_length = _chat_text(text)
+    correlation = correlation_id or new_correlation_id()
+    with transaction.atomic():
+        room, obs = _chat_turn(chat, message_id)
+        if room is None:
+            return "not linked"
+        if obs is None:
+            return "unknown message"
+        source = obs.data.get("source") or {}
+        if source.get("identityId") != identity.pk:
+            return _refuse_change(room, obs, identity, "restore", correlation)
+        if not obs.data.get("deleted") or not text:
+            return "unchanged"
+        data = {k: v for k, v in obs.data.items() if k != "deleted"}
+        data["restored"] = {"at": timezone.now().isoformat()}
+        if full_length > len(text):
+            data["cut"] = {"length": full_length}
+        obs.content, obs.markers, obs.data = text, parse_markers(text), data
+        obs.save(update_fields=["content", "markers", "data"])
+        record_event(room, EventType.TURN_UPDATED, build.turn_updated(obs, "restored"))
+        record("human.chat_restore", room=room, user=identity.user if identity.user_id else None,
+               correlation_id=correlation, data={"seq": obs.seq, **source})
+    return "restored"

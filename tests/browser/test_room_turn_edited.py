@@ -1,7 +1,7 @@
 """The room page shows a chat message edited by its author as it reads now, marked, without a reload."""
 import pytest
 
-from facilitation.actions.comments import do_edit_chat_message, do_record_chat_message
+from facilitation.actions.comments import do_delete_chat_message, do_edit_chat_message, do_record_chat_message
 from rooms.actions.rooms import do_create_room
 from rooms.models import Agent, Chat, ChatIdentity, ChatLink, Room
 from tests.browser.conftest import shot
@@ -36,4 +36,10 @@ def test_an_edited_chat_message_changes_its_card_live(make_page):
     card.locator(".turn-changed").wait_for()
     assert "I'll take Scribe" in card.inner_text()
     shot(page, "room-turn-edited.png")
+
+    page.wait_for_function("() => window.convene.live.joined")
+    assert do_delete_chat_message(chat, ben, "7") == "deleted"
+    page.wait_for_function("id => document.querySelector(`[data-turn-id='${id}']`).dataset.changed === 'deleted'", arg=turn.pk)
+    assert "(deleted by its author)" in card.inner_text() and "Scribe" not in card.inner_text()
+    assert card.locator(".turn-changed").inner_text() == "deleted"
     assert not page.errors, page.errors

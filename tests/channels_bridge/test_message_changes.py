@@ -157,3 +157,74 @@ def test_a_teams_edit_by_someone_else_is_refused_and_changes_nothing(teams, post
     (refusal,) = Invocation.objects.filter(room=room, component="human.chat_edit_refused")
     assert refusal.success is False and "Ana takes QA" not in str(refusal.input) + refusal.output
     assert not Delivery.objects.filter(room=room, text__contains="(edited)").exists()
+
+
+# --- deletions (Teams) ----------------------------------------------------------------------------------
+
+
+def test_a_teams_message_deleted_by_its_author_leaves_no_text_and_no_vote(teams, post_teams, run_tasks, room, owner,
+                                                                            people, pushed, client):
+    conv = teams.conversation("19:roles_chat@thread.v2", "groupChat")
+    link_teams(teams, post_teams, run_tasks, room, owner, conv, people["ana"])
+    original = teams.message(conv, people["ben"], "my card number is 1234\nVOTE: READY")
+    post_teams(original)
+    run_tasks()
+    client.force_login(owner)
+    votes = client.get(f"/api/discussions/{room.pk}/votes").json()["data"]["votes"]
+    assert [v["value"] for v in votes] == ["READY"]
+    gone = teams.message_delete(original)
+    post_teams(gone)
+    post_teams(gone)  # the connector retried
+    notes = run_tasks()
+    assert notes.count("delete: deleted") == 1
+    turn = Observation.objects.get(room=room, author_kind="human")
+    assert turn.content == "(deleted by its author)" and turn.markers == [] and turn.data["deleted"]["at"]
+    assert client.get(f"/api/discussions/{room.pk}/votes").json()["data"]["votes"] == []
+    (event,) = updated_events(pushed, "deleted")
+    assert event["turn"]["content"] == "(deleted by its author)" and "1234" not in str(event)
+    (audit,) = Invocation.objects.filter(room=room, component="human.chat_delete")
+    assert audit.input["seq"] == turn.seq and "1234" not in str(audit.input) + audit.output
+
+    # Brought back in Teams: the turn reads it again, and the vote counts again.
+    post_teams(teams.message_update(original, "my card number is 1234\nVOTE: READY", event="undeleteMessage"))
+    run_tasks()
+    turn.refresh_from_db()
+    assert turn.content.startswith("my card number") and "deleted" not in turn.data and turn.data["restored"]
+    assert [v["value"] for v in client.get(f"/api/discussions/{room.pk}/votes").json()["data"]["votes"]] == ["READY"]
+    assert len(updated_events(pushed, "restored")) == 1
+
+
+def test_a_relay_not_sent_yet_of_a_deleted_message_is_not_sent(teams, post_teams, run_tasks, room, owner, people):
+    conv = teams.conversation("19:roles_chat@thread.v2", "groupChat")
+    other = teams.conversation("19:second_office@thread.v2", "groupChat")
+    link_teams(teams, post_teams, run_tasks, room, owner, conv, people["ana"])
+    link_teams(teams, post_teams, run_tasks, room, owner, other, people["ana"])
+    original = teams.message(conv, people["ben"], "oops, wrong chat")
+    post_teams(original)
+    post_teams(teams.message_delete(original))
+    from rooms import dispatch
+    from channels_bridge.processing import process_update
+    from tests.channels_bridge.conftest import committed
+
+    # The worker processes both updates before the relay goes out.
+    for name, args, _ in [t for t in dispatch.sent if t[0] == "bridge.process_update"]:
+        committed(process_update, *args)
+    run_tasks()
+    relay = Delivery.objects.get(kind="relay", chat__external_id=other["id"])
+    assert relay.status == "undeliverable" and "deleted" in relay.diagnostic
+    assert not [a for a in teams.sent_to(other["id"]) if "wrong chat" in (a["activity"].get("text") or "")]
+
+
+def test_a_teams_deletion_by_someone_else_is_refused_and_changes_nothing(teams, post_teams, run_tasks, room, owner, people,
+                                                                          pushed):
+    conv = teams.conversation("19:roles_chat@thread.v2", "groupChat")
+    link_teams(teams, post_teams, run_tasks, room, owner, conv, people["ana"])
+    original = teams.message(conv, people["ben"], "I would take QA")
+    post_teams(original)
+    run_tasks()
+    post_teams(teams.message_delete(original, sender=people["ana"]))
+    assert "delete: refused: not the author" in run_tasks()
+    turn = Observation.objects.get(room=room, author_kind="human")
+    assert turn.content == "I would take QA" and "deleted" not in turn.data
+    assert not updated_events(pushed)
+    assert Invocation.objects.get(room=room, component="human.chat_delete_refused").success is False
