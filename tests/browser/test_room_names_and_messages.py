@@ -36,21 +36,26 @@ def test_two_architects_are_told_apart_in_the_room(make_page):
     _turn(room, facilitator, round=0, author_kind="facilitator", kind="decision", content="Which cache?",
           data={"decision": "continue", "nextParticipantId": seats[mine.pk].pk, "question": "Which cache fits?",
                 "reasoning": "Start with the owner's architect.", "fallback": None})
+    # A person's comment while the facilitator opens: said before the first round.
+    Observation.objects.create(room=room, seq=next_seq(room), round=0, author_name="tara", author_kind="human",
+                               kind="contribution", content="Mind the cart.")
     _turn(room, seats[mine.pk], round=1, kind="contribution", content="Cache the catalogue.", tokens=120)
     _turn(room, seats[builtin.pk], round=2, kind="contribution", content="Not the cart.", tokens=80)
     _pause(room)
 
     ours, theirs = "Architect (@architect-2, yours)", "Architect (@architect, built-in)"
     page.goto(f"/discussions/{room.pk}/")
-    page.locator("#timeline .tcard.turn").nth(1).wait_for()
+    page.locator("#timeline .tcard.turn").nth(2).wait_for()
     people = page.locator("#people .person .name").all_inner_texts()
     assert people == ["The Impartial Chair", theirs, ours], people
     speakers = page.locator("#timeline .tcard.turn .speaker").all_inner_texts()
-    assert speakers == [ours, theirs], speakers
+    assert speakers[1:] == [ours, theirs], speakers
+    rounds = page.locator("#timeline .tcard.turn .card-head > .muted.small:nth-child(3)").all_inner_texts()
+    assert rounds == ["Opening", "Round 1", "Round 2"], rounds  # no "Round 0"
     assert page.locator("#timeline .tcard.moderator .badge.decision").inner_text() == f"Continue → {ours}"
-    page.wait_for_function("() => document.querySelectorAll('#airtime li').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('#airtime li').length === 3")  # the person's comment too
     airtime = page.locator("#airtime li .who").all_inner_texts()
-    assert sorted(airtime) == sorted([ours, theirs]), airtime
+    assert {ours, theirs} <= set(airtime), airtime
     shot(page, "room-same-names.png")
     assert not page.errors, page.errors
 

@@ -93,7 +93,8 @@
     const head = el("header", { class: "card-head" },
       el("span", { class: "speaker" }, who),
       roleBadge(role),
-      el("span", { class: "muted small" }, `Round ${turn.round ?? "?"}`),
+      // Said before the first round (a comment while the facilitator opens): the opening, as the minutes call it.
+      el("span", { class: "muted small" }, turn.round === 0 ? "Opening" : `Round ${turn.round ?? "?"}`),
       rehearsalTag(turn),
       status !== "ok" ? el("span", { class: `badge turn-status turn-${status}` }, status === "timed_out" ? "Timed out" : "Error") : null,
       el("span", { class: "spacer" }),
