@@ -92,3 +92,24 @@ def test_the_list_fits_a_phone(make_page):
         box = button.bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
     assert not page.errors, page.errors
+
+
+def test_a_running_discussion_s_row_follows_its_status_and_round_without_a_reload(make_page):
+    page, owner = make_page("rafa")
+    running = _room(owner, "Running discussion", "Cache?")
+    Room.objects.filter(pk=running.pk).update(status="active", round=1)
+    page.clock.install()
+    page.goto("/")
+    row = _row(page, running)
+    row.wait_for()
+    assert row.get_attribute("data-status") == "active" and "1 of" in row.inner_text()
+    Room.objects.filter(pk=running.pk).update(status="concluded", round=3)
+    page.clock.run_for(21_000)  # the list asks again while a listed discussion runs
+    page.wait_for_function("(id) => document.querySelector(`#discussion-rows tr[data-id='${id}']`).dataset.status === 'concluded'",
+                           arg=running.pk)
+    assert "3 of" in _row(page, running).inner_text()
+    # Nothing runs any more: the list stops asking.
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "/api/discussions?" in r.url else None)
+    page.clock.run_for(41_000)
+    assert asked == [] and not page.errors, page.errors

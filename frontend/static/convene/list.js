@@ -81,7 +81,8 @@
     page = Math.max(1, Number.parseInt(params.get("page") || "1", 10) || 1);
   }
 
-  async function load() {
+  // ``quiet``: a refresh the reader did not ask for (``refreshLive``): an error leaves the list as it was.
+  async function load({ quiet = false } = {}) {
     const status = $("#list-status");
     try {
       const params = query();
@@ -101,8 +102,18 @@
       $("#prev-page").disabled = page <= 1;
       $("#next-page").disabled = page >= pages;
     } catch (err) {
-      status.textContent = `Could not load discussions: ${err.message}`;
+      if (!quiet) status.textContent = `Could not load discussions: ${err.message}`;
     }
+  }
+
+  // A running discussion's status and round change under the reader: while one is listed, the list is asked for
+  // again every 20 s when the page is in view, never while the reader is inside the table (a focused button stays).
+  const LIVE = ["active", "paused"];
+  const REFRESH_MS = 20000;
+  function refreshLive() {
+    if (document.hidden || !rows.some((d) => LIVE.includes(d.status))) return;
+    if ($("#discussion-table").contains(document.activeElement)) return;
+    load({ quiet: true });
   }
 
   async function rename(id) {
@@ -180,6 +191,7 @@
   $("#next-page").addEventListener("click", () => { page += 1; load(); });
   restore();
   load();
+  setInterval(refreshLive, REFRESH_MS);
 
   // The caller's facilitation runs (ephemeral ones are never in the list above).
   request("GET", "me/facilitation-runs").then(({ data }) => {
