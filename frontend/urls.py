@@ -15,6 +15,7 @@ urlpatterns = [
     path("discussions/<int:discussion_id>/", views.discussion_room, name="discussion"),
     path("workspaces/<int:discussion_id>/", views.workspace_desk, name="workspace"),
     path("facilitators/", views.facilitators, name="facilitators"),
+    path("agents/", views.agents, name="agents"),
     path("account/tokens/", account.tokens, name="tokens"),
     path("account/chats/", account.chats, name="chats"),
     path("favicon.ico", views.favicon),

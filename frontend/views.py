@@ -14,6 +14,7 @@ from facilitation.actions.lifecycle import verbs_by_status
 from facilitation.goals.creation import PERMISSION as RUN_PERMISSION
 from facilitation.goals.patterns import MAX_ITEMS as RUN_MAX_ITEMS
 from facilitation.goals.texts import STATE_WORDS as RUN_STATES
+from facilitation.llm.registry import PROVIDERS
 from facilitation.workspace import inputs as workspace_inputs
 from facilitation.workspace.actions.rounds import DEFAULT_POLICY, POLICY_LIMITS
 from rooms import limits
@@ -121,6 +122,18 @@ def run_new(request):
 def facilitators(request):
     return _page(request, "frontend/facilitators.html", {
         "defaultModel": settings.CONVENE.get("DEFAULT_MODEL") or "",
+        "modelTiers": getattr(settings, "MODEL_TIERS", {}),
+    })
+
+
+@login_required
+def agents(request):
+    """The agents people take part in discussions with: the built-ins, and their own to create, edit and delete."""
+    convene = settings.CONVENE
+    return _page(request, "frontend/agents.html", {
+        "defaultModel": convene.get("DEFAULT_MODEL") or "",
+        "defaultProvider": convene["DEFAULT_PROVIDER"],
+        "providers": list(PROVIDERS),  # what an agent's provider may be, as the API checks it ("" is the default)
         "modelTiers": getattr(settings, "MODEL_TIERS", {}),
     })
 

@@ -3,7 +3,8 @@
 // description, model and persona) or from scratch.
 (function () {
   "use strict";
-  const { request, listAll, el, toast, pageData, errorText, agentLabels, ownAgentNamed } = window.Convene;
+  const { request, listAll, el, toast, pageData, errorText, agentLabels } = window.Convene;
+  const { personaGist, agentCard, namesakeText, fillModels, deleteAgent } = window.ConveneAgents;
   // The fields of a facilitator (and of its persona) in the form's words, for what the server says is wrong.
   const FIELD_WORDS = { name: "Name", description: "Description", model: "Model", prompt: "Moderator prompt", alias: "Alias" };
   const page = pageData();
@@ -28,41 +29,22 @@
   function builtinCard(agent) {
     const persona = personaOf(agent) || {};
     const best = persona.bestFor && persona.bestFor.length ? persona.bestFor.join(", ") : null;
-    return el("li", { class: "card fcard", "data-agent-id": agent.id, "data-builtin": "true" },
-      el("header", { class: "card-head" }, el("h3", {}, labels[agent.id] || agent.name), el("span", { class: "badge builtin" }, "Built-in")),
+    return agentCard(agent, labels[agent.id], [
       el("p", {}, agent.description || persona.description || ""),
       persona.philosophy ? el("p", { class: "muted small" }, persona.philosophy) : null,
       el("dl", { class: "facts" },
         best ? [el("dt", {}, "Best for"), el("dd", {}, best)] : null,
-        persona.modelTier ? [el("dt", {}, "Model"), el("dd", {}, agent.model || modelForTier(persona.modelTier) || persona.modelTier)] : null),
-      el("div", { class: "inline" },
-        el("button", { type: "button", class: "btn btn-small", "data-template": agent.id, "aria-label": `Use as template: ${agent.name}` }, "Use as template")));
-  }
-
-  // The persona as its text says it (its first sentences), not its name again.
-  function personaGist(persona) {
-    const text = String(persona.prompt || persona.description || "").replace(/\s+/g, " ").trim();
-    if (!text) return persona.name;
-    return text.length > 180 ? `${text.slice(0, text.lastIndexOf(" ", 177) > 80 ? text.lastIndexOf(" ", 177) : 177)}…` : text;
-  }
-
-  // Staff see everyone's facilitators here: one of another person's says whose it is (one whose owner is
-  // gone, only that it is a custom one).
-  function ownerBadge(agent) {
-    return agent.owner === page.user ? "Yours" : agent.owner ? `${agent.owner}'s` : "Custom";
+        persona.modelTier ? [el("dt", {}, "Model"), el("dd", {}, agent.model || modelForTier(persona.modelTier) || persona.modelTier)] : null)],
+      el("button", { type: "button", class: "btn btn-small", "data-template": agent.id, "aria-label": `Use as template: ${agent.name}` }, "Use as template"));
   }
 
   function customCard(agent) {
     const persona = personaOf(agent);
-    return el("li", { class: "card fcard", "data-agent-id": agent.id, "data-builtin": "false" },
-      el("header", { class: "card-head" }, el("h3", {}, labels[agent.id] || agent.name), el("span", { class: "badge custom" }, ownerBadge(agent))),
+    return agentCard(agent, labels[agent.id], [
       el("p", {}, agent.description || ""),
       el("dl", { class: "facts" },
         el("dt", {}, "Model"), el("dd", {}, agent.model || "default"),
-        persona ? [el("dt", {}, "Persona"), el("dd", { class: "persona-gist" }, personaGist(persona))] : null),
-      el("div", { class: "inline" },
-        el("button", { type: "button", class: "btn btn-small", "data-edit": agent.id, "aria-label": `Edit ${agent.name}` }, "Edit"),
-        el("button", { type: "button", class: "btn btn-small btn-danger", "data-delete": agent.id, "aria-label": `Delete ${agent.name}` }, "Delete")));
+        persona ? [el("dt", {}, "Persona"), el("dd", { class: "persona-gist" }, personaGist(persona))] : null)]);
   }
 
   function render() {
@@ -75,8 +57,7 @@
     select.replaceChildren(el("option", { value: "" }, "Scratch (write your own persona)"),
       el("optgroup", { label: "Presets" }, builtins.map((a) => el("option", { value: a.id }, labels[a.id] || a.name))));
     select.value = current;
-    const models = new Set(Object.values(page.modelTiers || {}));
-    $("#model-options").replaceChildren(...[...models].map((m) => el("option", { value: m })));
+    fillModels($("#model-options"));
   }
 
   async function load() {
@@ -145,10 +126,9 @@
     const prompt = editing ? $("#f-persona").value : renamed($("#f-persona").value, templateName, name);
     if (!name) { error.textContent = "Give the facilitator a name."; error.hidden = false; $("#f-name").focus(); return; }
     // A name you already use for another agent is refused (an older pair under one name may keep it).
-    const namesake = editing && editing.name === name ? null : ownAgentNamed(allAgents, name, editing && editing.id);
+    const namesake = namesakeText(allAgents, name, editing);
     if (namesake) {
-      error.textContent = `You already have an assistant named "${namesake.name}"${namesake.alias ? ` (@${namesake.alias})` : ""}. `
-        + "Give this one another name, so the two can be told apart where a facilitator is chosen.";
+      error.textContent = namesake;
       error.hidden = false;
       $("#f-name").focus();
       return;
@@ -220,15 +200,13 @@
 
   async function remove(agentId) {
     const agent = facilitators.find((a) => String(a.id) === String(agentId));
-    if (!agent || !window.confirm(`Delete the facilitator "${agent.name}"?`)) return;
-    try {
-      await request("DELETE", `agents/${agent.id}`);
-      toast(`Deleted "${agent.name}"`);
-      await load();
-      $("#create-toggle").focus();
-    } catch (err) {
-      toast(`Could not delete: ${err.message}`, "error");
-    }
+    if (!agent) return;
+    const refusal = await deleteAgent(agent, "facilitator");
+    if (refusal === null) return;
+    if (refusal) { toast(refusal, "error"); return; }
+    toast(`Deleted "${agent.name}"`);
+    await load();
+    $("#create-toggle").focus();
   }
 
   $("#create-toggle").addEventListener("click", () => { openForm($("#create-form").hidden || Boolean(editing)); if (!editing) $("#create-form").reset(); });

@@ -527,6 +527,10 @@
     }
   });
 
+  // The Agents page (Make a new agent opens it in another tab) says when it changed an agent: the list is read
+  // again, with what was ticked kept.
+  if ("BroadcastChannel" in window) new BroadcastChannel("convene-agents").addEventListener("message", () => loadAgents());
+
   history.replaceState({ wizardStep: 1 }, "", window.location.pathname);
   step = 0;
   showStep(1);
