@@ -5,6 +5,7 @@ from playwright.sync_api import expect
 
 from rooms.models import Agent, Persona, Room
 from tests.browser.conftest import shot
+from tests.browser.test_newcomer import serious_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -40,6 +41,7 @@ def test_make_an_agent_edit_it_pick_it_and_delete_one(make_page):
     expect(page.get_by_label("Alias")).to_have_attribute("aria-invalid", "true")
     expect(page.locator("#new-persona")).to_be_hidden()  # the persona was made: it is now chosen from the catalogue
     shot(page, "agents-phone-refused.png")
+    assert not serious_violations(page), serious_violations(page)
     page.get_by_label("Alias").fill("skeptic")
     page.get_by_role("button", name="Save agent").click()
     page.locator("#custom-list [data-builtin=false]", has_text="Cache Skeptic").wait_for()
