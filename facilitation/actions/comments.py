@@ -166,7 +166,7 @@ def _relay_again(room: Room, obs: Observation, text: str, correlation: str) -> N
                                  links__active=True, bot_present=True).distinct())
     for chat in chats:
         queue_post(chat, text, room=room, correlation_id=correlation,
-                   card={"boldPrefix": len(obs.author_name), "plainText": True})
+                   card={"boldPrefix": len(obs.author_name), "plainText": True}, source=obs)
 
 
 def do_edit_chat_message(chat: Chat, identity: ChatIdentity, message_id: str, text: str, *,
@@ -236,7 +236,8 @@ def do_delete_chat_message(chat: Chat, identity: ChatIdentity, message_id: str, 
         record_event(room, EventType.TURN_UPDATED, build.turn_updated(obs, "deleted"))
         record("human.chat_delete", room=room, user=identity.user if identity.user_id else None, correlation_id=correlation,
                data={"seq": obs.seq, **source})
-        unsent = list(Delivery.objects.filter(source=obs, kind=Delivery.Kind.RELAY, parts_sent=0,
+        # Its relays, and its edits' posts ("Name (edited): ..."), not sent yet.
+        unsent = list(Delivery.objects.filter(source=obs, kind__in=(Delivery.Kind.RELAY, Delivery.Kind.POST), parts_sent=0,
                                               status__in=(Delivery.Status.QUEUED, Delivery.Status.RETRYING))
                       .values_list("pk", flat=True))
         following = []

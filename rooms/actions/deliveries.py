@@ -153,15 +153,17 @@ def _mentions_json(mentions) -> list[dict]:
 
 
 def queue_post(chat: Chat, text: str, *, mentions=(), room: Room | None = None, kind: str = Delivery.Kind.POST,
-               principal: str = "", correlation_id: str | None = None, card: dict | None = None) -> Delivery:
+               principal: str = "", correlation_id: str | None = None, card: dict | None = None,
+               source: Observation | None = None) -> Delivery:
     """Post a message to a group (or answer in any chat, ``kind=reply``). ``card`` carries formatting hints
-    (``{"markdownFrom": n}``: the text from ``n`` on is Markdown, e.g. a quoted conclusion)."""
+    (``{"markdownFrom": n}``: the text from ``n`` on is Markdown, e.g. a quoted conclusion). ``source``: the turn the
+    post tells of (an edit's "Name (edited): ..."), so that what happens to the turn reaches the post not sent yet."""
     with transaction.atomic():
         correlation = correlation_id or new_correlation_id()
         delivery = _create(
             correlation_id=correlation, room=room, kind=kind, principal=principal or f"chat:{chat.pk}",
             platform=chat.platform, chat=chat, recipient=_chat_label(chat), text=text, mentions=_mentions_json(mentions),
-            card=card or {},
+            card=card or {}, source=source,
         )
         record(f"bridge.queue_{kind}", room=room, correlation_id=correlation, data={"chat": chat.pk, "delivery": delivery.pk})
         _event(delivery, room)

@@ -215,6 +215,31 @@ def test_a_relay_not_sent_yet_of_a_deleted_message_is_not_sent(teams, post_teams
     assert not [a for a in teams.sent_to(other["id"]) if "wrong chat" in (a["activity"].get("text") or "")]
 
 
+def test_an_edit_s_post_not_sent_yet_of_a_deleted_message_is_not_sent(teams, post_teams, run_tasks, room, owner, people):
+    """The edit's "Name (edited): ..." post belongs to the turn too: deleted before it went out, it is not sent."""
+    conv = teams.conversation("19:roles_chat@thread.v2", "groupChat")
+    other = teams.conversation("19:second_office@thread.v2", "groupChat")
+    link_teams(teams, post_teams, run_tasks, room, owner, conv, people["ana"])
+    link_teams(teams, post_teams, run_tasks, room, owner, other, people["ana"])
+    original = teams.message(conv, people["ben"], "the budget is fine")
+    post_teams(original)
+    run_tasks()  # relayed to the other chat
+    assert [a for a in teams.sent_to(other["id"]) if "the budget is fine" in (a["activity"].get("text") or "")]
+    post_teams(teams.message_update(original, "the secret budget code is 4711"))
+    post_teams(teams.message_delete(original))
+    from rooms import dispatch
+    from channels_bridge.processing import process_update
+    from tests.channels_bridge.conftest import committed
+
+    # The worker processes the edit and the deletion before the edit's post goes out.
+    for name, args, _ in [t for t in dispatch.sent if t[0] == "bridge.process_update"]:
+        committed(process_update, *args)
+    run_tasks()
+    post = Delivery.objects.get(kind="post", chat__external_id=other["id"], text__contains="(edited)")
+    assert post.status == "undeliverable" and "deleted" in post.diagnostic
+    assert not [a for a in teams.sent_to(other["id"]) if "4711" in (a["activity"].get("text") or "")]
+
+
 def test_a_teams_deletion_by_someone_else_is_refused_and_changes_nothing(teams, post_teams, run_tasks, room, owner, people,
                                                                           pushed):
     conv = teams.conversation("19:roles_chat@thread.v2", "groupChat")
