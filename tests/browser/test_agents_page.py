@@ -32,6 +32,7 @@ def test_make_an_agent_edit_it_pick_it_and_delete_one(make_page):
     expect(page.get_by_label("Alias")).to_have_value("cache-skeptic")
     page.get_by_label("Alias").fill("architect")
     page.get_by_label("Role", exact=True).select_option(label="Devil's advocate")
+    expect(page.locator("#a-role-help")).to_contain_text("Devil's advocate: ")  # what the chosen role does
     page.get_by_label("Persona", exact=True).select_option(label="Write a new persona…")
     page.get_by_label("Persona name").fill("Doubter")
     page.get_by_label("Persona prompt").fill("You doubt every cache until someone shows the hit rate.")

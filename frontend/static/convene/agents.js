@@ -109,9 +109,16 @@
   }
 
   // --- the form -----------------------------------------------------------------------------
+  const HELP = { role: $("#a-role-help").textContent, persona: $("#a-persona-help").textContent };
+
+  // The write-in fields show for "Write a new …"; a catalogue entry chosen says what it is under its select.
   function showWriteIns() {
     $("#new-role").hidden = $("#a-role").value !== NEW;
     $("#new-persona").hidden = $("#a-persona").value !== NEW;
+    const role = byId(roles, $("#a-role").value);
+    const persona = byId(personas, $("#a-persona").value);
+    $("#a-role-help").textContent = role && role.function ? `${role.name}: ${role.function}` : HELP.role;
+    $("#a-persona-help").textContent = persona ? personaGist(persona) : HELP.persona;
   }
 
   function openForm(open, agent) {
