@@ -152,6 +152,20 @@ def _chat_turn(chat: Chat, message_id: str) -> tuple[Room | None, Observation | 
     return room, obs
 
 
+def _authors_turn(chat: Chat, identity: ChatIdentity, message_id: str, change: str,
+                  correlation: str) -> tuple[Room | None, Observation | None, str]:
+    """The locked room and turn a change of message ``message_id`` applies to, with ``""``; or no turn and what
+    happened instead: ``not linked``, ``unknown message``, or ``refused: not the author`` (audited)."""
+    room, obs = _chat_turn(chat, message_id)
+    if room is None:
+        return None, None, "not linked"
+    if obs is None:
+        return None, None, "unknown message"
+    if (obs.data.get("source") or {}).get("identityId") != identity.pk:
+        return None, None, _refuse_change(room, obs, identity, change, correlation)
+    return room, obs, ""
+
+
 def _refuse_change(room: Room, obs: Observation, identity: ChatIdentity, change: str, correlation: str) -> str:
     """Someone other than the author changed the message: nothing changes but this audit row (no text)."""
     record(f"human.chat_{change}_refused", room=room, correlation_id=correlation, success=False,
@@ -180,14 +194,10 @@ def do_edit_chat_message(chat: Chat, identity: ChatIdentity, message_id: str, te
     text, full_length = _chat_text(text)
     correlation = correlation_id or new_correlation_id()
     with transaction.atomic():
-        room, obs = _chat_turn(chat, message_id)
-        if room is None:
-            return "not linked"
-        if obs is None:
-            return "unknown message"
-        source = obs.data.get("source") or {}
-        if source.get("identityId") != identity.pk:
-            return _refuse_change(room, obs, identity, "edit", correlation)
+        room, obs, refused = _authors_turn(chat, identity, message_id, "edit", correlation)
+        if refused:
+            return refused
+        source = obs.data["source"]
         if not text or text == obs.content or obs.data.get("deleted"):
             return "unchanged"
         before = obs.content
@@ -219,14 +229,10 @@ def do_delete_chat_message(chat: Chat, identity: ChatIdentity, message_id: str, 
     ``refused: not the author``, ``unknown message`` or ``not linked``."""
     correlation = correlation_id or new_correlation_id()
     with transaction.atomic():
-        room, obs = _chat_turn(chat, message_id)
-        if room is None:
-            return "not linked"
-        if obs is None:
-            return "unknown message"
-        source = obs.data.get("source") or {}
-        if source.get("identityId") != identity.pk:
-            return _refuse_change(room, obs, identity, "delete", correlation)
+        room, obs, refused = _authors_turn(chat, identity, message_id, "delete", correlation)
+        if refused:
+            return refused
+        source = obs.data["source"]
         if obs.data.get("deleted"):
             return "unchanged"
         data = {k: v for k, v in obs.data.items() if k not in ("cut", "restored")}
@@ -259,14 +265,10 @@ def do_restore_chat_message(chat: Chat, identity: ChatIdentity, message_id: str,
     text, full_length = _chat_text(text)
     correlation = correlation_id or new_correlation_id()
     with transaction.atomic():
-        room, obs = _chat_turn(chat, message_id)
-        if room is None:
-            return "not linked"
-        if obs is None:
-            return "unknown message"
-        source = obs.data.get("source") or {}
-        if source.get("identityId") != identity.pk:
-            return _refuse_change(room, obs, identity, "restore", correlation)
+        room, obs, refused = _authors_turn(chat, identity, message_id, "restore", correlation)
+        if refused:
+            return refused
+        source = obs.data["source"]
         if not obs.data.get("deleted") or not text:
             return "unchanged"
         data = {k: v for k, v in obs.data.items() if k != "deleted"}
