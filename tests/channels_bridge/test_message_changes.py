@@ -124,12 +124,18 @@ def link_teams(teams, post_teams, run_tasks, room, owner, conv, by):
     run_tasks()
 
 
-def test_a_teams_edit_by_its_author_is_read_and_stored_once(teams, post_teams, run_tasks, room, owner, people, pushed):
+def bens_message(teams, post_teams, run_tasks, room, owner, people, text="I would take QA") -> dict:
+    """A Teams group linked to the room by Ana, and Ben's message there, a turn of the room: the message's activity."""
     conv = teams.conversation("19:roles_chat@thread.v2", "groupChat")
     link_teams(teams, post_teams, run_tasks, room, owner, conv, people["ana"])
-    original = teams.message(conv, people["ben"], "I would take QA")
+    original = teams.message(conv, people["ben"], text)
     post_teams(original)
     run_tasks()
+    return original
+
+
+def test_a_teams_edit_by_its_author_is_read_and_stored_once(teams, post_teams, run_tasks, room, owner, people, pushed):
+    original = bens_message(teams, post_teams, run_tasks, room, owner, people)
     edit = teams.message_update(original, "I would take QA &amp; release")
     post_teams(edit)
     post_teams(edit)  # the connector retried
@@ -143,11 +149,7 @@ def test_a_teams_edit_by_its_author_is_read_and_stored_once(teams, post_teams, r
 
 def test_a_teams_edit_by_someone_else_is_refused_and_changes_nothing(teams, post_teams, run_tasks, room, owner, people,
                                                                      pushed):
-    conv = teams.conversation("19:roles_chat@thread.v2", "groupChat")
-    link_teams(teams, post_teams, run_tasks, room, owner, conv, people["ana"])
-    original = teams.message(conv, people["ben"], "I would take QA")
-    post_teams(original)
-    run_tasks()
+    original = bens_message(teams, post_teams, run_tasks, room, owner, people)
     post_teams(teams.message_update(original, "Ana takes QA", sender=people["ana"]))
     notes = run_tasks()
     assert "edit: refused: not the author" in notes
@@ -164,11 +166,7 @@ def test_a_teams_edit_by_someone_else_is_refused_and_changes_nothing(teams, post
 
 def test_a_teams_message_deleted_by_its_author_leaves_no_text_and_no_vote(teams, post_teams, run_tasks, room, owner,
                                                                             people, pushed, client):
-    conv = teams.conversation("19:roles_chat@thread.v2", "groupChat")
-    link_teams(teams, post_teams, run_tasks, room, owner, conv, people["ana"])
-    original = teams.message(conv, people["ben"], "my card number is 1234\nVOTE: READY")
-    post_teams(original)
-    run_tasks()
+    original = bens_message(teams, post_teams, run_tasks, room, owner, people, "my card number is 1234\nVOTE: READY")
     client.force_login(owner)
     votes = client.get(f"/api/discussions/{room.pk}/votes").json()["data"]["votes"]
     assert [v["value"] for v in votes] == ["READY"]
@@ -242,11 +240,7 @@ def test_an_edit_s_post_not_sent_yet_of_a_deleted_message_is_not_sent(teams, pos
 
 def test_a_teams_deletion_by_someone_else_is_refused_and_changes_nothing(teams, post_teams, run_tasks, room, owner, people,
                                                                           pushed):
-    conv = teams.conversation("19:roles_chat@thread.v2", "groupChat")
-    link_teams(teams, post_teams, run_tasks, room, owner, conv, people["ana"])
-    original = teams.message(conv, people["ben"], "I would take QA")
-    post_teams(original)
-    run_tasks()
+    original = bens_message(teams, post_teams, run_tasks, room, owner, people)
     post_teams(teams.message_delete(original, sender=people["ana"]))
     assert "delete: refused: not the author" in run_tasks()
     turn = Observation.objects.get(room=room, author_kind="human")
