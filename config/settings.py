@@ -277,6 +277,10 @@ EMBEDDINGS = {
     "API_KEY": E.EMBEDDINGS_API_KEY,
 }
 
+# python-telegram-bot gives time periods (a 429's retry_after) as timedeltas, the type its next major version keeps,
+# instead of warning at every one that ints are deprecated (channels_bridge.telegram.send reads either).
+os.environ.setdefault("PTB_TIMEDELTA", "1")
+
 BRIDGES = {
     "TELEGRAM_BOT_TOKEN": E.TELEGRAM_BOT_TOKEN,
     "TELEGRAM_WEBHOOK_SECRET": E.TELEGRAM_WEBHOOK_SECRET,
