@@ -58,6 +58,12 @@ def _visible(name: str) -> bool:
     return not any(unicodedata.category(c) == "Cf" and c not in _JOINERS for c in name)
 
 
+def visible_text(text: str) -> str:
+    """``text`` without the invisible format characters a created name may not hold (joiners kept): what a chat
+    message proposes is kept so, as it reads."""
+    return "".join(c for c in text if unicodedata.category(c) != "Cf" or c in _JOINERS)
+
+
 def same_name(name: str) -> str:
     """What two names that read the same share: without joiners and variation selectors (an emoji sequence may be
     typed with or without them), case-folded, with single spaces between words. Names are listed once by it, and

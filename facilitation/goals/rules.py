@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from facilitation.goals.patterns import MAX_ITEMS, same_name, without_glue
+from facilitation.goals.patterns import MAX_ITEMS, same_name, visible_text, without_glue
 
 
 @dataclass(frozen=True)
@@ -242,6 +242,13 @@ def _listed(items: list, text: str) -> bool:
     return any(_same_item(i["text"], text) for i in items)
 
 
+def _new_proposal(proposals: list, option: str) -> str:
+    """A proposed option as it is kept (without invisible format characters), or "" when it is none or is listed
+    already however its case, spaces or joiners differ."""
+    option = " ".join(visible_text(option).split())
+    return option if option and not any(same_name(p) == same_name(option) for p in proposals) else ""
+
+
 def apply(pattern: str, artifact: dict, changes: list) -> tuple[dict, bool]:
     """The artifact after ``changes`` (a new dict) and whether it changed. Conflicts and
     confirmations do not change it, nor does saying again what it already holds (the same holder,
@@ -258,8 +265,8 @@ def apply(pattern: str, artifact: dict, changes: list) -> tuple[dict, bool]:
         elif isinstance(c, Choose) and pattern == "decision" and new.get("choice") != c.option:
             new["choice"] = c.option
             changed = True
-        elif isinstance(c, Propose) and pattern == "decision" and c.option not in new["proposals"]:
-            new["proposals"].append(c.option)
+        elif isinstance(c, Propose) and pattern == "decision" and _new_proposal(new["proposals"], c.option):
+            new["proposals"].append(_new_proposal(new["proposals"], c.option))
             changed = True
         elif isinstance(c, AddItem) and pattern == "list" and len(new["items"]) < MAX_ITEMS and not _listed(new["items"], c.text):
             new["items"].append({"text": c.text, "by": c.by})

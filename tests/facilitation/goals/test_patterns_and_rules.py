@@ -263,6 +263,11 @@ def test_saying_again_what_the_artifact_holds_changes_nothing_and_only_the_resul
     decision = {"choice": "Porto", "proposals": []}
     new, changed = rules.apply("decision", decision, [rules.Propose("Madeira", "Vic")])
     assert changed and new["proposals"] == ["Madeira"]
+    # Proposed again in other case, spacing or with an invisible character: the same proposal, not a second one.
+    for again in ("madeira", "Made\u200bira", "\u202eMadeira", " Madeira  "):
+        assert rules.apply("decision", new, [rules.Propose(again, "Bo")]) == (new, False), again
+    also, _ = rules.apply("decision", new, [rules.Propose("Lis\u200bbon", "Bo")])
+    assert also["proposals"] == ["Madeira", "Lisbon"]  # kept as it reads
     assert patterns.outcome("decision", new) == patterns.outcome("decision", decision) == "Porto"
     assert patterns.outcome("decision", rules.apply("decision", new, [rules.Choose("Madeira", "Vic")])[0]) == "Madeira"
     assert texts.confirmations_withdrawn([]) == ""
