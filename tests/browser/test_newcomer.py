@@ -298,6 +298,7 @@ def test_main_pages_are_accessible_and_shot_at_two_widths(make_page, browser_sta
         "wizard": "/discussions/new/",
         "room": f"/discussions/{room.pk}/",
         "facilitators": "/facilitators/",
+        "agents": "/agents/",
         "tokens": "/account/tokens/",
         "chat-accounts": "/account/chats/",
         "facilitation-run-form": "/facilitation/new/",
