@@ -21,7 +21,7 @@ from facilitation.actions import phases
 from facilitation.deliberation.markers import parse_markers
 from rooms import limits, meeting
 from rooms.access import can_participate, can_view
-from rooms.actions.deliveries import mark_undeliverable, next_in_line, queue_post, queue_relay, redispatch
+from rooms.actions.deliveries import queue_post, queue_relay, withdraw_unsent
 from rooms.audit import new_correlation_id, record
 from rooms.errors import Forbidden, NotFound, StateConflict, ValidationFailed
 from rooms.events import EventType, build, next_seq, record_event
@@ -90,6 +90,15 @@ def do_post_comment(room_id: int, user, content, platform: str = "web") -> Obser
                                   correlation=correlation, component="human.comment", user=user)
 
 
+def _with_cut(data: dict, text: str, full_length: int) -> dict:
+    """A chat turn's ``data`` saying how long its message was when it was cut (``_chat_text``), and nothing of an
+    earlier cut otherwise."""
+    data.pop("cut", None)
+    if full_length > len(text):
+        data["cut"] = {"length": full_length}
+    return data
+
+
 def _chat_text(text) -> tuple[str, int]:
     """A chat message's text as a turn holds it, and the message's length: NUL dropped (PostgreSQL refuses it),
     cut visibly to ``limits.COMMENT``."""
@@ -127,9 +136,7 @@ def do_record_chat_message(chat: Chat, identity: ChatIdentity, text: str, *, mes
             source["replyTo"] = str(reply_to)
         if identity.user_id:
             source["userId"] = identity.user_id
-        data = {"source": source}
-        if full_length > len(text):
-            data["cut"] = {"length": full_length}
+        data = _with_cut({"source": source}, text, full_length)
         return _record_human_turn(room, author=identity.display_name, content=text, data=data,
                                   origin_chat_id=chat.pk, correlation=correlation, component="human.chat_message",
                                   user=identity.user if identity.user_id else None)
@@ -174,6 +181,14 @@ def _refuse_change(room: Room, obs: Observation, identity: ChatIdentity, change:
     return "refused: not the author"
 
 
+def _rewrite(room: Room, obs: Observation, text: str, data: dict, change: str, markers: list | None = None) -> None:
+    """The turn reads ``text`` now (its markers parsed from it, unless given), with ``data``; the
+    ``discussion:turn_updated`` event says what ``change`` it was."""
+    obs.content, obs.markers, obs.data = text, parse_markers(text) if markers is None else markers, data
+    obs.save(update_fields=["content", "markers", "data"])
+    record_event(room, EventType.TURN_UPDATED, build.turn_updated(obs, change))
+
+
 def _relay_again(room: Room, obs: Observation, text: str, correlation: str) -> None:
     """Tell the chats the turn was relayed to (still linked, the bot still there) what it says now, once."""
     chats = (Chat.objects.filter(deliveries__source=obs, deliveries__kind=Delivery.Kind.RELAY, links__room=room,
@@ -202,13 +217,8 @@ def do_edit_chat_message(chat: Chat, identity: ChatIdentity, message_id: str, te
             return "unchanged"
         before = obs.content
         count = int((obs.data.get("edited") or {}).get("count") or 0) + 1
-        data = {**obs.data, "edited": {"count": count, "at": timezone.now().isoformat()}}
-        data.pop("cut", None)
-        if full_length > len(text):
-            data["cut"] = {"length": full_length}
-        obs.content, obs.markers, obs.data = text, parse_markers(text), data
-        obs.save(update_fields=["content", "markers", "data"])
-        record_event(room, EventType.TURN_UPDATED, build.turn_updated(obs, "edited"))
+        data = _with_cut({**obs.data, "edited": {"count": count, "at": timezone.now().isoformat()}}, text, full_length)
+        _rewrite(room, obs, text, data, "edited")
         if room.kind == Room.Kind.DISCUSSION and room.status in COMMENT_STATES:
             phases.after_turn(room)  # an edited vote counts as the person's vote now
         record("human.chat_edit", room=room, user=identity.user if identity.user_id else None, correlation_id=correlation,
@@ -237,22 +247,11 @@ def do_delete_chat_message(chat: Chat, identity: ChatIdentity, message_id: str, 
             return "unchanged"
         data = {k: v for k, v in obs.data.items() if k not in ("cut", "restored")}
         data["deleted"] = {"at": timezone.now().isoformat()}
-        obs.content, obs.markers, obs.data = DELETED_TEXT, [], data
-        obs.save(update_fields=["content", "markers", "data"])
-        record_event(room, EventType.TURN_UPDATED, build.turn_updated(obs, "deleted"))
+        _rewrite(room, obs, DELETED_TEXT, data, "deleted", markers=[])
         record("human.chat_delete", room=room, user=identity.user if identity.user_id else None, correlation_id=correlation,
                data={"seq": obs.seq, **source})
         # Its relays, and its edits' posts ("Name (edited): ..."), not sent yet.
-        unsent = list(Delivery.objects.filter(source=obs, kind__in=(Delivery.Kind.RELAY, Delivery.Kind.POST), parts_sent=0,
-                                              status__in=(Delivery.Status.QUEUED, Delivery.Status.RETRYING))
-                      .values_list("pk", flat=True))
-        following = []
-        for delivery_id in unsent:
-            mark_undeliverable(delivery_id, diagnostic="Not sent: its author deleted the message.")
-            following.append(next_in_line(delivery_id))  # messages to one chat go in order: the next one goes now
-        follow = [pk for pk in following if pk is not None]
-        if follow:
-            transaction.on_commit(lambda: redispatch(follow))
+        withdraw_unsent(obs, "Not sent: its author deleted the message.")
     return "deleted"
 
 
@@ -273,11 +272,7 @@ def do_restore_chat_message(chat: Chat, identity: ChatIdentity, message_id: str,
             return "unchanged"
         data = {k: v for k, v in obs.data.items() if k != "deleted"}
         data["restored"] = {"at": timezone.now().isoformat()}
-        if full_length > len(text):
-            data["cut"] = {"length": full_length}
-        obs.content, obs.markers, obs.data = text, parse_markers(text), data
-        obs.save(update_fields=["content", "markers", "data"])
-        record_event(room, EventType.TURN_UPDATED, build.turn_updated(obs, "restored"))
+        _rewrite(room, obs, text, _with_cut(data, text, full_length), "restored")
         record("human.chat_restore", room=room, user=identity.user if identity.user_id else None,
                correlation_id=correlation, data={"seq": obs.seq, **source})
     return "restored"

@@ -438,6 +438,22 @@ def mark_undeliverable(delivery_id: int, *, diagnostic: str) -> Delivery:
     return d
 
 
+def withdraw_unsent(source: Observation, diagnostic: str) -> None:
+    """What a turn was to tell the chats and has not begun to (its relays, and the posts that tell of it, e.g. an
+    edit's), not sent at all: each undeliverable with ``diagnostic``. Messages to one place go in order, so the next
+    one in each line is sent once the caller's transaction commits."""
+    unsent = list(Delivery.objects.filter(source=source, kind__in=(Delivery.Kind.RELAY, Delivery.Kind.POST), parts_sent=0,
+                                          status__in=(Delivery.Status.QUEUED, Delivery.Status.RETRYING))
+                  .values_list("pk", flat=True))
+    following = []
+    for delivery_id in unsent:
+        mark_undeliverable(delivery_id, diagnostic=diagnostic)
+        following.append(next_in_line(delivery_id))
+    follow = [pk for pk in following if pk is not None]
+    if follow:
+        transaction.on_commit(lambda: redispatch(follow))
+
+
 def stranded_deliveries(limit: int = 500, grace_seconds: float = 30.0) -> list[int]:
     """Deliveries whose task was lost: the first pending one per target, overdue by ``grace_seconds``."""
     now = timezone.now()
