@@ -34,13 +34,10 @@ def _locked(room_id: int) -> tuple[Room, FacilitationRun]:
     return room, FacilitationRun.objects.select_for_update().get(room=room)
 
 
-def already_read(room_id: int, seq: int) -> bool:
-    return Invocation.objects.filter(room_id=room_id, component="goals.read_message", input__seq=seq).exists()
-
-
-def already_read_edit(room_id: int, seq: int, edit: int) -> bool:
-    return Invocation.objects.filter(room_id=room_id, component="goals.read_message", input__seq=seq,
-                                     input__edit=edit).exists()
+def already_read(room_id: int, seq: int, edit: int | None = None) -> bool:
+    """The turn ``seq`` was read (``edit``: that edit of it was)."""
+    read = Invocation.objects.filter(room_id=room_id, component="goals.read_message", input__seq=seq)
+    return (read if edit is None else read.filter(input__edit=edit)).exists()
 
 
 def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | None = None, *,
@@ -68,7 +65,7 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
             return out
         taken_back: list[str] = []
         if edit is not None:
-            if seq is None or already_read_edit(room_id, seq, edit) or not already_read(room_id, seq):
+            if seq is None or already_read(room_id, seq, edit) or not already_read(room_id, seq):
                 return out
             said_before = rules.said(run.pattern, run.slots, speaker, before, roster)
             said_now = rules.said(run.pattern, run.slots, speaker, text, roster)

@@ -265,8 +265,8 @@ def apply(pattern: str, artifact: dict, changes: list) -> tuple[dict, bool]:
         elif isinstance(c, Choose) and pattern == "decision" and new.get("choice") != c.option:
             new["choice"] = c.option
             changed = True
-        elif isinstance(c, Propose) and pattern == "decision" and _new_proposal(new["proposals"], c.option):
-            new["proposals"].append(_new_proposal(new["proposals"], c.option))
+        elif isinstance(c, Propose) and pattern == "decision" and (option := _new_proposal(new["proposals"], c.option)):
+            new["proposals"].append(option)
             changed = True
         elif isinstance(c, AddItem) and pattern == "list" and len(new["items"]) < MAX_ITEMS and not _listed(new["items"], c.text):
             new["items"].append({"text": c.text, "by": c.by})
