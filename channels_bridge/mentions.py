@@ -42,13 +42,14 @@ def _addressed(d: Delivery) -> list[Named]:
     """The people a relayed facilitator's line addresses, found among the chat's members."""
     if d.kind != Delivery.Kind.RELAY or not d.source_id or not d.chat_id:
         return []
-    row = Observation.objects.filter(pk=d.source_id, author_kind=Observation.AuthorKind.FACILITATOR).values_list(
-        "data", "content").first()
-    places = (row[0] or {}).get("addressed") if row and isinstance(row[0], dict) else None
+    turn = d.source  # read with the delivery when it was claimed for sending
+    if turn is None or turn.author_kind != Observation.AuthorKind.FACILITATOR or not isinstance(turn.data, dict):
+        return []
+    places = turn.data.get("addressed")
     start = markdown_from(d.text or "", d.card)
     if not places or start is None:
         return []
-    content = row[1] or ""
+    content = turn.content or ""
     lead = len(content) - len(content.lstrip())  # the relay says the turn without its leading blanks
     said = (d.text or "")[start:]
     members: dict[str, list[ChatIdentity]] = {}

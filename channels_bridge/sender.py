@@ -100,10 +100,9 @@ def _moment_passed(d, wait: float = 0.0) -> str:
     """The reason not to send a facilitator's line any more ("" while it may go out): a line steering a run that has
     ended since, or a line of one moment that would go out (after ``wait``) more than ``MOMENT_SECONDS`` after it was
     said. Only relayed lines of which no part went out yet (a message is never cut short)."""
-    if d.kind != Delivery.Kind.RELAY or d.source_id is None or d.parts_sent:
+    if d.kind != Delivery.Kind.RELAY or d.source is None or d.parts_sent:
         return ""
-    said = (Observation.objects.filter(pk=d.source_id, author_kind=Observation.AuthorKind.FACILITATOR)
-            .values_list("data", flat=True).first())
+    said = d.source.data if d.source.author_kind == Observation.AuthorKind.FACILITATOR else None
     purpose = said.get("purpose") if isinstance(said, dict) else None
     if purpose not in STEERING:
         return ""

@@ -355,10 +355,11 @@ class Claimed:
 
 
 def claim_delivery(delivery_id: int, lease_seconds: float = 120.0) -> Claimed:
-    """Take a delivery for sending: only one worker at a time, in order per target."""
+    """Take a delivery for sending: only one worker at a time, in order per target. The turn it tells of comes with it
+    (``source``: the sender and the platforms read what it says and whom it addresses)."""
     now = timezone.now()
     with transaction.atomic():
-        d = Delivery.objects.select_for_update().filter(pk=delivery_id).first()
+        d = Delivery.objects.select_for_update(of=("self",)).select_related("source").filter(pk=delivery_id).first()
         if d is None or d.status in (Delivery.Status.SENT, Delivery.Status.UNDELIVERABLE):
             return Claimed(done=True)
         if d.status == Delivery.Status.SENDING and d.lease_until and d.lease_until > now:
