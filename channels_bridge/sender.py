@@ -69,13 +69,9 @@ def send_delivery(delivery_id: int) -> float | None:
         bots.touch_sent(d.platform)
         return _hand_over(d.pk)
     if result.kind == "wait":
-        passed = _moment_passed(d, result.wait)
-        if passed:
-            return _drop(d, passed)
-        held_back = "" if d.kind in ALWAYS_DELIVERED else _held_back_too_long(d, result.wait)
-        if held_back:
-            outbox.mark_undeliverable(d.pk, diagnostic=held_back)
-            return _hand_over(d.pk)
+        given_up = _moment_passed(d, result.wait) or ("" if d.kind in ALWAYS_DELIVERED else _held_back_too_long(d, result.wait))
+        if given_up:
+            return _drop(d, given_up)
         outbox.release_delivery(d.pk, wait=result.wait)
         return max(0.05, result.wait)
     if result.kind == "undeliverable":
@@ -119,8 +115,8 @@ def _moment_passed(d, wait: float = 0.0) -> str:
 
 
 def _drop(d, reason: str) -> None:
-    """A claimed delivery whose moment passed: recorded undeliverable with the reason, never sent; the next in line
-    goes on."""
+    """A claimed delivery given up before it went out (its moment passed, or the pace held it back too long): recorded
+    undeliverable with the reason, never sent; the next in line goes on."""
     outbox.mark_undeliverable(d.pk, diagnostic=reason)
     log.info("delivery %s (%s to %s) dropped: %s", d.pk, d.kind, d.recipient, reason)
     return _hand_over(d.pk)

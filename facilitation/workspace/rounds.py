@@ -15,7 +15,7 @@ run of the same slot cannot claim it; a seat's round is moreover written only if
 (round, seat) exists, and a round has one narrative (a unique constraint).
 """
 import logging
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
@@ -76,6 +76,10 @@ class Usage:
     @property
     def tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+    def logged(self) -> dict:
+        """The call's fields of its invocation (``log_invocation``): provider, model, tokens, cost and latency."""
+        return asdict(self)
 
 
 def _account(room: Room, agent_id: int | None, seat_id: int | None, usage: Usage) -> None:
@@ -204,9 +208,7 @@ def commit_agent(work: AgentWork, called: Called, claim: Claim, pause: str = "")
                 return False  # by this very attempt, whose connection failed as it committed: its usage is in, once
             log_invocation(room, "agent.round_work", correlation=work.correlation, agent_id=ctx.agent_id,
                            input={"round": work.round, "seatId": work.seat_id}, output=called.text[:4000], success=False,
-                           error="discarded: the round closed or the lease was lost", provider=usage.provider,
-                           model=usage.model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
-                           latency_ms=usage.latency_ms, cost_usd=usage.cost_usd)
+                           error="discarded: the round closed or the lease was lost", **usage.logged())
             _account(room, ctx.agent_id, work.seat_id, usage)
             return False
         seat = Seat.objects.select_related("agent").get(pk=work.seat_id)
@@ -221,8 +223,7 @@ def commit_agent(work: AgentWork, called: Called, claim: Claim, pause: str = "")
                               "personaId": ctx.persona_id,
                               "promptChars": len(work.request.system) + sum(len(m["content"]) for m in work.request.messages)},
                        output=called.text[:4000], success=called.status == "ok", error="; ".join(problems)[:2000],
-                       provider=usage.provider, model=usage.model, input_tokens=usage.input_tokens,
-                       output_tokens=usage.output_tokens, latency_ms=usage.latency_ms, cost_usd=usage.cost_usd)
+                       **usage.logged())
         _account(room, ctx.agent_id, work.seat_id, usage)
         valid_ids = set(Observation.objects.filter(room=room, pk__in=[o["respondingToId"] for o in observations
                                                                         if o["respondingToId"]]).exclude(event_type="")
@@ -372,8 +373,7 @@ def _keep_discarded_narrative(room: Room, work: CloseWork, called: Called, claim
     log_invocation(room, "narrative.generate", correlation=work.correlation, agent_id=work.moderator_id,
                    input={"round": work.round, "attempt": claim.attempt, "purpose": work.request.purpose},
                    output=called.text[:4000], success=False, error="discarded: the lease was lost or the round's narrative "
-                   "is written", provider=usage.provider, model=usage.model, input_tokens=usage.input_tokens,
-                   output_tokens=usage.output_tokens, latency_ms=usage.latency_ms, cost_usd=usage.cost_usd)
+                   "is written", **usage.logged())
     _account(room, work.moderator_id, None, usage)
 
 
@@ -394,8 +394,7 @@ def _write_narrative(room: Room, work: CloseWork, called: Called, parsed: dict, 
     log_invocation(room, "narrative.generate", correlation=work.correlation, agent_id=work.moderator_id,
                    input={"round": work.round, "attempt": attempt, "purpose": work.request.purpose, "fallback": fallback},
                    output=called.text[:4000] or parsed["summary"][:4000], success=called.status == "ok" and not fallback,
-                   error=called.error, provider=usage.provider, model=usage.model, input_tokens=usage.input_tokens,
-                   output_tokens=usage.output_tokens, latency_ms=usage.latency_ms, cost_usd=usage.cost_usd)
+                   error=called.error, **usage.logged())
     _account(room, work.moderator_id, None, usage)
     record_event(room, EventType.NARRATIVE, {"narrative": narrative_payload(narrative)})
     return narrative
