@@ -242,19 +242,20 @@
   // nothing still fits) stops the agents: the workspace pauses now rather than at its next call. Words for the form
   // and for the notice once saved; "" for a budget that leaves room.
   function budgetSpent() {
-    const usage = state.room.usage || {};
     const tokens = $("#budget-tokens").value.trim(), usd = $("#budget-usd").value.trim();
-    const spent = [tokens !== "" && Number(tokens) <= (usage.totalTokens || 0) ? `${(usage.totalTokens || 0).toLocaleString("en")} tokens` : "",
-      usd !== "" && Number(usd) < (usage.costUsd || 0) ? `$${Number(usage.costUsd).toFixed(2)}` : ""].filter(Boolean);
-    return spent.length ? spent.join(" and ") : "";
+    return spentOf(tokens === "" ? null : Number(tokens), usd === "" ? null : Number(usd), state.room.usage);
   }
 
-  // The room's budget leaves no call: its tokens are spent, or more than its dollars.
-  function budgetUsedUp(r) {
-    const usage = r.usage || {};
-    return (r.budgetTokens != null && (usage.totalTokens || 0) >= r.budgetTokens)
-      || (r.budgetUsd != null && (usage.costUsd || 0) > Number(r.budgetUsd));
+  // What of a budget (null: no limit) the usage has spent, in words ("" while it leaves a call): its tokens (no call
+  // fits in them), or more than its dollars.
+  function spentOf(budgetTokens, budgetUsd, usage) {
+    const { totalTokens = 0, costUsd = 0 } = usage || {};
+    return [budgetTokens != null && (totalTokens || 0) >= budgetTokens ? `${(totalTokens || 0).toLocaleString("en")} tokens` : "",
+      budgetUsd != null && (costUsd || 0) > Number(budgetUsd) ? `$${Number(costUsd).toFixed(2)}` : ""].filter(Boolean).join(" and ");
   }
+
+  // The room's budget leaves no call.
+  const budgetUsedUp = (r) => spentOf(r.budgetTokens, r.budgetUsd, r.usage) !== "";
 
   // Before saving: what a budget already spent does, and the Save button says it.
   function renderBudgetWarning() {
