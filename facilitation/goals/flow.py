@@ -16,25 +16,28 @@ people are on.
 """
 import logging
 
-from facilitation.goals import actions, reading
-from facilitation.goals.voice import command_in
+from facilitation.goals import actions, reading, texts
+from facilitation.goals.voice import command_in, escaper_for
 from rooms import meeting
 from rooms.access import can_control
 from rooms.actions.chat import do_refuse_stop, do_unlink_chat, live_link
 from rooms.errors import StateConflict
-from rooms.models import Chat, ChatIdentity, FacilitationRun, Room
+from rooms.models import Chat, ChatIdentity, ChatLink, FacilitationRun, Room
 
 log = logging.getLogger("convene.goals")
 
 UNLINKED = "This chat is no longer linked to the run. Thank you all."
 
 
-def stop_refused(chat: Chat) -> str:
+def stop_refused(chat: Chat, run: FacilitationRun) -> str:
     """The answer to a stop by someone who may not stop the run, with the status command as typed in that chat
-    (escaped where the chat shows Markdown: the bot's name is in it on Teams)."""
-    status = command_in(chat, "facilitator status")
-    return ("Only the person who invited me, or the run's owner (with a linked account), can stop this run. "
-            f"Everyone can ask {status}.")
+    (escaped where the chat shows Markdown: the bot's name is in it on Teams). Only in the group the run was started
+    from (linked before it opened) did its initiator invite the facilitator; anywhere else the initiator is named as
+    who started the run."""
+    started = run.room.started_at
+    founding = started is not None and ChatLink.objects.filter(room_id=run.room_id, chat=chat, linked_at__lte=started).exists()
+    return texts.stop_refused(command_in(chat, "facilitator status"), founding=founding,
+                              initiator=run.initiator_name, esc=escaper_for(chat))
 
 
 def _run(room_id: int | None) -> FacilitationRun | None:
@@ -91,7 +94,7 @@ def _stop(run: FacilitationRun, command: meeting.Command) -> str | None:
     if not allowed:
         if link.linked_by_id == sender.pk:
             return None
-        refusal = stop_refused(command.chat)
+        refusal = stop_refused(command.chat, run)
         do_refuse_stop(command.chat, link, sender, refusal, refused="may not stop the run")
         return refusal
     try:

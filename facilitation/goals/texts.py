@@ -88,6 +88,17 @@ def brought_here(added_by: str, linked_by: str, esc: Escape = as_written) -> str
     return " ".join(said)
 
 
+def stop_refused(status_command: str, founding: bool = True, initiator: str = "", esc: Escape = as_written) -> str:
+    """The answer to a stop from someone who may not stop the run. In the group the run was started from
+    (``founding``) the initiator is the person who invited the facilitator there; anywhere else someone else did (or
+    the run was started in the browser), so the initiator is named (``initiator``, "" when unknown) as who started it."""
+    if founding:
+        who = "the person who invited me"
+    else:
+        who = f"{esc(initiator)}, who started this run" if initiator else "whoever started this run"
+    return f"Only {who}, or the run's owner (with a linked account), can stop this run. Everyone can ask {status_command}."
+
+
 def handshake(info: RunInfo, esc: Escape = as_written, status_command: str = STATUS_COMMAND,
               stop_command: str = STOP_COMMAND, by: str | None = None) -> str:
     """``by``: who brought the facilitator into this group, already worded (``brought_here``); by default the run's

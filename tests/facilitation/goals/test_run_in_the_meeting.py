@@ -802,6 +802,42 @@ def test_whoever_linked_a_second_group_may_unlink_it_and_the_run_goes_on(telegra
     assert ChatLink.objects.filter(room=room, active=True).count() == 1
 
 
+@pytest.mark.parametrize("place", ["telegram", "teams"], indirect=True)
+def test_a_stop_refused_in_a_group_linked_later_names_who_started_the_run(place, request):
+    """In a group linked to the run under way, someone else invited the facilitator: a refused stop there names the
+    run's initiator (Ana, in the first group) and the owner as who may stop it, never "the person who invited me",
+    in the same words on Telegram and Teams; the first group still hears its own refusal."""
+    from rooms.actions.chat import do_create_room_code
+    from rooms.models import Invocation
+
+    owner, data, room = joined_in(place)
+    code = committed(do_create_room_code, room, owner)
+    if place.platform == "telegram":
+        other, dan, eve = tu.group(-7004, "Second team"), tu.user(505, "Dan", "dan"), tu.user(506, "Eve", "eve")
+        place.post(tu.bot_added(other, dan))
+        place.post(tu.command(other, dan, f"/facilitator start {code.code}"))
+        place.post(tu.command(other, eve, "/facilitator stop"))
+        status = "/facilitator status"
+    else:
+        other, dan, eve = (place.fake.conversation("19:second@thread.v2", "groupChat"), place.fake.account(5, "Dan"),
+                           place.fake.account(6, "Eve"))
+        place.post(place.fake.bot_added(other, dan))
+        place.post(place.fake.message(other, dan, f"facilitator start {code.code}"))
+        place.post(place.fake.message(other, eve, "facilitator stop"))
+        status = "@Convene facilitator status"
+    place.drain()
+    texts = ([m["text"] for m in place.fake.sent_to(other["id"])] if place.platform == "telegram"
+             else [a["activity"].get("text") or "" for a in place.fake.sent_to(other["id"])])
+    assert texts[-1] == ("Only Ana, who started this run, or the run's owner (with a linked account), can stop this run. "
+                         f"Everyone can ask {status}.")
+    refused = Invocation.objects.get(component="bridge.stop_refused", room=room)
+    assert refused.error == texts[-1]
+    assert FacilitationRun.objects.get(room=room).state == "active"
+    assert ChatLink.objects.filter(room=room, active=True).count() == 2
+    place.say("cy", "/facilitator stop")  # in the group Ana invited the facilitator to, she is the person who did
+    assert place.group_texts()[-1].startswith("Only the person who invited me, or the run's owner")
+
+
 def test_at_the_deadline_the_closing_says_why_once_and_the_status_shows_the_end(telegram, post_telegram, run_tasks):
     from facilitation.tasks.goals import sweep_runs
 
