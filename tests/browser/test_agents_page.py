@@ -88,3 +88,44 @@ def test_make_an_agent_edit_it_pick_it_and_delete_one(make_page):
     spare.wait_for(state="detached")
     assert not Agent.objects.filter(name="Spare").exists()
     assert not page.errors and not wizard.errors, (page.errors, wizard.errors)
+
+
+def test_an_agents_expertise_and_concerns_are_written_a_line_each_and_refused_next_to_their_field(make_page):
+    page, owner = make_page("erika")
+    page.goto("/agents/")
+    page.wait_for_selector("#builtin-list [data-builtin=true]")
+    page.get_by_role("button", name="Create agent").click()
+    page.get_by_label("Name", exact=True).fill("Cache Expert")
+    expertise = page.get_by_label("Expertise")
+    expertise.fill("Caching\n\n" + "x" * 301 + "\n")
+    page.get_by_label("Concerns").fill("  Stale prices  \nWhat happens at ten times the load?")
+    page.get_by_role("button", name="Save agent").click()
+    # The server refuses the long item: said next to the field, by the line it is on (the empty one counted).
+    error = page.locator("#a-expertise-error")
+    expect(error).to_have_text("Line 3: Ensure this field has no more than 300 characters.")
+    expect(expertise).to_have_attribute("aria-invalid", "true")
+    expect(expertise).to_be_focused()
+    expect(page.locator("#form-error")).not_to_contain_text("300 characters")
+    assert not Agent.objects.filter(name="Cache Expert").exists()
+    assert not serious_violations(page), serious_violations(page)
+    expertise.fill("Caching\n\nDatabase tuning\n")
+    expect(error).to_be_hidden()
+    expect(expertise).not_to_have_attribute("aria-invalid", "true")
+    page.get_by_role("button", name="Save agent").click()
+    card = page.locator("#custom-list [data-builtin=false]", has_text="Cache Expert")
+    expect(card).to_contain_text("Caching, Database tuning")
+    agent = Agent.objects.get(name="Cache Expert", created_by=owner)
+    assert agent.expertise == ["Caching", "Database tuning"]
+    assert agent.concerns == ["Stale prices", "What happens at ten times the load?"]
+
+    # Edited: the form shows them a line each; what is changed is saved, an emptied field empties the list.
+    page.get_by_role("button", name="Edit Cache Expert").click()
+    expect(expertise).to_have_value("Caching\nDatabase tuning")
+    expect(page.get_by_label("Concerns")).to_have_value("Stale prices\nWhat happens at ten times the load?")
+    expertise.fill("Caching\nInvalidation")
+    page.get_by_label("Concerns").fill("")
+    page.get_by_role("button", name="Save changes").click()
+    expect(card).to_contain_text("Caching, Invalidation")
+    agent.refresh_from_db()
+    assert (agent.expertise, agent.concerns) == (["Caching", "Invalidation"], [])
+    assert not page.errors, page.errors

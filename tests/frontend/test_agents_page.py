@@ -78,5 +78,6 @@ def test_every_field_the_api_may_refuse_has_an_input_on_the_page():
             assert tag, f"{input_id} is on the page"
             assert f"{input_id}-error" in tag.group(0), f"{input_id} is described by its error line"
             assert f'<p id="{input_id}-error" class="error" hidden></p>' in template
+    assert {"expertise", "concerns"} <= set(_field_map(source, "AGENT_FIELDS")), "an agent's lists are on the form"
     words = re.search(r"const PROVIDER_WORDS = \{(.*?)\};", source, re.S).group(1)
     assert set(re.findall(r"(\w+):", words)) == set(PROVIDERS), "every provider the API takes has its words"

@@ -86,17 +86,27 @@
     for (const input of form.querySelectorAll("[aria-invalid]")) setFieldError(input, "");
   }
 
+  // One field's messages in words. A list field's are by item ({"2": [...]}): each is said after `item(index)`
+  // ("Line 3"; "Item 3" when the page names none).
+  function fieldText(field, msgs, item) {
+    if (!msgs || typeof msgs !== "object" || Array.isArray(msgs)) return errorText({ details: { [field]: msgs } });
+    return Object.entries(msgs).map(([key, inner]) => {
+      const text = fieldText(field, inner, item);
+      return text && /^\d+$/.test(key) ? `${item ? item(field, Number(key)) : `Item ${Number(key) + 1}`}: ${text}` : text;
+    }).filter(Boolean).join(" ");
+  }
+
   // The server's refusal put where it belongs: each field of `fields` ({api field: input}) that the details
-  // name gets its text next to it (two API fields on one input are one line); what is left (the message,
-  // fields without an input) is returned in the page's `words` (as Convene.errorText says them), with the
-  // first input that is wrong, to focus.
-  function placeErrors(err, fields, words) {
+  // name gets its text next to it (two API fields on one input are one line; a list field's items as
+  // `item(field, index)` names them); what is left (the message, fields without an input) is returned in the
+  // page's `words` (as Convene.errorText says them), with the first input that is wrong, to focus.
+  function placeErrors(err, fields, words, item) {
     const rest = {};
     const placed = new Map();
     for (const [field, msgs] of Object.entries((err && err.details) || {})) {
       const input = fields[field];
       if (!input) { rest[field] = msgs; continue; }
-      const text = errorText({ details: { [field]: msgs } });
+      const text = fieldText(field, msgs, item);
       placed.set(input, [placed.get(input), text].filter(Boolean).join(" "));
     }
     for (const [input, text] of placed) setFieldError(input, text);

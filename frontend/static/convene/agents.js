@@ -1,7 +1,7 @@
 // The agents page: the participant agents you may use (built-ins badged and read-only, your own editable and
-// deletable) and a form that creates or edits one: name, alias (made from the name until you change it), role
-// and persona from the catalogue or written in place (a new role or persona row is created first), model and
-// an optional budget. What the server refuses is said next to the field it is about.
+// deletable) and a form that creates or edits one: name, alias (made from the name until you change it), its
+// expertise and concerns (one a line), role and persona from the catalogue or written in place (a new role or
+// persona row is created first), model and an optional budget. What the server refuses is said next to the field it is about.
 (function () {
   "use strict";
   const { request, listAll, el, toast, pageData, agentLabels, budgetLimits } = window.Convene;
@@ -13,11 +13,13 @@
 
   const PROVIDER_WORDS = { rehearsal: "Offline rehearsal", anthropic: "Anthropic", openai: "OpenAI-compatible", scripted: "Scripted (tests)" };
   // The API's fields of each request, as the inputs that hold them, and in the page's words for the rest.
-  const AGENT_FIELDS = { name: "#a-name", alias: "#a-alias", description: "#a-description", roleId: "#a-role", personaId: "#a-persona",
-    provider: "#a-provider", model: "#a-model", budgetTokens: "#a-budget-tokens", budgetUsd: "#a-budget-usd" };
+  const AGENT_FIELDS = { name: "#a-name", alias: "#a-alias", description: "#a-description", expertise: "#a-expertise",
+    concerns: "#a-concerns", roleId: "#a-role", personaId: "#a-persona", provider: "#a-provider", model: "#a-model",
+    budgetTokens: "#a-budget-tokens", budgetUsd: "#a-budget-usd" };
   const ROLE_FIELDS = { name: "#r-name", key: "#r-name", function: "#r-function", basePrompt: "#r-prompt" };
   const PERSONA_FIELDS = { name: "#p-name", key: "#p-name", prompt: "#p-prompt" };
-  const FIELD_WORDS = { isFacilitator: "Facilitator", expertise: "Expertise", concerns: "Concerns" };
+  const FIELD_WORDS = { isFacilitator: "Facilitator" };
+  const LISTS = ["expertise", "concerns"]; // list fields written one item a line
 
   let agents = []; // the participant agents shown
   let allAgents = []; // every agent you may use: a new name is checked against your own, an alias against theirs
@@ -42,6 +44,19 @@
     return alias;
   }
 
+  // A list field's lines that say something, trimmed: the items sent.
+  function lineItems(field) {
+    return $(AGENT_FIELDS[field]).value.split("\n").map((line) => line.trim()).filter(Boolean);
+  }
+
+  // The line of a list field's textarea that holds the item at `index` of those sent: "Line 3".
+  function itemLine(field, index) {
+    if (!LISTS.includes(field)) return `Item ${index + 1}`;
+    const lines = $(AGENT_FIELDS[field]).value.split("\n");
+    const said = lines.map((line, n) => (line.trim() ? n : -1)).filter((n) => n >= 0);
+    return `Line ${(said[index] ?? index) + 1}`;
+  }
+
   function byId(rows, id) {
     return rows.find((r) => String(r.id) === String(id)) || null;
   }
@@ -59,6 +74,7 @@
         el("dt", {}, "Role"), el("dd", {}, role ? role.name : "none"),
         el("dt", {}, "Persona"), el("dd", { class: "persona-gist" }, persona ? personaGist(persona) : agent.persona ? agent.persona.name : "none"),
         el("dt", {}, "Model"), el("dd", {}, model || "default"),
+        agent.expertise && agent.expertise.length ? [el("dt", {}, "Expertise"), el("dd", {}, agent.expertise.join(", "))] : null,
         budget ? [el("dt", {}, "Budget"), el("dd", {}, budget)] : null)]);
   }
 
@@ -135,6 +151,7 @@
       $("#a-alias").value = editing ? editing.alias || "" : "";
       aliasEdited = Boolean(editing);
       $("#a-description").value = editing ? editing.description || "" : "";
+      for (const field of LISTS) $(AGENT_FIELDS[field]).value = editing ? (editing[field] || []).join("\n") : "";
       $("#a-role").value = editing && editing.roleId != null ? String(editing.roleId) : "";
       $("#a-persona").value = editing && editing.personaId != null ? String(editing.personaId) : "";
       $("#a-provider").value = editing ? editing.provider || "" : "";
@@ -195,6 +212,7 @@
       roleId: $("#a-role").value ? Number($("#a-role").value) : null,
       personaId: $("#a-persona").value ? Number($("#a-persona").value) : null,
       provider: $("#a-provider").value, model: $("#a-model").value.trim(),
+      expertise: lineItems("expertise"), concerns: lineItems("concerns"),
       budgetTokens: budgetValue("#a-budget-tokens"), budgetUsd: budgetValue("#a-budget-usd"),
     };
     // An alias left as made from the name is made by the server (numbered there when it is taken meanwhile);
@@ -222,7 +240,7 @@
       announce();
       await load();
     } catch (err) {
-      const { summary, first } = placeErrors(err, inputs(err.fields || AGENT_FIELDS), FIELD_WORDS);
+      const { summary, first } = placeErrors(err, inputs(err.fields || AGENT_FIELDS), FIELD_WORDS, itemLine);
       error.textContent = summary;
       error.hidden = false;
       if (first) first.focus();
@@ -269,6 +287,7 @@
     aliasEdited = Boolean($("#a-alias").value.trim()) || Boolean(editing);
     setFieldError($("#a-alias"), "");
   });
+  for (const sel of ["#a-expertise", "#a-concerns"]) $(sel).addEventListener("input", () => setFieldError($(sel), ""));
   for (const sel of ["#a-role", "#a-persona"]) $(sel).addEventListener("change", () => { setFieldError($(sel), ""); showWriteIns(); });
   form.addEventListener("submit", save);
   form.addEventListener("keydown", (e) => { if (e.key === "Escape") openForm(false); });
