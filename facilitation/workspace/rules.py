@@ -1,6 +1,7 @@
 """The room-level rules every workspace write checks, and correlation ids."""
 import uuid
 
+from rooms.audit import current_correlation_id
 from rooms.errors import StateConflict
 from rooms.models import Room, Seat, Turn
 
@@ -48,6 +49,9 @@ def current_turn(room: Room) -> Turn | None:
 
 
 def correlation_of(room: Room) -> str:
-    """The chain a manager action joins: the current round's correlation id (a fresh one before round 1)."""
+    """The chain a manager action joins: the current round's correlation id; before round 1 the enclosing
+    ``rooms.audit.correlation()`` block's (one request's rows), else a fresh one."""
     turn = current_turn(room)
-    return turn.correlation_id if turn is not None and turn.correlation_id else new_correlation(f"ws{room.pk}")
+    if turn is not None and turn.correlation_id:
+        return turn.correlation_id
+    return current_correlation_id() or new_correlation(f"ws{room.pk}")

@@ -7,7 +7,7 @@ from facilitation.runs.scheduling import inline
 from facilitation.workspace import rounds
 from facilitation.workspace.actions.lifecycle import do_start_workspace
 from facilitation.workspace.actions.rounds import do_end_round
-from rooms.models import Agent, Invocation, Narrative, Observation, Room, RoomEvent
+from rooms.models import Agent, Invocation, Narrative, Observation, Room, RoomEvent, Turn
 from tests.factories import make_user
 from tests.workspace.helpers import agent_seats, make_workspace, run_round_work
 
@@ -168,3 +168,44 @@ def test_a_budget_lowered_to_what_is_spent_pauses_an_active_workspace_at_once(ma
     assert client.post(f"/api/discussions/{room.pk}/resume").status_code == 409
     client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": spent + 10_000}, content_type="application/json")
     assert client.post(f"/api/discussions/{room.pk}/resume").status_code == 200
+
+
+def test_a_budget_saved_with_a_pause_in_one_request_leaves_its_audit_rows_in_one_correlation(manager, calls, client):
+    """One PATCH that saves a budget and pauses the workspace (asked for, or because the budget is used up) leaves
+    the budget's row and the pause's row under one correlation id: the round's chain."""
+    room = make_workspace(manager, turn_policy={"maxEvents": 50, "maxSeconds": 600})
+    with inline():
+        do_start_workspace(room, manager)
+        run_round_work(room)
+    room.refresh_from_db()
+    chain = Turn.objects.get(room=room, number=1).correlation_id
+    client.force_login(manager)
+    r = client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": room.tokens_used + 10_000, "status": "paused"},
+                     content_type="application/json")
+    assert r.status_code == 200 and r.json()["data"]["status"] == "paused"
+    update = Invocation.objects.filter(room=room, component="room.update").latest("id")
+    pause = Invocation.objects.get(room=room, component="manager.pause_room")
+    assert update.input["after"]["budgetTokens"] == room.tokens_used + 10_000
+    assert update.correlation_id == pause.correlation_id == chain
+    assert client.post(f"/api/discussions/{room.pk}/resume").status_code == 200
+    # A budget lowered to what is spent pauses the workspace in the same request: one correlation too.
+    r = client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": room.tokens_used}, content_type="application/json")
+    assert r.json()["data"]["pauseReason"] == "budget"
+    update = Invocation.objects.filter(room=room, component="room.update").latest("id")
+    pause = Invocation.objects.get(room=room, component="room.budget_pause")
+    assert update.input["after"]["budgetTokens"] == room.tokens_used
+    assert update.correlation_id == pause.correlation_id == chain
+
+
+def test_a_budget_saved_with_the_start_in_one_request_shares_the_start_s_correlation(manager, calls, client):
+    """Before its first round a workspace has no round chain: the budget's row and the start's row of one PATCH still
+    share the request's one correlation id (round 1 then opens its own chain)."""
+    room = make_workspace(manager, turn_policy={"maxEvents": 50, "maxSeconds": 600})
+    client.force_login(manager)
+    with inline():
+        r = client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": 1_000_000, "status": "active"},
+                         content_type="application/json")
+    assert r.status_code == 200 and r.json()["data"]["status"] == "active"
+    update = Invocation.objects.get(room=room, component="room.update")
+    start = Invocation.objects.get(room=room, component="manager.start_room")
+    assert update.input["after"]["budgetTokens"] == 1_000_000 and update.correlation_id == start.correlation_id

@@ -14,6 +14,7 @@ from facilitation.controls import control_room, verb_for
 from facilitation.goals.creation import do_create_run
 from facilitation.workspace.actions import lifecycle as ws_lifecycle
 from facilitation.workspace.actions import rounds as ws_rounds
+from facilitation.workspace import rules as ws_rules
 from rooms.access import visible_rooms
 from rooms.audit import correlation
 from rooms.actions.rooms import (
@@ -123,7 +124,10 @@ class DiscussionDetailView(APIView):
         fields, target, policy = inputs.DiscussionPatchIn.parse(json_body(request))
         if policy is not None:
             require_turn_policy_kind(room.kind)
-        with transaction.atomic(), correlation():  # one request, one correlation id on its audit rows
+        # One request, one correlation id on its audit rows: a workspace's is its round's chain, which the
+        # workspace's own rows of this request (a pause, a budget pause, a turn policy) join too.
+        chain = ws_rules.correlation_of(room) if room.kind == Room.Kind.WORKSPACE else None
+        with transaction.atomic(), correlation(chain):
             if fields:
                 room = do_update_room(room, actor=request.user, **fields)
                 if room.kind == Room.Kind.WORKSPACE and target is None:

@@ -54,7 +54,9 @@ def do_resume_workspace(room: Room, user=None) -> Room:
     """Resume a paused workspace. One that paused itself for its budget resumes only once the budget
     covers the calls its round still has to make, each as much as the call it refused (409
     ``budget_exceeded`` otherwise, naming the budget needed: nothing would run, or the first call would
-    run and the workspace pause again at once)."""
+    run and the workspace pause again at once). The refused call stands for every call: another seat's need is
+    known only once its prompt is built (which searches the room, not done under this lock), and what a seat's
+    earlier calls used is less than the most its call's check keeps (``budget.estimate``)."""
     with transaction.atomic():
         room = locked(room)
         require_status(room, (S.PAUSED,), "resume")
