@@ -5,6 +5,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.test_newcomer import serious_violations
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 REFUSAL = {"error": {"code": "validation_error", "message": "The agent is not valid.",
@@ -12,19 +14,40 @@ REFUSAL = {"error": {"code": "validation_error", "message": "The agent is not va
                                  "budgetUsd": ["Must be zero or more."]}}}
 
 
-def test_the_facilitators_page_names_fields_by_their_labels(make_page):
+def test_the_facilitators_page_says_each_refused_field_next_to_it(make_page):
+    """As on the Agents page: a field the server refuses is said next to its input (and marked invalid), what has no
+    input stays above the buttons in the page's words; a refused persona's prompt is said under the prompt."""
     page, _owner = make_page("fiona")
     page.goto("/facilitators/")
     page.locator("#create-toggle").click()
+    page.locator("#create-save").click()  # no name: said next to it, before asking the server
+    expect(page.locator("#f-name-error")).to_have_text("Give the facilitator a name.")
+    expect(page.locator("#f-name")).to_be_focused()
+    expect(page.locator("#create-error")).to_be_hidden()
+
     page.locator("#f-name").fill("Chair of the week")
+    expect(page.locator("#f-name-error")).to_be_hidden()
     page.route(re.compile(r".*/api/agents$"), lambda route: route.fulfill(
         status=400, body=json.dumps(REFUSAL), content_type="application/json") if route.request.method == "POST"
         else route.continue_())
     page.locator("#create-save").click()
+    expect(page.locator("#f-name-error")).to_have_text("Ensure this field has no more than 120 characters.")
+    expect(page.locator("#f-name")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#f-name")).to_be_focused()
     error = page.locator("#create-error")
-    expect(error).to_contain_text("The agent is not valid. Name: Ensure this field has no more than 120 characters.")
-    expect(error).to_contain_text("Must be zero or more.")
-    assert "name:" not in error.inner_text() and "budgetUsd" not in error.inner_text()
+    expect(error).to_have_text("The agent is not valid. Must be zero or more.")
+    assert "budgetUsd" not in error.inner_text()
+    assert not serious_violations(page), serious_violations(page)
+
+    page.route(re.compile(r".*/api/personas$"), lambda route: route.fulfill(status=400, content_type="application/json", body=json.dumps(
+        {"error": {"code": "validation_error", "message": "The request is not valid.",
+                   "details": {"prompt": ["The prompt needs more than spaces."]}}})))
+    page.locator("#f-persona").fill("   x")
+    page.locator("#create-save").click()
+    expect(page.locator("#f-persona-error")).to_have_text("The prompt needs more than spaces.")
+    expect(page.locator("#f-name-error")).to_be_hidden()  # the earlier refusal is gone
+    expect(page.locator("#f-persona")).to_be_focused()
+    assert not page.errors, page.errors
 
 
 def test_the_desk_names_fields_in_its_words_a_line_each(make_page):

@@ -166,8 +166,8 @@ def test_agents_of_one_name_are_told_apart_and_a_name_of_yours_is_not_given_twic
     page.locator("#create-toggle").click()
     page.locator("#f-name").fill("Chair Triplet")
     page.locator("#create-save").click()
-    page.locator("#create-error").wait_for()
-    assert 'already have an assistant named "Chair Triplet"' in page.locator("#create-error").inner_text()
+    page.locator("#f-name-error").wait_for()  # said next to the name
+    assert 'already have an assistant named "Chair Triplet"' in page.locator("#f-name-error").inner_text()
     assert Agent.objects.filter(created_by=owner, name="Chair Triplet").count() == 1
     shot(page, "facilitators-same-name.png")
 

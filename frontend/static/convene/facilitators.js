@@ -1,12 +1,15 @@
 // The facilitators panel: built-in presets (badged, not deletable), your own facilitators
 // (deletable), and a create form that starts from a preset (one click fills name,
-// description, model and persona) or from scratch.
+// description, model and persona) or from scratch. What the server refuses is said next to the field it is
+// about, as on the Agents page (agent_forms.js).
 (function () {
   "use strict";
-  const { request, listAll, el, toast, pageData, errorText, agentLabels } = window.Convene;
-  const { personaGist, agentCard, namesakeText, fillModels, deleteAgent } = window.ConveneAgents;
-  // The fields of a facilitator (and of its persona) in the form's words, for what the server says is wrong.
-  const FIELD_WORDS = { name: "Name", description: "Description", model: "Model", prompt: "Moderator prompt", alias: "Alias" };
+  const { request, listAll, el, toast, pageData, agentLabels } = window.Convene;
+  const { personaGist, agentCard, namesakeText, fillModels, deleteAgent, setFieldError, clearFieldErrors, placeErrors } = window.ConveneAgents;
+  // The API's fields of each request as the inputs that hold them, and in the form's words the ones it has none for.
+  const AGENT_FIELDS = { name: "#f-name", description: "#f-description", model: "#f-model" };
+  const PERSONA_FIELDS = { name: "#f-name", key: "#f-name", description: "#f-description", prompt: "#f-persona" };
+  const FIELD_WORDS = { alias: "Alias", personaId: "Persona", roleId: "Role" };
   const page = pageData();
   const $ = (sel) => document.querySelector(sel);
   const GENERIC_PERSONA_KEY = "generic-facilitator";
@@ -74,9 +77,20 @@
     }
   }
 
+  function inputs(fields) {
+    return Object.fromEntries(Object.entries(fields).map(([field, sel]) => [field, $(sel)]));
+  }
+
+  // A persona request's refusal carries the inputs its fields are in.
+  function asPersona(err) {
+    throw Object.assign(err, { fields: PERSONA_FIELDS });
+  }
+
   function openForm(open, agent) {
     const form = $("#create-form");
     form.hidden = !open;
+    $("#create-error").hidden = true;
+    clearFieldErrors(form);
     editing = open ? agent || null : null;
     $("#create-title").textContent = editing ? `Edit ${editing.name}` : "Create a facilitator";
     $("#create-save").textContent = editing ? "Save changes" : "Save facilitator";
@@ -96,6 +110,7 @@
   function applyTemplate(agentId) {
     const agent = facilitators.find((a) => String(a.id) === String(agentId));
     $("#create-error").hidden = true;
+    clearFieldErrors($("#create-form"));
     if (!agent) {
       for (const id of ["#f-name", "#f-description", "#f-model", "#f-persona"]) $(id).value = "";
       return;
@@ -120,16 +135,15 @@
     event.preventDefault();
     const error = $("#create-error");
     error.hidden = true;
+    clearFieldErrors($("#create-form"));
     const name = $("#f-name").value.trim();
     const description = $("#f-description").value.trim();
     const model = $("#f-model").value.trim();
     const prompt = editing ? $("#f-persona").value : renamed($("#f-persona").value, templateName, name);
-    if (!name) { error.textContent = "Give the facilitator a name."; error.hidden = false; $("#f-name").focus(); return; }
     // A name you already use for another agent is refused (an older pair under one name may keep it).
-    const namesake = namesakeText(allAgents, name, editing);
-    if (namesake) {
-      error.textContent = namesake;
-      error.hidden = false;
+    const nameProblem = !name ? "Give the facilitator a name." : namesakeText(allAgents, name, editing);
+    if (nameProblem) {
+      setFieldError($("#f-name"), nameProblem);
       $("#f-name").focus();
       return;
     }
@@ -145,8 +159,7 @@
         openForm(false);
         await load();
       } catch (err) {
-        error.textContent = errorText(err, FIELD_WORDS);
-        error.hidden = false;
+        refused(err);
       } finally {
         button.disabled = false;
       }
@@ -160,7 +173,7 @@
           name, description, prompt, isFacilitator: true,
           philosophy: base ? base.philosophy : "", bestFor: base ? base.bestFor : [], modelTier: base ? base.modelTier : "",
           style: base ? base.style : "",
-        });
+        }).catch(asPersona);
         personaId = persona.id;
       } else {
         const generic = [...personas.values()].find((p) => p.key === GENERIC_PERSONA_KEY);
@@ -175,11 +188,19 @@
       openForm(false);
       await load();
     } catch (err) {
-      error.textContent = errorText(err, FIELD_WORDS);
-      error.hidden = false;
+      refused(err);
     } finally {
       button.disabled = false;
     }
+  }
+
+  // The server's refusal: each field it names next to its input, the rest above the buttons.
+  function refused(err) {
+    const { summary, first } = placeErrors(err, inputs(err.fields || AGENT_FIELDS), FIELD_WORDS);
+    const error = $("#create-error");
+    error.textContent = summary;
+    error.hidden = !summary;
+    if (first) first.focus();
   }
 
   // Your own facilitator: its own persona row is edited in place; a shared one (the generic
@@ -188,9 +209,9 @@
     const persona = personaOf(agent);
     let personaId = agent.personaId;
     if (persona && !persona.isBuiltin && prompt.trim()) {
-      await request("PATCH", `personas/${persona.id}`, { name, prompt, description });
+      await request("PATCH", `personas/${persona.id}`, { name, prompt, description }).catch(asPersona);
     } else if (prompt.trim() && (!persona || prompt !== persona.prompt)) {
-      const { data } = await request("POST", "personas", { name, description, prompt, isFacilitator: true });
+      const { data } = await request("POST", "personas", { name, description, prompt, isFacilitator: true }).catch(asPersona);
       personaId = data.id;
     }
     const body = { name, description, model };
@@ -212,6 +233,8 @@
   $("#create-toggle").addEventListener("click", () => { openForm($("#create-form").hidden || Boolean(editing)); if (!editing) $("#create-form").reset(); });
   $("#create-cancel").addEventListener("click", () => openForm(false));
   $("#template").addEventListener("change", (e) => applyTemplate(e.target.value));
+  for (const sel of Object.values(PERSONA_FIELDS)) $(sel).addEventListener("input", () => setFieldError($(sel), ""));
+  $("#f-model").addEventListener("input", () => setFieldError($("#f-model"), ""));
   $("#f-name").addEventListener("change", () => {
     const name = $("#f-name").value.trim();
     if (!editing && templateName && name) {
