@@ -13,6 +13,10 @@ Layout::
     ### Turn 3 · round 1 · Architect (participant)  <!-- convene:turn {"seq": 3, ...} -->
     The turn's text, as written.
 
+A turn the offline rehearsal model wrote carries ``"rehearsal": true`` in its data (and says
+"offline rehearsal" in its heading), so a discussion imported from the file is labelled as a
+rehearsal wherever the original was; the key is absent for every other turn.
+
 Each turn's exact data travels in the HTML comment of its heading (invisible when the
 Markdown is rendered); the visible part is for people. A content line that would read as
 a turn heading or a header fence is escaped with a backslash, so any text round-trips:
@@ -49,10 +53,14 @@ class FileTurn:
     author: str = "agent"  # agent | facilitator | human | system
     status: str = "ok"
     content: str = ""
+    rehearsal: bool = False  # written by the offline rehearsal model
 
     def data(self) -> dict:
-        return {"seq": self.seq, "round": self.round, "speaker": self.speaker, "role": self.role, "kind": self.kind,
+        data = {"seq": self.seq, "round": self.round, "speaker": self.speaker, "role": self.role, "kind": self.kind,
                 "author": self.author, "status": self.status}
+        if self.rehearsal:
+            data["rehearsal"] = True
+        return data
 
 
 @dataclass
@@ -71,7 +79,8 @@ def _unescape(line: str) -> str:
 
 def _visible(turn: FileTurn) -> str:
     speaker = turn.speaker.replace("\n", " ")
-    return f"### Turn {turn.seq} · round {turn.round} · {speaker} ({turn.role.replace('_', ' ')})"
+    mark = " · offline rehearsal" if turn.rehearsal else ""
+    return f"### Turn {turn.seq} · round {turn.round} · {speaker} ({turn.role.replace('_', ' ')}){mark}"
 
 
 def render(doc: DiscussionFile) -> str:
@@ -134,9 +143,12 @@ def parse(text: str) -> DiscussionFile:
                 data = json.loads(match.group("data"))
                 turn = FileTurn(seq=int(data["seq"]), round=int(data["round"]), speaker=str(data["speaker"]),
                                 role=str(data["role"]), kind=str(data.get("kind", "contribution")),
-                                author=str(data.get("author", "agent")), status=str(data.get("status", "ok")))
+                                author=str(data.get("author", "agent")), status=str(data.get("status", "ok")),
+                                rehearsal=data.get("rehearsal", False))
             except (json.JSONDecodeError, KeyError, TypeError, ValueError):
                 raise FileError("a turn heading carries malformed data", number + 1) from None
+            if not isinstance(turn.rehearsal, bool):
+                raise FileError("a turn's \"rehearsal\" must be true or false", number + 1)
             if turns and turn.seq <= turns[-1].seq:
                 raise FileError("turns must be in increasing seq order", number + 1)
             turns.append(turn)

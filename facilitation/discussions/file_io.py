@@ -2,7 +2,9 @@
 
 ``discussion_file(room)`` writes the file; ``do_import_discussion(owner, text)`` creates a discussion
 with its transcript from one. Turns keep their speaker, round, kind and text; markers are parsed
-again from the text, so what a file says is what the imported discussion records.
+again from the text, so what a file says is what the imported discussion records. A turn the offline
+rehearsal model wrote stays marked as one (its provider ``rehearsal``, as everything that labels a
+rehearsal reads it); every other imported turn's provider is ``import``.
 """
 from django.db import transaction
 from django.db.models import Case, IntegerField, Value, When
@@ -17,6 +19,7 @@ from rooms.events import EventType, build, record_event
 from rooms.models import Agent, Observation, Room, Seat
 from rooms.queries import usable_by
 
+REHEARSAL = "rehearsal"  # the provider of a turn the offline rehearsal model wrote
 _KIND_OF_AUTHOR = {"decision": "facilitator", "synthesis": "facilitator"}
 
 #: A small discussion file as ``discussion_file`` writes it (the API schema's example of an import), naming
@@ -44,7 +47,8 @@ def discussion_file(room: Room) -> str:
         role = Seat.Role.FACILITATOR if obs.author_kind == Observation.AuthorKind.FACILITATOR else (
             obs.seat.role if obs.seat_id else "person")
         turns.append(FileTurn(seq=obs.seq, round=obs.round, speaker=obs.author_name, role=role, kind=obs.kind,
-                              author=obs.author_kind, status=obs.status, content=obs.content))
+                              author=obs.author_kind, status=obs.status, content=obs.content,
+                              rehearsal=obs.provider == REHEARSAL))
     header = {"name": room.name, "topic": room.topic, "format": room.format, "maxRounds": room.max_rounds,
               "facilitator": room.moderator.name if room.moderator_id else "", "participants": _participants(room),
               "status": room.status, "conclusion": room.conclusion}
@@ -139,7 +143,7 @@ def do_import_discussion(owner, text: str) -> Room:
                 kind=turn.kind if turn.kind in Observation.Kind.values else Observation.Kind.CONTRIBUTION,
                 content=turn.content, markers=parse_markers(turn.content) if turn.kind == "contribution" else [],
                 status=turn.status if turn.status in Observation.Status.values else Observation.Status.OK,
-                provider="import",
+                provider=REHEARSAL if turn.rehearsal else "import",
             ))
         Observation.objects.bulk_create(rows)
         room.seq = last_seq

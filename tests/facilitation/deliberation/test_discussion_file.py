@@ -58,3 +58,22 @@ def test_an_unclosed_header_and_out_of_order_turns_are_refused():
                                                       FileTurn(3, 1, "B", "participant", content="b")]))
     with pytest.raises(FileError, match="increasing seq"):
         parse(text.replace('"seq": 3', '"seq": 1'))
+
+
+def test_a_rehearsal_turn_keeps_its_mark_and_other_turns_carry_none():
+    doc = DiscussionFile(header=HEADER, turns=[FileTurn(1, 1, "A", "participant", content="offline", rehearsal=True),
+                                               FileTurn(2, 1, "B", "participant", content="by a model")])
+    text = render(doc)
+    first, second = [line for line in text.split("\n") if line.startswith("### Turn")]
+    assert "· A (participant) · offline rehearsal  <!--" in first and '"rehearsal": true' in first
+    assert "rehearsal" not in second
+    again = parse(text)
+    assert [t.rehearsal for t in again.turns] == [True, False] and render(again) == text
+
+
+def test_a_rehearsal_mark_that_is_not_true_or_false_is_refused():
+    text = render(DiscussionFile(header=HEADER, turns=[FileTurn(1, 1, "A", "participant", rehearsal=True)]))
+    with pytest.raises(FileError) as caught:
+        parse(text.replace('"rehearsal": true', '"rehearsal": "yes"'))
+    assert "rehearsal" in caught.value.reason and caught.value.line == text.split("\n").index(
+        next(line for line in text.split("\n") if line.startswith("### Turn"))) + 1

@@ -74,3 +74,26 @@ def test_import_over_rest_creates_the_discussion_and_a_bad_file_is_400_naming_th
     assert Room.objects.count() == rooms
     anonymous = APIClient().post("/api/discussions/import", text.encode(), content_type="text/markdown")
     assert anonymous.status_code in (401, 403) and Room.objects.count() == rooms
+
+
+def test_a_rehearsal_exported_and_imported_is_still_marked_as_a_rehearsal(client):
+    """A discussion the offline rehearsal model ran: its file marks the turns that model wrote, and the discussion
+    imported from it is a rehearsal where the room says so (the discussion's ``rehearsal``, each turn's) and in its
+    own export; a turn nobody marked stays unmarked."""
+    owner = make_user("owner")
+    room = _concluded(owner)
+    marked = list(Observation.objects.filter(room=room).order_by("seq").values_list("provider", flat=True))
+    assert "rehearsal" in marked
+    Observation.objects.filter(room=room, seq=Observation.objects.filter(room=room).order_by("seq")[0].seq).update(
+        provider="anthropic")  # one turn written by a model
+    first = discussion_file(room)
+    imported = do_import_discussion(owner, first)
+    providers = list(Observation.objects.filter(room=imported).order_by("seq").values_list("provider", flat=True))
+    assert providers == ["import" if p != "rehearsal" else "rehearsal"
+                         for p in Observation.objects.filter(room=room).order_by("seq").values_list("provider", flat=True)]
+    assert providers[0] == "import" and "rehearsal" in providers
+    assert _turns(discussion_file(imported)) == _turns(first)
+    client.force_login(owner)
+    assert client.get(f"/api/discussions/{imported.pk}").json()["data"]["rehearsal"] is True
+    turns = client.get(f"/api/discussions/{imported.pk}/turns").json()["data"]
+    assert [t["rehearsal"] for t in turns] == [p == "rehearsal" for p in providers]
