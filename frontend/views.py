@@ -103,6 +103,7 @@ def workspace_desk(request, discussion_id: int):
         "idlePauseSeconds": settings.CONVENE["WORKSPACE_IDLE_PAUSE"],
         "idleRounds": settings.CONVENE["WORKSPACE_IDLE_ROUNDS"],
         "narrativeLimit": workspace_inputs.NARRATIVE,  # the most characters a narrative's text may have, as the server checks it
+        "taskDescriptionLimit": workspace_inputs.COMMENT,  # and a task's description
     })
 
 

@@ -6,8 +6,9 @@ rehearsal model.
 """
 import pytest
 from django.db.models import F
+from playwright.sync_api import expect
 
-from facilitation.workspace.inputs import NARRATIVE
+from facilitation.workspace.inputs import COMMENT, NARRATIVE
 from rooms.models import Invocation, Narrative, Room, RoomMember, TaskAssignment
 from tests.browser.conftest import screenshots_dir
 from tests.browser.test_workspace_desk import create_workspace
@@ -138,6 +139,57 @@ def test_a_task_s_description_is_written_by_the_manager_and_read_by_everyone(mak
     wait_for(lambda: TaskAssignment.objects.get(pk=task.pk).description == "" or None, timeout=20)
     page.wait_for_function("(id) => !document.querySelector(`#board [data-task-id='${id}'] .task-description`)", arg=task.pk)
     assert page.errors == [] and viewer_page.errors == []
+
+
+def test_a_task_description_near_or_over_its_limit_is_counted_and_waits_in_the_form(make_page):
+    """The task form and the task editor count a description against the server's limit as the narrative editor
+    does: near it, how many of how many; over it, by how much, and the button waits; nothing is sent."""
+    page, _manager = make_page("lina")
+    room_id = create_workspace(page)
+    open_desk(page, room_id)
+    box, counter, add = page.locator("#task-description"), page.locator("#task-description-length"), page.locator("#task-add")
+    expect(box).to_have_attribute("aria-describedby", "task-description-length")
+    page.get_by_label("Title").fill("Move the nightly run")
+    box.fill("d" * 100)
+    expect(counter).to_be_hidden()  # far from the limit, nothing is counted
+    box.fill("d" * (COMMENT - 10))
+    expect(counter).to_have_text(f"{COMMENT - 10:,} of {COMMENT:,} characters.")
+    expect(add).to_be_enabled()
+
+    sent = writes(page)
+    text = "Step ✅ " + "d" * (COMMENT - 5)  # the emoji counts as one, as the server counts
+    box.fill(text)
+    expect(counter).to_have_text(f"{COMMENT + 2:,} characters: 2 over the limit of {COMMENT:,}. "
+                                 "Shorten the text to save it; what you wrote stays here.")
+    expect(add).to_be_disabled()
+    assert "2 characters over the limit" in add.get_attribute("title")
+    page.get_by_label("Title").press("Enter")
+    page.wait_for_timeout(300)
+    assert sent == [] and not TaskAssignment.objects.filter(room_id=room_id).exists()
+    assert box.input_value() == text
+
+    box.press("End")
+    box.press("Backspace")
+    box.press("Backspace")
+    expect(counter).to_have_text(f"{COMMENT:,} of {COMMENT:,} characters.")
+    add.click()
+    task = wait_for(lambda: TaskAssignment.objects.filter(room_id=room_id).first(), timeout=20)
+    assert task.description == text[:-2]
+    expect(counter).to_be_hidden()  # the form starts afresh
+
+    # The editor of the task counts the same way, from the text it opens with.
+    page.get_by_role("button", name="Edit Move the nightly run").click()
+    editor = page.locator("#task-edit").get_by_label("Description (Markdown)")
+    edit_counter, save = page.locator("#task-edit-length"), page.locator("#task-edit").get_by_role("button", name="Save")
+    expect(edit_counter).to_have_text(f"{COMMENT:,} of {COMMENT:,} characters.")
+    expect(editor).to_have_attribute("aria-describedby", "task-edit-length")
+    editor.press("End")
+    editor.type("!")
+    expect(edit_counter).to_contain_text(f"1 over the limit of {COMMENT:,}")
+    expect(save).to_be_disabled()
+    editor.press("Backspace")
+    expect(save).to_be_enabled()
+    assert page.errors == []
 
 
 def test_a_budget_already_spent_is_said_before_saving_and_pauses_the_workspace_at_once(make_page):

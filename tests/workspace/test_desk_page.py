@@ -100,5 +100,8 @@ def test_the_desk_takes_the_narrative_s_length_limit_from_the_server_s_check(set
     data = json.loads(re.search(r'<script id="page-data" type="application/json">(.*?)</script>', html, re.S).group(1))
     assert data["narrativeLimit"] == inputs.NARRATIVE
     assert 'id="narrative-length"' in html
+    # A task's description is counted against the limit do_create_task and do_edit_task check it by.
+    assert data["taskDescriptionLimit"] == inputs.COMMENT
+    assert 'id="task-description-length"' in html
     script = (Path(settings.BASE_DIR) / "frontend" / "static" / "convene" / "workspace.js").read_text()
     assert str(inputs.NARRATIVE) not in script and f"{inputs.NARRATIVE:_}" not in script

@@ -28,7 +28,9 @@
   const LIST_ITEMS = 50;  // a narrative's key decisions and next steps (facilitation.workspace.inputs.LIST_ITEMS)
   // The most characters a narrative's text may have, as the server checks it (page data: facilitation.workspace.inputs.NARRATIVE).
   const NARRATIVE_LIMIT = page.narrativeLimit;
-  const NEAR_LIMIT = 0.9;  // from this share of the limit on, the editor counts the characters
+  // The most characters a task's description may have (page data: facilitation.workspace.inputs.COMMENT).
+  const TASK_DESCRIPTION_LIMIT = page.taskDescriptionLimit;
+  const NEAR_LIMIT = 0.9;  // from this share of the limit on, an editor counts the characters
 
   // An API error as the manager reads it: its message, then what is wrong with each field, a line each, in the desk's words.
   function failed(err) { toast(errorText(err, FIELD_LABELS, "\n"), "error"); }
@@ -494,20 +496,34 @@
   // Characters as the server counts them: one for each code point (an emoji is one, not two).
   function chars(text) { let n = 0; for (const _ of String(text)) n += 1; return n; }
 
-  // Near the limit, the number of characters under the editor; over it, by how much, and Save says why it waits.
-  // The text stays in the editor as typed: the manager shortens it.
-  function renderNarrativeLength() {
-    const box = $("#narrative-length"), save = $("#btn-save-narrative");
-    if (!box || !NARRATIVE_LIMIT) return;
-    const n = chars($("#narrative-content").value), over = n - NARRATIVE_LIMIT;
+  // Near `limit`, the number of characters of the `editor` in `box` (the line it is described by); over it, by how
+  // much, and its `save` button says why it waits. The text stays in the editor as typed: the manager shortens it.
+  function renderLength(editor, box, limit, save) {
+    if (!editor || !box || !limit) return;
+    const n = chars(editor.value), over = n - limit;
     const num = (x) => x.toLocaleString("en");
-    box.hidden = n < NARRATIVE_LIMIT * NEAR_LIMIT;
+    box.hidden = n < limit * NEAR_LIMIT;
     box.classList.toggle("error", over > 0);
     box.textContent = over > 0
-      ? `${num(n)} characters: ${num(over)} over the limit of ${num(NARRATIVE_LIMIT)}. Shorten the text to save it; what you wrote stays here.`
-      : `${num(n)} of ${num(NARRATIVE_LIMIT)} characters.`;
+      ? `${num(n)} characters: ${num(over)} over the limit of ${num(limit)}. Shorten the text to save it; what you wrote stays here.`
+      : `${num(n)} of ${num(limit)} characters.`;
     save.disabled = over > 0;
-    save.title = over > 0 ? `The text is ${num(over)} characters over the limit of ${num(NARRATIVE_LIMIT)}: shorten it to save.` : "";
+    save.title = over > 0 ? `The text is ${num(over)} characters over the limit of ${num(limit)}: shorten it to save.` : "";
+  }
+
+  function renderTaskDescriptionLength() {
+    renderLength($("#task-description"), $("#task-description-length"), TASK_DESCRIPTION_LIMIT, $("#task-add"));
+  }
+
+  function renderNarrativeLength() {
+    renderLength($("#narrative-content"), $("#narrative-length"), NARRATIVE_LIMIT, $("#btn-save-narrative"));
+  }
+
+  // A task's description past its limit, in the desk's words ("" when it fits).
+  function descriptionProblem(text) {
+    const n = chars(text);
+    return TASK_DESCRIPTION_LIMIT && n > TASK_DESCRIPTION_LIMIT
+      ? `The description has ${n.toLocaleString("en")} characters: at most ${TASK_DESCRIPTION_LIMIT.toLocaleString("en")}.` : "";
   }
 
   // The narrative's editable parts: its text and, for the manager, its decisions and next steps (one per line).
@@ -634,7 +650,8 @@
     const form = el("form", { class: "task-editor writer" },
       el("label", {}, "Title ", el("input", { name: "title", value: draft.title, maxlength: "300", required: true })),
       el("label", { class: "task-description-field" }, "Description (Markdown) ",
-        Object.assign(el("textarea", { name: "description", rows: "4" }), { value: draft.description })),
+        Object.assign(el("textarea", { name: "description", rows: "4", "aria-describedby": "task-edit-length" }), { value: draft.description })),
+      el("p", { id: "task-edit-length", class: "muted small length", "aria-live": "polite", hidden: true }),
       el("label", {}, "Priority ", el("select", { name: "priority" },
         ...[1, 2, 3, 4, 5].map((n) => el("option", { value: n, selected: n === Number(draft.priority) }, n)))),
       t.status === "pending" ? el("label", {}, "Assign to ", el("select", { name: "assignee" },
@@ -643,12 +660,16 @@
       el("button", { class: "btn btn-small", type: "submit" }, "Save"),
       el("button", { class: "btn btn-ghost btn-small", type: "button", "data-action": "cancel" }, "Cancel"),
       el("p", { id: "task-edit-error", class: "error form-error", role: "alert", hidden: true }));
+    const length = () => renderLength(form.elements.description, form.querySelector(".length"), TASK_DESCRIPTION_LIMIT,
+      form.querySelector("button[type=submit]"));
+    length();
     form.querySelector("[data-action=cancel]").addEventListener("click", () => { state.taskDraft = null; renderTaskEditor(); });
     form.addEventListener("input", () => {
       draft.title = form.elements.title.value;
       draft.description = form.elements.description.value;
       draft.priority = form.elements.priority.value;
       if (form.elements.assignee) draft.assignee = form.elements.assignee.value;
+      length();
     });
     form.addEventListener("submit", (e) => { e.preventDefault(); saveTask(t); });
     return form;
@@ -656,9 +677,10 @@
 
   async function saveTask(t) {
     const draft = state.taskDraft;
-    const problem = blank(draft.title) ? "A task needs a title (spaces do not count)." : "";
+    const untitled = blank(draft.title);
+    const problem = untitled ? "A task needs a title (spaces do not count)." : descriptionProblem(draft.description);
     formMessage("#task-edit-error", problem);
-    if (problem) { $("#task-edit input[name=title]").focus(); return; }
+    if (problem) { $(`#task-edit ${untitled ? "input[name=title]" : "textarea"}`).focus(); return; }
     const body = {};
     if (draft.title.trim() !== t.title) body.title = draft.title.trim();
     if (draft.description.trim() !== t.description) body.description = draft.description;  // "" removes it
@@ -870,20 +892,23 @@
     const taskForm = $("#task-form");
     if (taskForm) taskForm.addEventListener("submit", async (e) => {
       e.preventDefault();
-      const problem = blank($("#task-title").value) ? "A task needs a title (spaces do not count)." : "";
+      const untitled = blank($("#task-title").value);
+      const problem = untitled ? "A task needs a title (spaces do not count)." : descriptionProblem($("#task-description").value);
       formMessage("#task-form-error", problem);
-      if (problem) { $("#task-title").focus(); return; }
+      if (problem) { $(untitled ? "#task-title" : "#task-description").focus(); return; }
       const assignee = $("#task-assignee").value;
       try {
         const description = $("#task-description").value;
         await request("POST", `${base}/tasks`, { title: $("#task-title").value, priority: Number($("#task-priority").value),
           assigneeId: assignee ? Number(assignee) : null, ...(blank(description) ? {} : { description }) });
         taskForm.reset();  // the next task starts from the defaults: no title, priority 3, nobody
+        renderTaskDescriptionLength();
         taskDone();
       } catch (err) { failed(err); }
       await loadTasks();
     });
     if (taskForm) $("#task-title").addEventListener("input", () => { if (!blank($("#task-title").value)) taskDone(); });
+    if (taskForm) $("#task-description").addEventListener("input", renderTaskDescriptionLength);
     $("#search-form").addEventListener("submit", (e) => { e.preventDefault(); const q = $("#search-q").value.trim(); if (q) search(q).catch(failed); });
     const log = $("#log-correlation");
     if (log) log.addEventListener("change", () => loadLog().catch(fail));
