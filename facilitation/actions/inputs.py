@@ -114,7 +114,12 @@ class Money(serializers.FloatField):
                 raise InvalidOperation
         except InvalidOperation:
             self.fail("invalid")
-        return amount.quantize(Decimal("0.000001"))
+        try:
+            return amount.quantize(Decimal("0.000001"))
+        except InvalidOperation:
+            # Too many digits to keep to the micro-unit (1e308, "1e999"): far out of any range, so the
+            # field's bounds refuse it with their own message.
+            return amount
 
 
 # --- the parts of the body ----------------------------------------------------------------------

@@ -51,6 +51,9 @@ def test_create_accepts_kind_and_budgets(owner_api, catalog):
     ({"budgetUsd": "lots"}, "budgetUsd"),
     ({"budgetUsd": 1000000}, "budgetUsd"),  # more than the column holds
     ({"budgetUsd": 999999.9999995}, "budgetUsd"),  # rounds up to it
+    ({"budgetUsd": 1e308}, "budgetUsd"),  # too many digits to round to the micro-unit
+    ({"budgetUsd": "1e999"}, "budgetUsd"),
+    ({"budgetUsd": -1e300}, "budgetUsd"),
     ({"name": "nul\x00byte"}, "name"),
 ])
 def test_create_rejects_bad_fields_and_creates_nothing(owner_api, catalog, change, field):
@@ -140,7 +143,8 @@ def test_patch_updates_fields(owner_api, room):
                                            ({"moderatorId": 1}, "moderatorId"), ({"participants": []}, "participants"),
                                            ({"budgetTokens": 0}, "budgetTokens"), ({"budgetTokens": "lots"}, "budgetTokens"),
                                            ({"budgetUsd": -1}, "budgetUsd"), ({"budgetUsd": "NaN"}, "budgetUsd"),
-                                           ({"budgetUsd": 1000000}, "budgetUsd")])
+                                           ({"budgetUsd": 1000000}, "budgetUsd"), ({"budgetUsd": 1e308}, "budgetUsd"),
+                                           ({"budgetUsd": "-1e999"}, "budgetUsd")])
 def test_patch_rejects_bad_fields_and_changes_nothing(owner_api, room, change, field):
     before = Room.objects.filter(pk=room.pk).values().get()
     response = owner_api.patch(f"/api/discussions/{room.pk}", {"name": "Would change", **change})
