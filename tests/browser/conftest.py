@@ -129,19 +129,19 @@ def browser_stack(shared_stack, transactional_db, settings):
 
 @pytest.fixture
 def make_page(browser, browser_stack):
-    """Open a signed-in page for a (new) user: ``make_page("alice")`` -> (page, user)."""
+    """Open a signed-in page for a (new) user: ``make_page("alice")`` -> (page, user); ``locale``: the browser's language."""
     from tests.factories import make_user
 
     contexts = []
 
-    def open_page(username, *, sign_in=True, viewport=None):
+    def open_page(username, *, sign_in=True, viewport=None, locale=None):
         from django.contrib.auth import get_user_model
 
         user = get_user_model().objects.filter(username=username).first() or make_user(username)
         user.set_password(PASSWORD)
         user.save()
         context = browser.new_context(base_url=browser_stack.base_url, accept_downloads=True,
-                                      viewport=viewport or {"width": 1280, "height": 900})
+                                      viewport=viewport or {"width": 1280, "height": 900}, locale=locale)
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(20000)

@@ -4,6 +4,8 @@ who edited it and when; a task's description; a budget set below what was spent.
 Against the live stack, like ``test_workspace_desk``; the agents and the narrator run on the offline
 rehearsal model.
 """
+import re
+
 import pytest
 from django.db.models import F
 from playwright.sync_api import expect
@@ -56,10 +58,11 @@ def test_a_narrative_over_the_limit_waits_in_the_editor_with_the_reason_under_it
 
 
 def test_the_edited_narrative_says_by_whom_and_when_to_managers_and_viewers(make_page):
-    page, manager = make_page("edda")
+    """When, in each browser's language and clock: 12-hour in American English, 24-hour in German."""
+    page, manager = make_page("edda", locale="en-US")
     room_id = running_workspace(page, narrative=True)
     narrative = Narrative.objects.get(room_id=room_id, round=1)
-    viewer_page, viewer = make_page("vito")
+    viewer_page, viewer = make_page("vito", locale="de-DE")
     RoomMember.objects.create(room_id=room_id, user=viewer, access=RoomMember.Access.VIEWER)
     for p in (page, viewer_page):
         open_desk(p, room_id, narrative=True)
@@ -70,15 +73,19 @@ def test_the_edited_narrative_says_by_whom_and_when_to_managers_and_viewers(make
     page.wait_for_function("() => document.querySelector('#toast').textContent.includes('Narrative saved')")
     edited = Narrative.objects.get(pk=narrative.pk)
     assert edited.edited_by == manager
-    hhmm = page.evaluate("(ts) => new Date(ts).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' })",
-                         edited.edited_at.isoformat())
-    for p in (page, viewer_page):  # the viewer's desk follows live
+    for p, clock in ((page, r"\d{2}:\d{2}\s[AP]M"), (viewer_page, r"\d{2}:\d{2}")):  # the viewer's desk follows live
+        hhmm = p.evaluate("(ts) => new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' }).format(new Date(ts))",
+                          edited.edited_at.isoformat())
+        assert re.fullmatch(clock, hhmm), hhmm
         p.wait_for_function("() => document.querySelector('#narrative-edited').textContent.startsWith('edited')")
         assert p.locator("#narrative-edited").inner_text() == f"edited by edda, {hhmm}"
         stamp = p.locator("#narrative-edited time")
         assert p.evaluate("(ts) => new Date(ts).getTime()", stamp.get_attribute("datetime")) == int(edited.edited_at.timestamp() * 1000)
-        assert hhmm in stamp.get_attribute("title") and str(edited.edited_at.year) in stamp.get_attribute("title")
+        assert f":{hhmm[3:5]}:" in stamp.get_attribute("title") and str(edited.edited_at.year) in stamp.get_attribute("title")
         assert p.errors == []
+    # The full date and time in its title follows the browser too.
+    assert re.search(r"\s[AP]M\b", page.locator("#narrative-edited time").get_attribute("title"))
+    assert not re.search(r"\s[AP]M\b", viewer_page.locator("#narrative-edited time").get_attribute("title"))
 
 
 HOSTILE_DESCRIPTION = "\n".join([

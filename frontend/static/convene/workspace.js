@@ -485,12 +485,13 @@
   function renderEdited(n) {
     const box = $("#narrative-edited");
     if (!n.editedAt) { box.replaceChildren("not edited: the generated text"); return; }
+    // In the browser's language and clock (12- or 24-hour), as the other times on the pages are.
     const at = new Date(n.editedAt);
-    const time = at.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
+    const time = at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
     const day = at.toDateString() === new Date().toDateString() ? ""
-      : `${at.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: at.getFullYear() === new Date().getFullYear() ? undefined : "numeric" })} `;
+      : `${at.toLocaleDateString([], { day: "numeric", month: "short", year: at.getFullYear() === new Date().getFullYear() ? undefined : "numeric" })} `;
     box.replaceChildren(`edited${n.editedBy ? ` by ${n.editedBy}` : ""}, `,
-      el("time", { datetime: n.editedAt, title: at.toLocaleString("en-GB", { dateStyle: "full", timeStyle: "long" }) }, `${day}${time}`));
+      el("time", { datetime: n.editedAt, title: at.toLocaleString([], { dateStyle: "full", timeStyle: "long" }) }, `${day}${time}`));
   }
 
   // Characters as the server counts them: one for each code point (an emoji is one, not two).
