@@ -2,7 +2,8 @@
 from django.conf import settings
 from django.db.models import Q, QuerySet
 
-from rooms.models import ChatIdentity
+from rooms.events import EventType
+from rooms.models import ChatIdentity, Observation, RoomEvent
 
 
 def usable_by(model, user) -> QuerySet:
@@ -44,3 +45,19 @@ def telegram_link(parameter: str, code: str) -> str | None:
     own = ChatIdentity.objects.filter(platform="telegram", external_id=token.split(":", 1)[0], is_bot=True)
     username = own.values_list("username", flat=True).first()
     return f"https://t.me/{username}?{parameter}={code}" if username else None
+
+
+def turns_changed(room, up_to_seq: int, after_change: int, until_change: int, limit: int) -> tuple[list, int, bool]:
+    """Turns with ``seq <= up_to_seq`` that changed after they were recorded (a chat message edited, deleted or
+    restored: each change is a ``discussion:turn_updated`` event with a seq of its own), by a change whose seq is
+    above ``after_change`` and at most ``until_change`` (the room's seq when the caller looked: every change up to
+    it is committed). At most ``limit`` changes are read, oldest first: ``(turns as they read now, ordered by seq;
+    the last change read, the next ``after_change``; whether more changes follow)``."""
+    changes = list(RoomEvent.objects.filter(room=room, type=EventType.TURN_UPDATED.value, seq__gt=after_change,
+                                            seq__lte=until_change).order_by("seq")
+                   .values_list("seq", "payload__turn__seq")[:limit + 1])
+    more = len(changes) > limit
+    changes = changes[:limit]
+    seqs = {turn for _seq, turn in changes if isinstance(turn, int) and turn <= up_to_seq}
+    turns = list(Observation.objects.filter(room=room, seq__in=seqs).select_related("seat").order_by("seq")) if seqs else []
+    return turns, (changes[-1][0] if more else max(until_change, after_change)), more

@@ -366,6 +366,13 @@ class TurnsMetaOut(serializers.Serializer):
     status = serializers.ChoiceField(choices=Room.Status.choices)
     round = serializers.IntegerField()
     max_rounds = serializers.IntegerField()
+    changed = TurnOut(many=True, required=False,
+                      help_text="Only with changedAfterSeq: the turns up to afterSeq changed (edited, deleted or "
+                                "restored) after changedAfterSeq, as they read now, ordered by seq.")
+    changed_up_to = serializers.IntegerField(required=False, help_text="Only with changedAfterSeq: pass it as "
+                                                                       "changedAfterSeq next time.")
+    changed_has_more = serializers.BooleanField(required=False, help_text="Only with changedAfterSeq: more changes "
+                                                                          "follow; ask again with changedUpTo.")
 
 
 class ErrorOut(serializers.Serializer):

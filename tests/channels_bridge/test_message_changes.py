@@ -247,3 +247,56 @@ def test_a_teams_deletion_by_someone_else_is_refused_and_changes_nothing(teams, 
     assert turn.content == "I would take QA" and "deleted" not in turn.data
     assert not updated_events(pushed)
     assert Invocation.objects.get(room=room, component="human.chat_delete_refused").success is False
+
+
+# --- polling the transcript for changes --------------------------------------------------------------
+
+
+def test_a_client_polling_turns_learns_of_an_older_turn_edited_only_when_it_asks(
+        telegram, post_telegram, run_tasks, room, owner, client):
+    """``GET .../turns?afterSeq=N`` answers as before; with ``changedAfterSeq`` it lists in ``meta.changed`` the turns up
+    to N changed since (as they read now), and ``meta.changedUpTo`` is where to ask from next time."""
+    link_telegram(post_telegram, run_tasks, room, owner)
+    first, second = tu.message(GROUP, BEN, "I'll take Lead."), tu.message(GROUP, ANA, "I'll take Scribe.")
+    for message in (first, second):
+        post_telegram(message)
+        run_tasks()
+    ben, ana = Observation.objects.filter(room=room, author_kind="human").order_by("seq")
+    client.force_login(owner)
+    url = f"/api/discussions/{room.pk}/turns"
+    page = client.get(url, {"afterSeq": 0, "changedAfterSeq": 0}).json()["meta"]
+    assert page["changed"] == [] and page["changedHasMore"] is False
+    after, since = page["lastSeq"], page["changedUpTo"]
+    assert after >= ana.seq and since >= after
+
+    post_telegram(tu.edited(first, "I'll take Scribe after all."))
+    post_telegram(tu.edited(second, "Then I'll take Lead."))
+    run_tasks()
+    plain = client.get(url, {"afterSeq": after})
+    assert plain.status_code == 200 and not {"changed", "changedUpTo", "changedHasMore"} & set(plain.json()["meta"])
+    answer = client.get(url, {"afterSeq": after, "changedAfterSeq": since}).json()
+    changed = answer["meta"]["changed"]
+    assert [(t["id"], t["seq"], t["content"]) for t in changed] == [
+        (ben.pk, ben.seq, "I'll take Scribe after all."), (ana.pk, ana.seq, "Then I'll take Lead.")]
+    assert changed[0]["data"]["edited"]["count"] == 1
+    assert all(t["seq"] > after for t in answer["data"])  # the new turns, as before
+    # Asked again from where the answer said, nothing is listed twice.
+    again = client.get(url, {"afterSeq": after, "changedAfterSeq": answer["meta"]["changedUpTo"]}).json()["meta"]
+    assert again["changed"] == []
+    # Changes are read at most ``limit`` at a time, oldest first.
+    page = client.get(url, {"afterSeq": after, "changedAfterSeq": since, "limit": 1}).json()["meta"]
+    assert [t["id"] for t in page["changed"]] == [ben.pk] and page["changedHasMore"] is True
+    rest = client.get(url, {"afterSeq": after, "changedAfterSeq": page["changedUpTo"], "limit": 1}).json()["meta"]
+    assert [t["id"] for t in rest["changed"]] == [ana.pk] and rest["changedHasMore"] is False
+    # A change of a turn above afterSeq is not listed: that turn comes in data, as it reads now.
+    low = client.get(url, {"afterSeq": ben.seq, "changedAfterSeq": since}).json()
+    assert [t["id"] for t in low["meta"]["changed"]] == [ben.pk]
+    assert next(t for t in low["data"] if t["id"] == ana.pk)["content"] == "Then I'll take Lead."
+    # The answer is what the API schema describes.
+    import jsonschema
+
+    schema = client.get("/api/schema", HTTP_ACCEPT="application/json").json()
+    node = schema["paths"]["/api/discussions/{id}/turns"]["get"]["responses"]["200"]["content"]["application/json"]
+    jsonschema.Draft202012Validator({**node["schema"], "components": schema["components"]}).validate(answer)
+    bad = client.get(url, {"afterSeq": after, "changedAfterSeq": "yesterday"})
+    assert bad.status_code == 400 and "changedAfterSeq" in bad.json()["error"]["details"]

@@ -16,6 +16,7 @@ from facilitation.workspace import report as workspace_report
 from rooms.errors import ValidationFailed
 from rooms.models import Observation, Room
 from rooms.payloads import turn_payload
+from rooms.queries import turns_changed
 
 MAX_SEQ = 2**62
 #: Export formats and their file extensions.
@@ -29,10 +30,17 @@ class TurnsView(APIView):
     @extend_schema(
         tags=["discussions"], operation_id="discussions_turns", summary="The transcript, ordered by seq",
         description="Every contribution, facilitator decision and synthesis. Poll with `afterSeq` set to the "
-                    "previous answer's `meta.lastSeq` to get only what is new.",
+                    "previous answer's `meta.lastSeq` to get only what is new. A turn keeps its seq when it changes "
+                    "later (a chat message edited, deleted or restored): add `changedAfterSeq` (0 the first time, "
+                    "then the previous answer's `meta.changedUpTo`) and `meta.changed` lists the turns up to "
+                    "`afterSeq` that changed since, as they read now. Without it the answer is as before.",
         parameters=[
             schemas.int_query("afterSeq", "Only turns with a larger seq.", 0, MAX_SEQ),
-            schemas.int_query("limit", "At most this many turns (default 500).", 1, MAX_LIMIT),
+            schemas.int_query("limit", "At most this many turns (default 500), and at most this many changes read "
+                                       "for `meta.changed`.", 1, MAX_LIMIT),
+            schemas.int_query("changedAfterSeq", "Also list in `meta.changed` the turns up to `afterSeq` changed after "
+                                                 "this seq (the previous answer's `meta.changedUpTo`; 0: every change).",
+                              0, MAX_SEQ),
         ],
         responses=schemas.responses({200: schemas.envelope("TurnListEnvelope", schemas.TurnOut(many=True),
                                                            schemas.TurnsMetaOut())}, 400),
@@ -41,11 +49,15 @@ class TurnsView(APIView):
         room = viewable_room(request.user, id)
         after = int_param(request, "afterSeq", 0, 0, MAX_SEQ)
         limit = int_param(request, "limit", 500, 1, MAX_LIMIT)
+        changed_after = int_param(request, "changedAfterSeq", -1, 0, MAX_SEQ)
         rows = list(Observation.objects.filter(room=room, seq__gt=after).select_related("seat").order_by("seq")[:limit + 1])
         more = len(rows) > limit
         rows = rows[:limit]
         meta = {"count": len(rows), "afterSeq": after, "lastSeq": rows[-1].seq if rows else after, "hasMore": more,
                 "status": room.status, "round": room.round, "maxRounds": room.max_rounds}
+        if changed_after >= 0:  # asked for: room.seq was read before the turns, so every change up to it is in
+            changed, up_to, more_changes = turns_changed(room, after, changed_after, room.seq, limit)
+            meta.update(changed=[turn_payload(o) for o in changed], changedUpTo=up_to, changedHasMore=more_changes)
         return ok([turn_payload(o) for o in rows], meta=meta)
 
 
