@@ -170,6 +170,15 @@ def read_state(discussion_id: int, last_seq: int) -> dict:
             "seq": seq, "missed": missed, "more": more}
 
 
+def read_state_if_visible(who, discussion_id: int, last_seq: int) -> dict:
+    """``read_state`` for a connection that has just entered the room, after checking its access again.
+
+    Access withdrawn between the first check and entering was announced while the connection was
+    not in the room yet, so that notice took it out of nothing; checked now, a withdrawal is either
+    seen here or announced after this point, when the notice finds the connection in the room."""
+    return check_view(who, discussion_id) or read_state(discussion_id, last_seq)
+
+
 def run_control(who, discussion_id, verb: str) -> dict:
     from rooms.access import can_control, can_view
     from rooms.errors import ActionError
@@ -312,7 +321,8 @@ def register(sio) -> None:
         discussion_id = _discussion_id(data)
         if discussion_id is None:
             return MISSING_ID
-        refusal = await db(check_view)(await _credential(sid), discussion_id)
+        credential = await _credential(sid)
+        refusal = await db(check_view)(credential, discussion_id)
         if refusal:
             return refusal
         last_seq = _parse_seq(data.get("lastSeq"))
@@ -320,7 +330,7 @@ def register(sio) -> None:
             return BAD_SEQ
         # Enter first, then read: an event committed meanwhile is replayed, pushed, or both.
         await sio.enter_room(sid, socket_room(discussion_id))
-        state = await db(read_state)(discussion_id, last_seq)
+        state = await db(read_state_if_visible)(credential, discussion_id, last_seq)
         if not state["ok"]:
             await sio.leave_room(sid, socket_room(discussion_id))
         return state

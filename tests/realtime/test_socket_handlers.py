@@ -1,0 +1,65 @@
+"""The socket handlers driven in process (no live stack): races and events a browser never sends."""
+import asyncio
+
+import pytest
+import socketio
+
+from facilitation.sockets import _apply_revocation, register, socket_room
+from rooms.models import ApiToken, Room, RoomEvent, RoomMember
+from rooms.realtime import user_room
+from tests.factories import make_discussion, make_token, make_user
+from tests.realtime.conftest import run_async
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def server_with_connection(user):
+    """A Socket.IO server with our handlers and one connection of ``user``, authenticated by a live token."""
+    make_token(user)
+    token = ApiToken.objects.filter(user=user).latest("pk")
+    sio = socketio.AsyncServer(async_mode="asgi")
+    register(sio)
+    credential = {"user_id": user.pk, "username": user.get_username(), "auth": "token", "token_id": token.pk}
+
+    async def get_session(sid, namespace=None):
+        return dict(credential)
+
+    sio.get_session = get_session
+    return sio
+
+
+async def connect(sio, user) -> str:
+    sid = await sio.manager.connect("eio-1", "/")
+    await sio.enter_room(sid, user_room(user.pk))
+    return sid
+
+
+def test_access_withdrawn_while_joining_leaves_the_connection_outside_the_room():
+    """The owner removes a member just as the member's page joins: the removal's notice finds the connection not yet
+    in the room, so the join itself must notice, or the former member would receive the room's events from then on."""
+    from rooms.actions.rooms import do_unshare_room
+
+    owner, member = make_user("owner"), make_user("member")
+    room = make_discussion(owner)
+    RoomMember.objects.create(room=room, user=member, access="viewer")
+    sio = server_with_connection(member)
+    enter_room = sio.enter_room
+
+    async def enter_after_the_removal(sid, name, namespace=None):
+        if name == socket_room(room.pk):  # the access check passed; the owner removes the member now
+            await asyncio.to_thread(do_unshare_room, room, username="member")
+            await _apply_revocation(sio, {"discussionId": room.pk, "userId": member.pk})  # the notice, arriving now
+        await enter_room(sid, name, namespace)
+
+    sio.enter_room = enter_after_the_removal
+
+    async def scenario():
+        sid = await connect(sio, member)
+        answer = await sio.handlers["/"]["discussion:join"](sid, {"discussionId": room.pk})
+        return answer, sio.rooms(sid)
+
+    answer, rooms = run_async(scenario())
+    assert answer["ok"] is False and answer["code"] == "not_found" and "missed" not in answer
+    assert socket_room(room.pk) not in rooms, "a former member's connection stayed in the room"
+    assert not RoomMember.objects.filter(room=room, user=member).exists()
+    assert Room.objects.filter(pk=room.pk).exists() and RoomEvent.objects.filter(room=room).count() == 1
