@@ -96,7 +96,7 @@
     }).filter(Boolean).join(" ");
   }
 
-  // The server's refusal put where it belongs: each field of `fields` ({api field: input}) that the details
+  // The server's refusal put where it belongs: each field of `fields` ({api field: input or its selector}) that the details
   // name gets its text next to it (two API fields on one input are one line; a list field's items as
   // `item(field, index)` names them); what is left (the message, fields without an input) is returned in the
   // page's `words` (as Convene.errorText says them), with the first input that is wrong, to focus.
@@ -104,7 +104,7 @@
     const rest = {};
     const placed = new Map();
     for (const [field, msgs] of Object.entries((err && err.details) || {})) {
-      const input = fields[field];
+      const input = typeof fields[field] === "string" ? document.querySelector(fields[field]) : fields[field];
       if (!input) { rest[field] = msgs; continue; }
       const text = fieldText(field, msgs, item);
       placed.set(input, [placed.get(input), text].filter(Boolean).join(" "));

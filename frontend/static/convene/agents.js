@@ -29,10 +29,6 @@
   let editing = null; // the agent being edited, or null when creating
   let aliasEdited = false; // the alias was typed, not made from the name
 
-  function inputs(fields) {
-    return Object.fromEntries(Object.entries(fields).map(([field, sel]) => [field, $(sel)]));
-  }
-
   // The alias the server makes from a name (Django's slugify, then numbered when you or a built-in has it).
   function derivedAlias(name) {
     const base = name.normalize("NFKD").replace(/[^\x00-\x7f]/g, "").replace(/[^\w\s-]/g, "").trim().toLowerCase()
@@ -240,7 +236,7 @@
       announce();
       await load();
     } catch (err) {
-      const { summary, first } = placeErrors(err, inputs(err.fields || AGENT_FIELDS), FIELD_WORDS, itemLine);
+      const { summary, first } = placeErrors(err, err.fields || AGENT_FIELDS, FIELD_WORDS, itemLine);
       error.textContent = summary;
       error.hidden = false;
       if (first) first.focus();

@@ -77,10 +77,6 @@
     }
   }
 
-  function inputs(fields) {
-    return Object.fromEntries(Object.entries(fields).map(([field, sel]) => [field, $(sel)]));
-  }
-
   // A persona request's refusal carries the inputs its fields are in.
   function asPersona(err) {
     throw Object.assign(err, { fields: PERSONA_FIELDS });
@@ -196,7 +192,7 @@
 
   // The server's refusal: each field it names next to its input, the rest above the buttons.
   function refused(err) {
-    const { summary, first } = placeErrors(err, inputs(err.fields || AGENT_FIELDS), FIELD_WORDS);
+    const { summary, first } = placeErrors(err, err.fields || AGENT_FIELDS, FIELD_WORDS);
     const error = $("#create-error");
     error.textContent = summary;
     error.hidden = !summary;
