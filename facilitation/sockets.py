@@ -301,13 +301,25 @@ def register(sio) -> None:
     import socketio
 
     @sio.event
-    async def connect(sid, environ, auth=None):
+    async def connect(sid, environ, auth=None, *extra):
+        if sio.manager.is_connected(sid, "/"):
+            # An event a client named "connect" on its open connection (python-socketio hands it to this
+            # handler with the client's own data as ``environ``): the handshake happens once, never again.
+            return UNKNOWN_EVENT
         user, credential = await db(authenticate)(environ, auth)
         if user is None:
             raise socketio.exceptions.ConnectionRefusedError("unauthenticated", {"code": "unauthenticated", "message": "Sign in or pass a valid token."})
         await sio.save_session(sid, {"user_id": user.pk, "username": user.get_username(), **credential})
         await sio.enter_room(sid, user_room(user.pk))
         _start_access_listener(sio)
+
+    @sio.event
+    async def disconnect(sid, reason=None, *extra):
+        # A connection that is really going is no longer connected here; one that is, sent an event
+        # named "disconnect", which ends nothing and gets the answer of any unknown event.
+        if sio.manager.is_connected(sid, "/"):
+            return UNKNOWN_EVENT
+        return None
 
     async def _credential(sid):
         """The connection's credential (checked again by every handler through ``_active_user``)."""

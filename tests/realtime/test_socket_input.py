@@ -2,7 +2,7 @@
 import pytest
 
 from facilitation.sockets import _parse_id, _parse_seq, read_state
-from rooms.models import Room
+from rooms.models import Room, RoomEvent
 from tests.factories import make_discussion, make_token, make_user
 from tests.realtime.conftest import Recorder, run_async
 
@@ -58,3 +58,33 @@ def test_every_malformed_event_is_answered(socket_stack):
     assert answers["unknown event"]["code"] == "unknown_event"
     assert absurd["ok"] is True and absurd["seq"] == Room.objects.get(pk=room.pk).seq
     assert Room.objects.get(pk=room.pk).status == "draft"
+
+
+@pytest.mark.worker
+def test_events_named_connect_or_disconnect_change_nobody_s_connection(socket_stack):
+    """The handshake authenticates a connection once: an event a client names "connect", even carrying another
+    person's token, is an unknown event, and the connection still speaks for whoever opened it."""
+    owner, stranger = make_user("owner"), make_user("stranger")
+    room = make_discussion(owner)
+    owner_key, stranger_key = make_token(owner), make_token(stranger)
+
+    async def scenario():
+        client = await Recorder(socket_stack.base_url, token=stranger_key).connect()
+        answers = {
+            "connect": await client.call("connect", {"HTTP_COOKIE": ""}, timeout=5),
+            "connect with a token": await client.sio.call("connect", ({}, {"token": owner_key}), timeout=5),
+            "disconnect": await client.call("disconnect", "client namespace disconnect", timeout=5),
+        }
+        join = await client.call("discussion:join", {"discussionId": room.pk})
+        stop = await client.call("discussion:stop", {"discussionId": room.pk})
+        connected = client.sio.connected
+        await client.close()
+        return answers, join, stop, connected
+
+    answers, join, stop, connected = run_async(scenario())
+    for what, answer in answers.items():
+        assert answer == {"ok": False, "error": "Unknown event.", "code": "unknown_event"}, what
+    assert connected
+    assert join["ok"] is False and join["code"] == "not_found"
+    assert stop["ok"] is False and stop["code"] == "not_found"
+    assert Room.objects.get(pk=room.pk).status == "draft" and RoomEvent.objects.filter(room=room).count() == 1
