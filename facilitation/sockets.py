@@ -138,6 +138,7 @@ NOT_VISIBLE = "Discussion not found, or you may not view it."
 MISSING_ID = {"ok": False, "error": "discussionId is required (a whole number).", "code": "invalid"}
 BAD_SEQ = {"ok": False, "error": "lastSeq must be a whole number from 0.", "code": "invalid"}
 UNKNOWN_EVENT = {"ok": False, "error": "Unknown event.", "code": "unknown_event"}
+ONE_PAYLOAD = {"ok": False, "error": "Send one payload object with the event.", "code": "invalid"}
 FAILED = {"ok": False, "error": "The server could not handle this event.", "code": "server_error"}
 
 
@@ -377,23 +378,26 @@ def register(sio) -> None:
         return await db(run_comment)(await _credential(sid), discussion_id, data.get("content"))
 
     @sio.on("*")
-    async def unknown_event(event, sid, data=None):
+    async def unknown_event(event, sid, *data):
         return UNKNOWN_EVENT
 
     _answer_always(sio)
 
 
 def _answer_always(sio) -> None:
-    """Every event gets an acknowledgement: a handler that fails answers ``server_error``."""
+    """Every event gets an acknowledgement: one sent with more than one payload answers ``invalid``, a
+    handler that fails answers ``server_error``."""
     import functools
 
     namespace = sio.handlers.get("/", {})
     for name, handler in list(namespace.items()):
-        if name in ("connect", "disconnect"):
+        if name in ("connect", "disconnect", "*"):
             continue
 
         @functools.wraps(handler)
         async def guarded(*args, _handler=handler, _name=name):
+            if len(args) > 2:  # (sid, payload) and more: a client's mistake, not the server's
+                return ONE_PAYLOAD
             try:
                 return await _handler(*args)
             except Exception:

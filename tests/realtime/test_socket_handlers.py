@@ -63,3 +63,31 @@ def test_access_withdrawn_while_joining_leaves_the_connection_outside_the_room()
     assert socket_room(room.pk) not in rooms, "a former member's connection stayed in the room"
     assert not RoomMember.objects.filter(room=room, user=member).exists()
     assert Room.objects.filter(pk=room.pk).exists() and RoomEvent.objects.filter(room=room).count() == 1
+
+
+def test_an_event_with_several_payloads_is_invalid_and_changes_nothing(caplog):
+    """A client that sends an event with more than one argument made a mistake the server can name: ``invalid``, not
+    ``server_error`` with a failure in the server's log."""
+    owner = make_user("owner")
+    room = make_discussion(owner)
+    sio = server_with_connection(owner)
+    handlers = sio.handlers["/"]
+
+    async def scenario():
+        sid = await connect(sio, owner)
+        answers = {event: await handlers[event](sid, {"discussionId": room.pk}, {"discussionId": room.pk})
+                   for event in ("discussion:join", "discussion:leave", "discussion:start", "discussion:stop",
+                                 "discussion:comment") if event in handlers}
+        answers["unknown"] = await handlers["*"]("discussion:explode", sid, 1, 2, 3)
+        return answers, sio.rooms(sid)
+
+    answers, rooms = run_async(scenario())
+    assert set(answers) == {"discussion:join", "discussion:leave", "discussion:stop", "discussion:comment", "unknown"}
+    for event, answer in answers.items():
+        if event == "unknown":
+            assert answer["code"] == "unknown_event"
+        else:
+            assert answer["ok"] is False and answer["code"] == "invalid", event
+    assert socket_room(room.pk) not in rooms
+    assert Room.objects.get(pk=room.pk).status == "draft" and RoomEvent.objects.filter(room=room).count() == 1
+    assert not [r for r in caplog.records if r.name == "convene.sockets" and r.levelname == "ERROR"]
