@@ -293,11 +293,14 @@ def do_remind(room_id: int) -> bool:
             _audit("goals.time_check", room, minutesLeft=left)
             return True
         check = patterns.check(run.pattern, run.slots, run.artifact)
-        missing = check.missing or [f"confirmation from {', '.join(patterns.confirmers(run.pattern, run.artifact, run.initiator_name or None, run.confirm_mode))}"]
+        # Complete but not confirmed: only those asked who have not confirmed yet are still awaited (and addressed).
+        unconfirmed = [] if check.missing else patterns.unconfirmed(run.pattern, run.artifact, run.confirmations,
+                                                                    run.initiator_name or None, run.confirm_mode)
+        missing = check.missing or [f"confirmation from {', '.join(unconfirmed)}" if unconfirmed else "confirmation"]
         spoke = set(Observation.objects.filter(room=room, author_kind=Observation.AuthorKind.HUMAN).values_list("author_name", flat=True))
         named = patterns.named_people(run.pattern, run.artifact)
-        silent = [p for p in named if p not in spoke]
-        say(room, texts.nudge(missing, silent, md, addressee), "reminder")
+        silent = [p for p in named if p not in spoke and p not in unconfirmed]
+        say(room, texts.nudge(check.missing, silent, md, addressee, unconfirmed=unconfirmed), "reminder")
         if run.interim_reports:  # the principal hears how it stands, resolved now like the report
             interim = texts.interim(run_info(run, room), run.artifact, missing)
             reached: set = set()  # one copy per person, however many targets name them

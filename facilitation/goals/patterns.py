@@ -242,6 +242,13 @@ def confirmers(pattern: str, artifact: dict, initiator: str | None, mode: str = 
     return people
 
 
+def unconfirmed(pattern: str, artifact: dict, confirmations: list[str], initiator: str | None,
+                mode: str = "named") -> list[str]:
+    """Those asked to confirm (``confirmers``) who have not confirmed yet."""
+    have = {c.lower() for c in confirmations}
+    return [p for p in confirmers(pattern, artifact, initiator, mode) if p.lower() not in have]
+
+
 def confirmed(pattern: str, slots: dict, artifact: dict, confirmations: list[str], initiator: str | None,
               mode: str = "named") -> bool:
     """Complete: the machine check passes and every confirmer has confirmed this version."""

@@ -178,9 +178,16 @@ def confirmations_withdrawn(people: list, esc: Escape = as_written, who: Escape 
             "no longer hold.")
 
 
-def nudge(missing: list, silent: list, esc: Escape = as_written, who: Escape | None = None) -> str:
+def nudge(missing: list, silent: list, esc: Escape = as_written, who: Escape | None = None,
+          unconfirmed: list | None = None) -> str:
+    """``missing``: what the outcome lacks; when it lacks nothing, ``unconfirmed`` are those asked to confirm who have
+    not yet, addressed (``who``)."""
     who = who or esc
-    text = "A quick reminder: still missing " + "; ".join(esc(m) for m in missing) + "."
+    if missing:
+        text = "A quick reminder: still missing " + "; ".join(esc(m) for m in missing) + "."
+    else:
+        waiting = f" from {', '.join(who(p) for p in unconfirmed)}" if unconfirmed else ""
+        text = f"A quick reminder: still missing confirmation{waiting}."
     if silent:
         text += f" {', '.join(who(p) for p in silent)}, we have not heard from you yet: what do you think?"
     return text

@@ -1091,3 +1091,27 @@ def test_on_teams_the_people_asked_to_confirm_are_mentioned(teams, post_teams, r
     hello = teams.sent_to(place.conv["id"])[-1]["activity"]
     assert hello["text"] == "**Convener**: Zed and <at>Ana</at>, hello."
     assert [e["mentioned"]["name"] for e in hello["entities"]] == ["Ana"]
+
+
+def test_a_reminder_while_waiting_for_confirmation_asks_only_those_who_have_not_confirmed(telegram, post_telegram,
+                                                                                          run_tasks):
+    """A complete result waits for its confirmations: the reminder names (and mentions) those who have not confirmed
+    yet, not those who have, and the interim status says the same."""
+    from facilitation.tasks.goals import sweep_runs
+
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks, reminderMinutes=10, interimReports=True,
+                                    reportTo=["user:olga"])
+    place.say("ana", "I'll take Lead")
+    place.say("ben", "I'll take Scribe")
+    place.say("ana", "confirmed")
+    run = FacilitationRun.objects.get(room_id=data["id"])
+    assert run.state == "confirming" and run.confirmations == ["Ana"]
+    FacilitationRun.objects.filter(pk=run.pk).update(last_progress_at=timezone.now() - timedelta(minutes=11))
+    Room.objects.filter(pk=data["id"]).update(started_at=timezone.now() - timedelta(minutes=11))
+    assert committed(sweep_runs)["reminded"] == 1
+    run_tasks()
+    nudge = telegram.sent_to(GROUP["id"])[-1]
+    assert nudge["text"] == "Convener: A quick reminder: still missing confirmation from @benb."
+    assert [e["type"] for e in nudge["entities"]] == ["bold", "mention"]
+    (interim,) = Delivery.objects.filter(room_id=data["id"], kind="direct", text__startswith="Interim status")
+    assert "Still missing: confirmation from Ben." in interim.text
