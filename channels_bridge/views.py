@@ -1,7 +1,8 @@
 """Webhook endpoints: verify, store once, answer fast; the work happens in the bridge's worker.
 
-A request that fails verification (401/403) or is malformed (400) stores nothing and
-sends nothing. A repeated update (same Telegram ``update_id``, same Teams activity) is
+A request that fails verification (401/403) or is malformed (400: not JSON, nested deeper than
+``MAX_DEPTH`` levels, a Telegram ``update_id`` that is not a whole number up to 2^63-1) stores
+nothing and sends nothing. A repeated update (same Telegram ``update_id``, same Teams activity) is
 acknowledged and ignored. Teams names an edited, deleted or restored message by the original
 message's id: such an activity's key adds its type, ``channelData.eventType`` and a digest of its
 time and text, so each change is stored once and not taken for the message itself. A NUL
@@ -26,6 +27,10 @@ from channels_bridge.teams.parse import Malformed, event_type, load
 from rooms.dispatch import enqueue_on_commit
 
 MAX_BODY = 1024 * 1024
+#: Deeper JSON is refused (400): an update or activity nests a few levels (an Adaptive Card some more).
+MAX_DEPTH = 64
+#: The largest ``update_id`` taken (the database's bigint); Telegram's are far below it.
+MAX_UPDATE_ID = 2**63 - 1
 PROCESS_TASK = "bridge.process_update"
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
@@ -34,14 +39,21 @@ def _refuse(status: int, message: str) -> JsonResponse:
     return JsonResponse({"ok": False, "error": message}, status=status)
 
 
-def without_nul(value):
-    """``value`` (parsed JSON) with every NUL character removed from its strings and keys."""
+class TooDeep(ValueError):
+    pass
+
+
+def without_nul(value, depth: int = 0):
+    """``value`` (parsed JSON) with every NUL character removed from its strings and keys; ``TooDeep`` when it
+    nests more than ``MAX_DEPTH`` levels."""
     if isinstance(value, str):
         return value.replace("\x00", "")
+    if isinstance(value, (list, dict)) and depth >= MAX_DEPTH:
+        raise TooDeep
     if isinstance(value, list):
-        return [without_nul(v) for v in value]
+        return [without_nul(v, depth + 1) for v in value]
     if isinstance(value, dict):
-        return {without_nul(k): without_nul(v) for k, v in value.items()}
+        return {without_nul(k): without_nul(v, depth + 1) for k, v in value.items()}
     return value
 
 
@@ -57,6 +69,8 @@ def _json_body(request):
         return None, _refuse(413, "The request body is too large.")
     try:
         return without_nul(json.loads(raw)), None
+    except (TooDeep, RecursionError):
+        return None, _refuse(400, f"The body nests deeper than {MAX_DEPTH} levels.")
     except (ValueError, UnicodeDecodeError):
         return None, _refuse(400, "The body is not valid JSON.")
 
@@ -89,7 +103,7 @@ def telegram_webhook(request):
     if problem:
         return problem
     update_id = update.get("update_id") if isinstance(update, dict) else None
-    if isinstance(update_id, bool) or not isinstance(update_id, int) or update_id < 0:
+    if isinstance(update_id, bool) or not isinstance(update_id, int) or not 0 <= update_id <= MAX_UPDATE_ID:
         return _refuse(400, "An update is a JSON object with a whole-number update_id.")
     if not _store("telegram", str(update_id), update):
         return JsonResponse({"ok": True, "duplicate": True})

@@ -76,7 +76,8 @@ def test_a_forged_request_is_401_and_changes_nothing(teams, post_teams, people, 
 
 
 def test_a_malformed_activity_is_400(teams, post_teams):
-    for body in ("{nope", '{"type": "message"}', "[]"):
+    deep = '{"type": "message", "x": ' + '{"a": ' * 100 + "1" + "}" * 101
+    for body in ("{nope", '{"type": "message"}', "[]", deep, "[" * 100000):
         assert post_teams(body).status_code == 400
     assert InboundUpdate.objects.count() == 0
 

@@ -44,8 +44,13 @@ def test_without_a_configured_secret_every_request_is_refused(post_telegram, set
     assert InboundUpdate.objects.count() == 0 and dispatch.sent == []
 
 
+DEEP = '{"update_id": 8, "message": ' + '{"a": ' * 100 + "1" + "}" * 101  # valid JSON, 100 levels
+ABYSS = '{"update_id": 9, "message": ' + "[" * 100000 + "]" * 100000 + "}"  # deeper than the JSON parser goes
+
+
 @pytest.mark.parametrize("body", ["{not json", "[]", '"text"', '{"message": {}}', '{"update_id": "7"}', '{"update_id": -1}',
-                                  '{"update_id": true}'])
+                                  '{"update_id": true}', '{"update_id": ' + "9" * 1000 + "}", f'{{"update_id": {2**63}}}',
+                                  DEEP, ABYSS, "[" * 100000])
 def test_a_malformed_update_is_400_and_stores_nothing(client, body):
     from tests.channels_bridge.conftest import SECRET
 
