@@ -15,7 +15,7 @@ from django.utils import timezone
 from facilitation.goals import patterns, rules, texts
 from facilitation.goals.shapes import artifact_shape
 from facilitation.goals.voice import (addressee, close_and_report, commands_for, escaper_for, linked_chats, md, react,
-                                      run_info, say, show_status)
+                                      run_info, say, show_status, unconfirmed)
 from rooms.actions.deliveries import queue_direct, queue_post
 from rooms.audit import record
 from rooms.errors import StateConflict
@@ -256,7 +256,8 @@ def do_say_status(room_id: int) -> Observation:
     with transaction.atomic():
         room, run = _locked(room_id)
         check = patterns.check(run.pattern, run.slots, run.artifact)
-        obs = say(room, texts.status(run_info(run, room), run.artifact, check.missing, run.state, md), "status")
+        obs = say(room, texts.status(run_info(run, room), run.artifact, check.missing, run.state, md,
+                                     unconfirmed(run)), "status")
         _audit("goals.status", room)
     return obs
 
@@ -294,13 +295,13 @@ def do_remind(room_id: int) -> bool:
             return True
         check = patterns.check(run.pattern, run.slots, run.artifact)
         # Complete but not confirmed: only those asked who have not confirmed yet are still awaited (and addressed).
-        unconfirmed = [] if check.missing else patterns.unconfirmed(run.pattern, run.artifact, run.confirmations,
-                                                                    run.initiator_name or None, run.confirm_mode)
-        missing = check.missing or [f"confirmation from {', '.join(unconfirmed)}" if unconfirmed else "confirmation"]
+        awaited = [] if check.missing else patterns.unconfirmed(run.pattern, run.artifact, run.confirmations,
+                                                                run.initiator_name or None, run.confirm_mode)
+        missing = check.missing or [f"confirmation from {', '.join(awaited)}" if awaited else "confirmation"]
         spoke = set(Observation.objects.filter(room=room, author_kind=Observation.AuthorKind.HUMAN).values_list("author_name", flat=True))
         named = patterns.named_people(run.pattern, run.artifact)
-        silent = [p for p in named if p not in spoke and p not in unconfirmed]
-        say(room, texts.nudge(check.missing, silent, md, addressee, unconfirmed=unconfirmed), "reminder")
+        silent = [p for p in named if p not in spoke and p not in awaited]
+        say(room, texts.nudge(check.missing, silent, md, addressee, unconfirmed=awaited), "reminder")
         if run.interim_reports:  # the principal hears how it stands, resolved now like the report
             interim = texts.interim(run_info(run, room), run.artifact, missing)
             reached: set = set()  # one copy per person, however many targets name them

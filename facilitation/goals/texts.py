@@ -138,28 +138,32 @@ def _state(state: str) -> str:
     return STATE_WORDS.get(state, state)
 
 
-def _still(missing: list, state: str, esc: Escape = as_written) -> str:
-    """What the outcome lacks, as the last line of a status says it."""
+def _still(missing: list, state: str, esc: Escape = as_written, unconfirmed: list | None = None) -> str:
+    """What the outcome lacks, as the last line of a status says it; while it waits for confirmation, who of those
+    asked has not confirmed yet (``unconfirmed``)."""
     if missing:
         return f"Still missing: {'; '.join(esc(m) for m in missing)}."
     if state == "confirming":
+        if unconfirmed:
+            return f"Still missing: confirmation from {', '.join(esc(p) for p in unconfirmed)}."
         return "Still missing: your confirmation."
     if state in ("stopped", "failed"):
         return "It ended before it was confirmed."
     return "Nothing is missing." if state == "completed" else "Still missing: nothing."
 
 
-def status(info: RunInfo, artifact: dict, missing: list, state: str, esc: Escape = as_written) -> str:
+def status(info: RunInfo, artifact: dict, missing: list, state: str, esc: Escape = as_written,
+           unconfirmed: list | None = None) -> str:
     return (f"I am {info.facilitator}, moderating this run ({_state(state)}).\nGoal: {esc(info.goal)}\n"
             f"Done when: {definition_of_done(info.pattern, info.slots, esc)}.\nDeadline: {info.deadline}.\n"
             f"The result goes to: {_targets(info)}.\nSo far:\n{artifact_text(info.pattern, artifact, esc)}\n"
-            f"{_still(missing, state, esc)}")
+            f"{_still(missing, state, esc, unconfirmed)}")
 
 
-def board(info: RunInfo, artifact: dict, missing: list, state: str) -> str:
+def board(info: RunInfo, artifact: dict, missing: list, state: str, unconfirmed: list | None = None) -> str:
     """The status kept in place in each group (one message edited, one card updated): plain text."""
     return (f"{info.goal} ({_state(state)})\n{artifact_text(info.pattern, artifact)}\n"
-            f"{_still(missing, state)} Deadline: {info.deadline}.")
+            f"{_still(missing, state, unconfirmed=unconfirmed)} Deadline: {info.deadline}.")
 
 
 def ask_confirmation(pattern: str, artifact: dict, people: list, esc: Escape = as_written, who: Escape | None = None) -> str:

@@ -152,11 +152,19 @@ def _floor_allows(room: Room, moment: floor.Moment) -> bool:
     return floor.may_speak(moment, [(t - now).total_seconds() for t in recent], per_minute=settings.CONVENE["FACILITATION_MESSAGES_PER_MINUTE"])
 
 
+def unconfirmed(run: FacilitationRun) -> list[str]:
+    """Who of those asked to confirm has not yet, while the run waits for confirmation (else nobody)."""
+    if run.state != FacilitationRun.State.CONFIRMING:
+        return []
+    return patterns.unconfirmed(run.pattern, run.artifact, run.confirmations, run.initiator_name or None,
+                                run.confirm_mode)
+
+
 def show_status(room: Room, run: FacilitationRun, chats: list | None = None) -> list[Delivery]:
     """The artifact in place in every linked chat (or in ``chats``): one message edited (Telegram), one card
     updated (Teams)."""
     check = patterns.check(run.pattern, run.slots, run.artifact)
-    text = texts.board(run_info(run, room), run.artifact, check.missing, run.state)
+    text = texts.board(run_info(run, room), run.artifact, check.missing, run.state, unconfirmed(run))
     if chats is None:
         chats = [link.chat for link in ChatLink.objects.filter(room=room, active=True).select_related("chat")]
     return [queue_status(chat, text, room=room) for chat in chats if chat.bot_present]
@@ -166,7 +174,7 @@ def react(room: Room, run: FacilitationRun, out: dict, addressed: bool = False) 
     """After a message changed something: show the artifact in place; speak only when it is worth it. Confirmation
     is asked for again only when the result changed (a new proposal alone asks nothing), saying first that the
     confirmations given so far no longer hold."""
-    if out["changed"]:
+    if out["changed"] or out["confirmed"] or out.get("withdrawn"):  # the status in place shows who is still to confirm
         show_status(room, run)
     moment = floor.Moment(now=0.0, addressed=addressed, artifact_changed=out["changed"] or bool(out["conflicts"]))
     if not _floor_allows(room, moment):

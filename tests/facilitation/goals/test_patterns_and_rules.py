@@ -240,6 +240,7 @@ def test_texts_say_what_the_run_is():
     done = texts.board(info, {"roles": {"Lead": "Ana"}}, [], "completed")
     assert done.startswith("Roles for the Q3 launch (done and confirmed)\n") and "Nothing is missing. Deadline" in done
     assert "Still missing: your confirmation." in texts.board(info, art, [], "confirming")
+    assert "Still missing: confirmation from Ana." in texts.board(info, art, [], "confirming", ["Ana"])
     assert "Cy, we have not heard" in texts.nudge(["Scribe: nobody yet"], ["Cy"])
     assert texts.report(info, art, False, [], "deadline passed").startswith("Partial result (not completed: deadline passed)")
 

@@ -1115,3 +1115,20 @@ def test_a_reminder_while_waiting_for_confirmation_asks_only_those_who_have_not_
     assert [e["type"] for e in nudge["entities"]] == ["bold", "mention"]
     (interim,) = Delivery.objects.filter(room_id=data["id"], kind="direct", text__startswith="Interim status")
     assert "Still missing: confirmation from Ben." in interim.text
+
+
+def test_the_status_in_place_says_who_is_still_to_confirm_and_follows_each_confirmation(telegram, post_telegram,
+                                                                                        run_tasks):
+    """A confirmation changes nothing of the result, but the status kept in place shows it at once: who of those asked
+    has not confirmed yet; ``/facilitator status`` says the same."""
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks, reportTo=[])
+    place.say("ana", "I'll take Lead")
+    place.say("ben", "I'll take Scribe")
+    assert place.status_edits()[-1].startswith("Every role carries exactly one name (waiting for confirmation)")
+    assert "Still missing: confirmation from Ana, Ben." in place.status_edits()[-1]
+    said = len(place.group_texts())
+    place.say("ben", "confirmed")
+    assert "Still missing: confirmation from Ana." in place.status_edits()[-1]
+    assert len(place.group_texts()) == said  # the facilitator stays quiet
+    place.say("cy", "/facilitator status")
+    assert place.group_texts()[-1].endswith("Still missing: confirmation from Ana.")
