@@ -69,18 +69,24 @@ def _record_human_turn(room: Room, *, author: str, content: str, data: dict, ori
     return obs
 
 
+def require_commenter(user, room: Room) -> None:
+    """403 for someone who may view ``room`` but not speak in it (a viewer), whatever they sent."""
+    if not can_participate(user, room):
+        raise Forbidden("Viewers cannot comment; ask the owner for participant access.")
+
+
 def do_post_comment(room_id: int, user, content, platform: str = "web") -> Observation:
     """A person (owner, staff or a member with participant access) speaks in a running or paused discussion.
 
-    ``platform`` says where it was written (``web`` for the API and the room page, ``cli`` for the command line)."""
-    text = _content(content)
+    ``platform`` says where it was written (``web`` for the API and the room page, ``cli`` for the command line).
+    Who may not speak there is refused before what they wrote is looked at."""
     correlation = new_correlation_id()
     with transaction.atomic():
         room = Room.objects.select_for_update().filter(pk=room_id).first()
         if room is None or not can_view(user, room):
             raise NotFound("No such discussion.")
-        if not can_participate(user, room):
-            raise Forbidden("Viewers cannot comment; ask the owner for participant access.")
+        require_commenter(user, room)
+        text = _content(content)
         if room.status not in COMMENT_STATES:
             raise StateConflict(f"Cannot comment on a discussion that is {room.status}.", {"status": room.status},
                                 code="invalid_transition")

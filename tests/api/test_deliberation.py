@@ -146,3 +146,26 @@ def test_the_votes_counts_say_what_the_verdict_counts(people, catalog):
     # Three speaking seats that have not voted, and one person who has: four voters, one of whom voted.
     assert (votes["eligible"], votes["voted"]) == (4, 1)
     assert votes["consensus"]["reason"].startswith("1 of 4 voters") and votes["consensus"]["reached"] is False
+
+
+@pytest.mark.parametrize("body, content_type", [
+    ('{"content": ', "application/json"),  # malformed JSON
+    ("{}", "application/json"),  # no content
+    ('{"content": "   "}', "application/json"),
+    ('{"content": "VOTE: READY"}', "text/plain"),  # not JSON
+])
+def test_a_viewer_who_comments_is_refused_whatever_the_body(people, catalog, body, content_type):
+    from rooms.models import Observation
+
+    room = discussion(people["owner"], template="feature")
+    RoomMember.objects.create(room=room, user=people["viewer"], access="viewer")
+    before = Observation.objects.filter(room=room).count()
+    refused = Api(people["viewer"]).client.post(f"/api/discussions/{room.pk}/comments", body, content_type=content_type)
+    assert refused.status_code == 403, refused.content
+    assert refused.json()["error"]["code"] == "forbidden"
+    assert Observation.objects.filter(room=room).count() == before
+    # A stranger still learns nothing, and a participant's empty comment is still a 400.
+    assert Api(people["other"]).client.post(f"/api/discussions/{room.pk}/comments", body,
+                                            content_type=content_type).status_code == 404
+    RoomMember.objects.create(room=room, user=people["participant"], access="participant")
+    assert Api(people["participant"]).post(f"/api/discussions/{room.pk}/comments", {}).status_code == 400

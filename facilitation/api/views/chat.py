@@ -16,7 +16,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.views import APIView
 
-from facilitation.actions.comments import do_post_comment
+from facilitation.actions.comments import do_post_comment, require_commenter
 from facilitation.api import schemas
 from facilitation.api.envelope import ok
 from facilitation.api.pagination import MAX_PAGE_SIZE, paginate
@@ -90,7 +90,7 @@ class CommentsView(APIView):
                    request=CommentIn,
                    responses=schemas.responses({201: schemas.envelope("CommentEnvelope", schemas.TurnOut())}, 400, 403, 409, 415, 429))
     def post(self, request, id: int):
-        viewable_room(request.user, id)
+        require_commenter(request.user, viewable_room(request.user, id))  # a viewer's 403, before the body is read
         body = json_body(request)
         obs = do_post_comment(id, request.user, body.get("content"))
         return ok(turn_payload(obs, role="participant"), status=201)
