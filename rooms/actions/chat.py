@@ -228,7 +228,7 @@ def do_migrate_chat(platform: str, old_id: str, new_id: str, correlation_id: str
 def do_create_room_code(room: Room, user, correlation_id: str | None = None) -> ChatCode:
     """A one-time code that links one chat to this room (``/facilitator start CODE``)."""
     if room.is_terminal:
-        raise StateConflict(f"A {room.status} discussion cannot be linked to a chat.", {"status": room.status})
+        raise StateConflict(f"This discussion is {room.status}: it cannot be linked to a chat.", {"status": room.status})
     with transaction.atomic():
         code = ChatCode.objects.create(code=_new_code(), purpose=ChatCode.Purpose.ROOM, room=room, user=user,
                                        expires_at=timezone.now() + timedelta(hours=ROOM_CODE_HOURS))

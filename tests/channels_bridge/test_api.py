@@ -112,3 +112,13 @@ def test_chat_identity_codes_and_links(people):
     assert me.delete(f"/api/me/chat-identities/{mine.pk}").status_code == 200
     assert ChatIdentity.objects.get(pk=mine.pk).user is None
     assert api().post("/api/me/chat-identities").status_code in (401, 403)
+
+
+@pytest.mark.parametrize("status", [Room.Status.ARCHIVED, Room.Status.CONCLUDED])
+def test_an_ended_room_cannot_be_linked_and_says_why_in_words(room, people, status):
+    Room.objects.filter(pk=room.pk).update(status=status)
+    refused = api(people["owner"]).post(f"/api/discussions/{room.pk}/links", format="json")
+    assert refused.status_code == 409
+    assert refused.json()["error"]["message"] == f"This discussion is {status}: it cannot be linked to a chat."
+    assert refused.json()["error"]["details"] == {"status": status}
+    assert not ChatCode.objects.filter(room=room).exists()
