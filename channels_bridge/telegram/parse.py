@@ -39,6 +39,30 @@ def entity_text(text: str, entity: dict) -> str:
     return raw[2 * start: 2 * (start + length)].decode("utf-16-le", errors="replace")
 
 
+#: What a message carries besides text, as a turn names it (Telegram sends the file ids, never the content).
+MEDIA = (("photo", "a photo"), ("video", "a video"), ("animation", "a GIF"), ("voice", "a voice message"),
+         ("video_note", "a video message"), ("audio", "an audio file"), ("document", "a file"), ("location", "a location"),
+         ("venue", "a place"), ("contact", "a contact"), ("poll", "a poll"))
+
+
+def content(msg: dict) -> str | None:
+    """What a message says, as its turn reads: its text; for media, the caption with what was sent named on a line of
+    its own ("(a photo)", "(a file: plan.pdf)"), since the file itself does not travel; a sticker is the emoji it
+    stands for (a 👍 sticker confirms as a typed 👍). None when it says nothing (a service message)."""
+    if isinstance(msg.get("text"), str):
+        return msg["text"]
+    caption = msg.get("caption") if isinstance(msg.get("caption"), str) else ""
+    sticker = msg.get("sticker")
+    if isinstance(sticker, dict):
+        return sticker.get("emoji") if isinstance(sticker.get("emoji"), str) and sticker["emoji"].strip() else "(a sticker)"
+    for key, words in MEDIA:
+        if msg.get(key):
+            name = msg[key].get("file_name") if isinstance(msg[key], dict) else None
+            note = f"({words}: {name})" if isinstance(name, str) and name.strip() else f"({words})"
+            return f"{caption}\n{note}" if caption.strip() else note
+    return caption or None
+
+
 def _is_bot(user: dict | None, bot_id: str, bot_username: str) -> bool:
     if not isinstance(user, dict):
         return False
@@ -90,7 +114,7 @@ def _message(msg: dict, bot_id: str, bot_username: str) -> list:
             events.append(BotRemoved(chat, sender))
         elif account(gone):
             events.append(MembersChanged(chat, left=(account(gone),), actor=sender))
-    text = msg.get("text") if isinstance(msg.get("text"), str) else msg.get("caption")
+    text = content(msg)
     if sender is None or not isinstance(text, str) or not text.strip():
         return events
     entities = msg.get("entities") or msg.get("caption_entities") or []
@@ -130,7 +154,7 @@ def _edited(msg: dict) -> list:
     if not isinstance(msg.get("chat"), dict) or "id" not in msg["chat"] or "message_id" not in msg:
         return []
     sender = account(msg.get("from"))
-    text = msg.get("text") if isinstance(msg.get("text"), str) else msg.get("caption")
+    text = content(msg)
     if sender is None or not isinstance(text, str):
         return []
     return [MessageChanged(chat=chat_ref(msg["chat"]), sender=sender, message_id=str(msg["message_id"]), change="edited",

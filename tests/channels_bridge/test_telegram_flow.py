@@ -652,3 +652,29 @@ def test_a_nul_character_in_a_chat_message_is_dropped_before_it_is_stored(telegr
     assert turn.content == "Lead for me" and turn.author_name == "Cy"
     assert ChatIdentity.objects.get(platform="telegram", external_id="503").name == "Cy"
     assert "\\u0000" not in json.dumps(InboundUpdate.objects.order_by("pk").last().payload)
+
+
+def _sent(chat: dict, sender: dict, **content) -> dict:
+    """A message carrying media (the Bot API's objects: file ids and sizes, never the file)."""
+    return tu.update(message={"message_id": next(tu._message_ids), "from": sender, "chat": chat, "date": 1_700_000_000,
+                              **content})
+
+
+def test_a_photo_a_file_a_voice_message_and_a_sticker_are_turns_that_say_what_was_sent(telegram, post_telegram,
+                                                                                       run_tasks, room, owner):
+    """The file does not travel, so the turn names it: the caption first, then what was sent on a line of its own; a
+    sticker is the emoji it stands for. A service message (a pinned message) is no turn."""
+    linked(post_telegram, run_tasks, room, owner)
+    photo = [{"file_id": "p1", "file_unique_id": "u1", "width": 90, "height": 90, "file_size": 1000}]
+    post_telegram(_sent(GROUP, BEN, photo=photo, caption="Whiteboard from today"))
+    post_telegram(_sent(GROUP, BEN, photo=photo))
+    post_telegram(_sent(GROUP, ANA, document={"file_id": "d1", "file_unique_id": "u2", "file_name": "plan.pdf"}))
+    post_telegram(_sent(GROUP, ANA, voice={"file_id": "v1", "file_unique_id": "u3", "duration": 3}))
+    post_telegram(_sent(GROUP, BEN, sticker={"file_id": "s1", "file_unique_id": "u4", "width": 512, "height": 512,
+                                             "is_animated": False, "is_video": False, "type": "regular", "emoji": "👍"}))
+    post_telegram(_sent(GROUP, BEN, pinned_message={"message_id": 1, "chat": GROUP, "date": 1_700_000_000}))
+    run_tasks()
+    turns = Observation.objects.filter(room=room, author_kind="human").order_by("seq")
+    assert [(t.author_name, t.content) for t in turns] == [
+        ("Ben", "Whiteboard from today\n(a photo)"), ("Ben", "(a photo)"), ("Ana", "(a file: plan.pdf)"),
+        ("Ana", "(a voice message)"), ("Ben", "👍")]

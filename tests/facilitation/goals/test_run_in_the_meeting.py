@@ -1132,3 +1132,17 @@ def test_the_status_in_place_says_who_is_still_to_confirm_and_follows_each_confi
     assert len(place.group_texts()) == said  # the facilitator stays quiet
     place.say("cy", "/facilitator status")
     assert place.group_texts()[-1].endswith("Still missing: confirmation from Ana.")
+
+
+def test_on_telegram_a_thumbs_up_sticker_confirms_as_a_typed_thumbs_up(telegram, post_telegram, run_tasks):
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks, reportTo=[])
+    place.say("ana", "I'll take Lead")
+    place.say("ben", "I'll take Scribe")
+    place.say("ana", "confirmed")
+    post_telegram(tu.update(message={"message_id": 4242, "from": TG["ben"], "chat": GROUP, "date": 1_700_000_000,
+                                     "sticker": {"file_id": "s1", "file_unique_id": "u1", "width": 512, "height": 512,
+                                                 "is_animated": False, "is_video": False, "type": "regular",
+                                                 "emoji": "👍"}}))
+    run_tasks()
+    run = FacilitationRun.objects.get(room_id=data["id"])
+    assert run.state == "completed" and run.confirmations == ["Ana", "Ben"]
