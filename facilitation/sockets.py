@@ -66,13 +66,33 @@ def user_from_session_key(session_key: str | None):
     return user if user.is_authenticated and user.is_active else None
 
 
+def client_address(environ: dict) -> str:
+    """The address a connection comes from, as the REST API sees it (``rooms.ratelimit.client_ip``). The ASGI
+    environ's ``REMOTE_ADDR`` is always 127.0.0.1: the peer is in the ASGI scope."""
+    client = (environ.get("asgi.scope") or {}).get("client")
+    peer = str(client[0]) if client else environ.get("REMOTE_ADDR") or "unknown"
+    return ratelimit.client_ip({"REMOTE_ADDR": peer, "HTTP_X_FORWARDED_FOR": environ.get("HTTP_X_FORWARDED_FOR", "")})
+
+
 def authenticate(environ: dict, auth) -> tuple[object | None, dict]:
-    """The user a connection speaks for and the credential it used: a token in ``auth`` first, else the session cookie."""
+    """The user a connection speaks for and the credential it used: a token in ``auth`` first, else the session cookie.
+
+    Bad tokens count against the address as on the REST API (``CONVENE_RATE_LIMITS["bad_token_ip"]``, one
+    counter for both); past the limit every token from that address is refused, and the credential says
+    ``{"throttled": seconds}``."""
     from rooms.tokens import token_for_key
 
     if isinstance(auth, dict) and auth.get("token"):
+        address = client_address(environ)
+        limit, window = ratelimit.rate("bad_token_ip")
+        wait = ratelimit.wait_if_over("bad-token", address, limit, window)
+        if wait:
+            return None, {"throttled": wait}
         token = token_for_key(auth.get("token"))
-        return (token.user, {"auth": "token", "token_id": token.pk}) if token else (None, {})
+        if token is None:
+            ratelimit.hit("bad-token", address, window)
+            return None, {}
+        return token.user, {"auth": "token", "token_id": token.pk}
     session_key = _cookie(environ, settings.SESSION_COOKIE_NAME)
     user = user_from_session_key(session_key)
     return (user, {"auth": "session", "session_key": session_key}) if user else (None, {})
@@ -308,6 +328,10 @@ def register(sio) -> None:
             # handler with the client's own data as ``environ``): the handshake happens once, never again.
             return UNKNOWN_EVENT
         user, credential = await db(authenticate)(environ, auth)
+        if credential.get("throttled"):
+            raise socketio.exceptions.ConnectionRefusedError("throttled", {
+                "code": "throttled", "message": "Too many invalid tokens from your address; try again later.",
+                "retryAfter": credential["throttled"]})
         if user is None:
             raise socketio.exceptions.ConnectionRefusedError("unauthenticated", {"code": "unauthenticated", "message": "Sign in or pass a valid token."})
         await sio.save_session(sid, {"user_id": user.pk, "username": user.get_username(), **credential})

@@ -91,3 +91,38 @@ def test_an_event_with_several_payloads_is_invalid_and_changes_nothing(caplog):
     assert socket_room(room.pk) not in rooms
     assert Room.objects.get(pk=room.pk).status == "draft" and RoomEvent.objects.filter(room=room).count() == 1
     assert not [r for r in caplog.records if r.name == "convene.sockets" and r.levelname == "ERROR"]
+
+
+def _environ(address: str) -> dict:
+    """What python-engineio's ASGI driver gives a handshake: REMOTE_ADDR is always loopback, the peer is in the scope."""
+    return {"REMOTE_ADDR": "127.0.0.1", "asgi.scope": {"type": "websocket", "client": (address, 50000)}}
+
+
+def test_bad_tokens_on_the_socket_count_against_the_address_as_on_the_rest_api(client, settings):
+    from django.core.cache import cache
+
+    from facilitation.sockets import authenticate
+
+    cache.clear()
+    settings.CONVENE_RATE_LIMITS = {**settings.CONVENE_RATE_LIMITS, "bad_token_ip": (2, 60)}
+    owner = make_user("owner")
+    sio = server_with_connection(owner)
+    key = make_token(owner)
+    guesser, neighbour = "203.0.113.7", "198.51.100.2"
+    assert authenticate(_environ(guesser), {"token": key})[0] == owner
+    assert [authenticate(_environ(guesser), {"token": f"cvn_guess{i}"}) for i in range(2)] == [(None, {})] * 2
+    # Past the limit even a valid key waits, from that address only; and the REST API counts the same guesses.
+    user, credential = authenticate(_environ(guesser), {"token": key})
+    assert user is None and credential["throttled"] > 0
+    assert authenticate(_environ(neighbour), {"token": key})[0] == owner
+    assert client.get("/api/discussions", HTTP_AUTHORIZATION=f"Token {key}", REMOTE_ADDR=guesser).status_code == 429
+
+    async def handshake():
+        sid = await sio.manager.pre_connect("eio-2", "/")
+        with pytest.raises(socketio.exceptions.ConnectionRefusedError) as refused:
+            await sio.handlers["/"]["connect"](sid, _environ(guesser), {"token": key})
+        return refused.value.error_args
+
+    refusal = run_async(handshake())
+    assert refusal["message"] == "throttled" and refusal["data"]["code"] == "throttled" and refusal["data"]["retryAfter"] > 0
+    cache.clear()
