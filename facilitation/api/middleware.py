@@ -42,6 +42,12 @@ def _is_json(response) -> bool:
     return isinstance(response, JsonResponse) or response.get("Content-Type", "").startswith("application/json")
 
 
+def _without_options(allow: str) -> str:
+    """An ``Allow`` header without OPTIONS: no route under /api/ answers it (405; there is no metadata page),
+    though DRF lists it on every view."""
+    return ", ".join(m for m in (part.strip() for part in allow.split(",")) if m and m.upper() != "OPTIONS")
+
+
 class ApiEnvelopeMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
@@ -57,6 +63,8 @@ class ApiEnvelopeMiddleware:
                 if header in response:
                     replaced[header] = response[header]
             response = replaced
+        if "Allow" in response:
+            response["Allow"] = _without_options(response["Allow"])
         if _is_json(response) and "Cache-Control" not in response:
             add_never_cache_headers(response)
         return response

@@ -38,6 +38,18 @@ def test_options_is_not_a_metadata_page(owner_api):
     _is_error_envelope(owner_api.client.options("/api/discussions"), 405)
 
 
+@pytest.mark.parametrize("method, path, allowed", [
+    ("options", "/api/discussions", {"GET", "HEAD", "POST"}),
+    ("put", "/api/discussions", {"GET", "HEAD", "POST"}),
+    ("get", "/api/discussions/1/start", {"POST"}),
+    ("options", "/api/agents/1", {"GET", "HEAD", "PATCH", "DELETE"}),
+])
+def test_the_allow_header_lists_only_methods_that_are_answered(owner_api, method, path, allowed):
+    response = getattr(owner_api.client, method)(path)
+    _is_error_envelope(response, 405, "method_not_allowed")
+    assert {m.strip() for m in response["Allow"].split(",")} == allowed
+
+
 def test_unauthenticated_is_401_with_www_authenticate():
     response = Api().get("/api/discussions")
     _is_error_envelope(response, 401, "not_authenticated")
