@@ -1,6 +1,6 @@
 """A body may spell a field in camelCase or snake_case; one that gives both spellings of a field with different
 values is 400 naming the field, and nothing changes. It used to take one of them silently (the one written last).
-Fields a route does not know are ignored (docs/api.md says so)."""
+Fields a route does not know are ignored, except on the routes docs/api.md lists (docs/api.md says so)."""
 import pytest
 
 from rooms.models import Room
@@ -61,3 +61,27 @@ def test_a_bare_non_number_constant_is_not_json(owner_api, catalog, constant):
     assert answer.status_code == 400, answer.content
     assert answer.json()["error"]["code"] == "parse_error", answer.json()  # refused as JSON, whatever the field
     assert not Room.objects.exists()
+
+
+def test_the_routes_that_change_a_row_field_by_field_refuse_a_field_they_do_not_know(owner_api, people):
+    """The exceptions docs/api.md lists: a misspelt change there is a 400 naming it, not a change silently lost."""
+    from rooms.models import Seat, TaskAssignment
+    from tests.workspace.helpers import agent_seats, make_workspace
+
+    ws = make_workspace(people["owner"])
+    seat = agent_seats(ws)[0]
+    task = owner_api.post(f"/api/discussions/{ws.pk}/tasks", {"title": "Write the plan"}).json()["data"]
+    before = (Room.objects.filter(pk=ws.pk).values().get(), list(Seat.objects.filter(room=ws).values()),
+              list(TaskAssignment.objects.filter(room=ws).values()))
+    for method, path, body in [
+        ("patch", f"/api/discussions/{ws.pk}", {"name": "Renamed", "colour": "blue"}),
+        ("post", f"/api/discussions/{ws.pk}/tasks", {"title": "Another", "colour": "blue"}),
+        ("patch", f"/api/discussions/{ws.pk}/tasks/{task['id']}", {"title": "Renamed", "colour": "blue"}),
+        ("patch", f"/api/discussions/{ws.pk}/participants/{seat.pk}", {"personaId": None, "version": seat.version,
+                                                                         "colour": "blue"}),
+    ]:
+        answer = getattr(owner_api, method)(path, body)
+        assert answer.status_code == 400, (path, answer.json())
+        assert list(answer.json()["error"]["details"]) == ["colour"], answer.json()
+    assert before == (Room.objects.filter(pk=ws.pk).values().get(), list(Seat.objects.filter(room=ws).values()),
+                      list(TaskAssignment.objects.filter(room=ws).values()))
