@@ -1,6 +1,6 @@
 // What the Facilitators and Agents pages share: an agent's card, the check of a name you already use,
-// the model suggestions, deleting an agent (a refusal said in words) and the server's field errors put
-// next to the fields they are about. Loaded after api.js.
+// the model suggestions, deleting an agent (a refusal said in words), a role or persona written on the form made
+// a row once, and the server's field errors put next to the fields they are about. Loaded after api.js.
 (function () {
   "use strict";
   const { request, el, pageData, errorText, ownAgentNamed } = window.Convene;
@@ -70,6 +70,26 @@
     }
   }
 
+  // --- rows written on the form ------------------------------------------------------------
+  // A role or persona written on an agent's form becomes a catalogue row of yours (`path`: "roles", "personas") before
+  // the agent that uses it; a refusal carries `fields`, the inputs its fields are in (see placeErrors). `made` is the
+  // row this form already made for it: a save refused after the row was made is saved again into that row, with
+  // what is written now, instead of making a second one. Resolves to the row.
+  async function writeIn(path, body, fields, made) {
+    try {
+      if (made) {
+        try {
+          return (await request("PATCH", `${path}/${made.id}`, body)).data;
+        } catch (err) {
+          if (err.status !== 404) throw err; // deleted meanwhile: made anew
+        }
+      }
+      return (await request("POST", path, body)).data;
+    } catch (err) {
+      throw Object.assign(err, { fields });
+    }
+  }
+
   // --- field errors -------------------------------------------------------------------------
   // A field's error line is the element `<input id>-error`, named by the input's aria-describedby.
 
@@ -114,6 +134,6 @@
     return { summary, first: placed.size ? [...placed.keys()][0] : null };
   }
 
-  window.ConveneAgents = { personaGist, ownerBadge, agentCard, namesakeText, fillModels, deleteAgent, deleteRefusal,
+  window.ConveneAgents = { personaGist, ownerBadge, agentCard, namesakeText, fillModels, deleteAgent, deleteRefusal, writeIn,
                            setFieldError, clearFieldErrors, placeErrors };
 })();

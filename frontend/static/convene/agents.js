@@ -5,7 +5,7 @@
 (function () {
   "use strict";
   const { request, listAll, el, toast, pageData, agentLabels, budgetLimits } = window.Convene;
-  const { personaGist, agentCard, namesakeText, fillModels, deleteAgent, setFieldError, clearFieldErrors, placeErrors } = window.ConveneAgents;
+  const { personaGist, agentCard, namesakeText, fillModels, deleteAgent, writeIn, setFieldError, clearFieldErrors, placeErrors } = window.ConveneAgents;
   const page = pageData();
   const $ = (sel) => document.querySelector(sel);
   const form = $("#agent-form");
@@ -186,15 +186,15 @@
   // so a save that fails afterwards does not write it twice.
   async function writeIns() {
     if ($("#a-role").value === NEW) {
-      const { data } = await request("POST", "roles", { name: $("#r-name").value.trim(), function: $("#r-function").value.trim(),
-        basePrompt: $("#r-prompt").value }).catch((err) => { throw Object.assign(err, { fields: ROLE_FIELDS }); });
+      const data = await writeIn("roles", { name: $("#r-name").value.trim(), function: $("#r-function").value.trim(),
+        basePrompt: $("#r-prompt").value }, ROLE_FIELDS);
       roles = [...roles, data];
       fillCatalogue(editing && editing.role, editing && editing.persona);
       $("#a-role").value = String(data.id);
     }
     if ($("#a-persona").value === NEW) {
-      const { data } = await request("POST", "personas", { name: $("#p-name").value.trim(), prompt: $("#p-prompt").value,
-        description: $("#a-description").value.trim() }).catch((err) => { throw Object.assign(err, { fields: PERSONA_FIELDS }); });
+      const data = await writeIn("personas", { name: $("#p-name").value.trim(), prompt: $("#p-prompt").value,
+        description: $("#a-description").value.trim() }, PERSONA_FIELDS);
       personas = [...personas, data];
       fillCatalogue(editing && editing.role, editing && editing.persona);
       $("#a-persona").value = String(data.id);

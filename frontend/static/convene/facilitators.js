@@ -5,7 +5,7 @@
 (function () {
   "use strict";
   const { request, listAll, el, toast, pageData, agentLabels } = window.Convene;
-  const { personaGist, agentCard, namesakeText, fillModels, deleteAgent, setFieldError, clearFieldErrors, placeErrors } = window.ConveneAgents;
+  const { personaGist, agentCard, namesakeText, fillModels, deleteAgent, writeIn, setFieldError, clearFieldErrors, placeErrors } = window.ConveneAgents;
   // The API's fields of each request as the inputs that hold them, and in the form's words the ones it has none for.
   const AGENT_FIELDS = { name: "#f-name", description: "#f-description", model: "#f-model" };
   const PERSONA_FIELDS = { name: "#f-name", key: "#f-name", description: "#f-description", prompt: "#f-persona" };
@@ -20,6 +20,7 @@
   let personas = new Map(); // id -> persona
   let editing = null; // the agent being edited, or null when creating
   let templateName = ""; // the preset name the persona text was copied with
+  let madePersona = null; // the persona row this form made for a save that was then refused: saved into again
 
   function modelForTier(tier) {
     return (page.modelTiers && page.modelTiers[tier]) || "";
@@ -77,17 +78,13 @@
     }
   }
 
-  // A persona request's refusal carries the inputs its fields are in.
-  function asPersona(err) {
-    throw Object.assign(err, { fields: PERSONA_FIELDS });
-  }
-
   function openForm(open, agent) {
     const form = $("#create-form");
     form.hidden = !open;
     $("#create-error").hidden = true;
     clearFieldErrors(form);
     editing = open ? agent || null : null;
+    madePersona = null;
     $("#create-title").textContent = editing ? `Edit ${editing.name}` : "Create a facilitator";
     $("#create-save").textContent = editing ? "Save changes" : "Save facilitator";
     $("#template").closest(".field").hidden = Boolean(editing);
@@ -165,12 +162,12 @@
       let personaId = null;
       if (prompt.trim()) {
         // The persona is the moderator prompt: a new persona row holds the (edited) text.
-        const { data: persona } = await request("POST", "personas", {
+        madePersona = await writeIn("personas", {
           name, description, prompt, isFacilitator: true,
           philosophy: base ? base.philosophy : "", bestFor: base ? base.bestFor : [], modelTier: base ? base.modelTier : "",
           style: base ? base.style : "",
-        }).catch(asPersona);
-        personaId = persona.id;
+        }, PERSONA_FIELDS, madePersona);
+        personaId = madePersona.id;
       } else {
         const generic = [...personas.values()].find((p) => p.key === GENERIC_PERSONA_KEY);
         personaId = generic ? generic.id : null;
@@ -205,10 +202,10 @@
     const persona = personaOf(agent);
     let personaId = agent.personaId;
     if (persona && !persona.isBuiltin && prompt.trim()) {
-      await request("PATCH", `personas/${persona.id}`, { name, prompt, description }).catch(asPersona);
-    } else if (prompt.trim() && (!persona || prompt !== persona.prompt)) {
-      const { data } = await request("POST", "personas", { name, description, prompt, isFacilitator: true }).catch(asPersona);
-      personaId = data.id;
+      await writeIn("personas", { name, prompt, description }, PERSONA_FIELDS, persona);
+    } else if (prompt.trim() && (!persona || prompt !== persona.prompt || madePersona)) {
+      madePersona = await writeIn("personas", { name, description, prompt, isFacilitator: true }, PERSONA_FIELDS, madePersona);
+      personaId = madePersona.id;
     }
     const body = { name, description, model };
     if (personaId != null) body.personaId = personaId;
