@@ -23,6 +23,12 @@ def deliberation_settings(template=None, consensus=None, max_parallel=None) -> d
     return DeliberationIn.parse({"template": template, "consensus": consensus, "max_parallel": max_parallel})
 
 
+def deliberation_of(room: Room) -> dict:
+    """The deliberation settings a copy of ``room`` starts with: its template (from the first phase), consensus rules
+    and parallel turns."""
+    return deliberation_settings(room.template or None, room.consensus or None, room.max_parallel)
+
+
 def current_phase(room: Room):
     return get_template(room.template).phase(room.phase) if room.template and room.phase else None
 

@@ -112,11 +112,17 @@ def _snapshot(room: Room) -> dict:
             "budgetTokens": room.budget_tokens, "budgetUsd": None if room.budget_usd is None else str(room.budget_usd)}
 
 
-def do_copy_room(room: Room, user) -> Room:
-    """A new draft owned by ``user`` with the room's topic, format, facilitator, seats and limits.
+def do_copy_room(room: Room, user, deliberation: dict | None = None) -> Room:
+    """A new draft owned by ``user`` with the room's topic, format, facilitator, seats and limits, a workspace's
+    turn policy, and ``deliberation`` (the template, from its first phase, consensus rules and parallel turns the
+    copy starts with: ``facilitation.actions.phases.deliberation_of``).
 
-    Nothing that was said is copied. Logged as the invocation ``room.copy``.
+    Nothing that was said is copied. Logged as the invocation ``room.copy``. A facilitation run is not copied (400):
+    it has no seats to copy, and a new run is made from its own form.
     """
+    if room.kind == Room.Kind.FACILITATION:
+        raise ValidationFailed("A facilitation run cannot be copied; start a new run instead.",
+                               {"kind": ["Discussions and workspaces are copied; a facilitation run is not."]})
     participants = [{"agent_id": s.agent_id, "role": s.role}
                     for s in room.seats.exclude(role=Seat.Role.FACILITATOR).order_by("position", "id") if s.agent_id]
     suffix = " (copy)"
@@ -124,7 +130,8 @@ def do_copy_room(room: Room, user) -> Room:
     with transaction.atomic():
         copy = do_create_room(user, name=name, topic=room.topic, format=room.format, kind=room.kind,
                               moderator_id=room.moderator_id, max_rounds=room.max_rounds, participants=participants,
-                              budget_tokens=room.budget_tokens, budget_usd=room.budget_usd)
+                              budget_tokens=room.budget_tokens, budget_usd=room.budget_usd, deliberation=deliberation,
+                              turn_policy=room.turn_policy or None)
         audit(copy, user, "room.copy", before={"fromDiscussionId": room.pk}, after={"discussionId": copy.pk})
     return copy
 

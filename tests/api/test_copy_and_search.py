@@ -53,3 +53,43 @@ def test_conclude_after_a_stop_synthesizes_from_what_exists(owner_api, room):
     room.status = "concluded"
     room.save()
     assert owner_api.post(f"/api/discussions/{room.pk}/conclude").status_code == 409
+
+
+def test_a_copy_keeps_the_template_from_its_first_phase_the_consensus_rules_and_parallel_turns(owner_api, catalog):
+    from tests.api.conftest import create_body
+
+    made = owner_api.post("/api/discussions", create_body(
+        catalog, template="adr", consensus={"threshold": 0.8, "rejectBlocks": False, "humanRequired": True},
+        maxParallel=2)).json()["data"]
+    original = Room.objects.get(pk=made["id"])
+    Room.objects.filter(pk=original.pk).update(phase="decide")  # moved on before it was copied
+    data = owner_api.post(f"/api/discussions/{original.pk}/copy").json()["data"]
+    assert (data["template"], data["phase"], data["maxParallel"]) == ("adr", made["phase"], 2)
+    assert data["consensus"] == {"threshold": 0.8, "rejectBlocks": False, "humanRequired": True}
+    copy = Room.objects.get(pk=data["id"])
+    assert (copy.template, copy.phase, copy.consensus, copy.max_parallel) == (
+        "adr", made["phase"], original.consensus, 2)
+
+
+def test_a_copy_of_a_workspace_keeps_its_turn_policy(owner_api, catalog):
+    from tests.api.conftest import create_body
+
+    made = owner_api.post("/api/discussions", create_body(
+        catalog, kind="workspace", turnPolicy={"maxEvents": 4, "maxSeconds": 900})).json()["data"]
+    data = owner_api.post(f"/api/discussions/{made['id']}/copy").json()["data"]
+    assert data["kind"] == "workspace" and data["turnPolicy"] == {"maxEvents": 4, "maxSeconds": 900}
+    assert Room.objects.get(pk=data["id"]).turn_policy == {"maxEvents": 4, "maxSeconds": 900}
+
+
+def test_a_facilitation_run_is_not_copied(clients, people):
+    from tests.api.test_facilitation_runs import allow, body
+    from tests.factories import make_facilitator
+
+    make_facilitator("Convener", key="convener")
+    allow(people["owner"])
+    run = clients["owner"].post("/api/discussions", body()).json()["data"]
+    before = Room.objects.count()
+    refused = clients["owner"].post(f"/api/discussions/{run['id']}/copy")
+    assert refused.status_code == 400, refused.content
+    assert refused.json()["error"]["code"] == "validation_error" and list(refused.json()["error"]["details"]) == ["kind"]
+    assert Room.objects.count() == before and not Invocation.objects.filter(component="room.copy").exists()

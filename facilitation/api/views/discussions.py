@@ -4,6 +4,7 @@ from django.db.models import Count, Q
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.views import APIView
 
+from facilitation.actions.phases import deliberation_of
 from facilitation.api import inputs, schemas
 from facilitation.api.envelope import ok
 from facilitation.api.pagination import paginate
@@ -172,9 +173,12 @@ class CopyView(WriteThrottleMixin, APIView):
     optional_body_methods = ("post",)  # no_fields reads a JSON body (the schema lists its 413)
 
     @extend_schema(tags=TAG, operation_id="discussions_copy", summary="Copy as a new draft", request=None,
-                   description="Nothing that was said is copied; the copy is yours. Logged as invocation `room.copy`.",
+                   description="The copy keeps the topic, format, facilitator, seats, limits, template (from its first "
+                               "phase), consensus rules, `maxParallel` and a workspace's `turnPolicy`. Nothing that was "
+                               "said is copied; the copy is yours. Logged as invocation `room.copy`. A facilitation run "
+                               "is not copied (400 on `kind`).",
                    responses=schemas.responses({201: DiscussionEnvelope}, 400, 403, 429))
     def post(self, request, id: int):
         room = controllable_room(request.user, id)
         no_fields(request)
-        return detail_response(request.user, do_copy_room(room, request.user), status=201)
+        return detail_response(request.user, do_copy_room(room, request.user, deliberation_of(room)), status=201)
