@@ -26,7 +26,8 @@ AGENT_FIELDS = ("name", "alias", "description", "role", "persona", "is_facilitat
 
 FIELDS = {Role: ROLE_FIELDS, Persona: PERSONA_FIELDS, Agent: AGENT_FIELDS}
 
-def _require_custom(row, what: str) -> None:
+def require_custom(row, what: str) -> None:
+    """403 ``builtin_readonly`` for a built-in row: nobody changes or deletes one (staff neither)."""
     if row.is_builtin:
         raise Forbidden(f"Built-in {what}s cannot be changed or deleted.", code="builtin_readonly")
 
@@ -124,7 +125,7 @@ def _create_keyed(model, user, fields: dict, *, required: tuple[str, ...], allow
 
 
 def _update_keyed(row, fields: dict, actor, *, required: tuple[str, ...], allowed: tuple[str, ...], what: str):
-    _require_custom(row, what)
+    require_custom(row, what)
     errors: dict = {}
     _require_text(fields, (*required, "key"), errors, creating=False)
     if "key" not in errors:
@@ -145,7 +146,7 @@ def do_update_role(role: Role, actor=None, **fields) -> Role:
 
 
 def do_delete_role(role: Role, actor=None) -> None:
-    _require_custom(role, "role")
+    require_custom(role, "role")
     _delete(role, "role", actor)
 
 
@@ -158,7 +159,7 @@ def do_update_persona(persona: Persona, actor=None, **fields) -> Persona:
 
 
 def do_delete_persona(persona: Persona, actor=None) -> None:
-    _require_custom(persona, "persona")
+    require_custom(persona, "persona")
     _delete(persona, "persona", actor)
 
 
@@ -313,7 +314,7 @@ def do_create_agent(user, **fields) -> Agent:
 
 
 def do_update_agent(agent: Agent, user, **fields) -> Agent:
-    _require_custom(agent, "agent")
+    require_custom(agent, "agent")
     with transaction.atomic():
         if "alias" in fields or "name" in fields:
             lock_aliases_of(agent.created_by)
@@ -335,5 +336,5 @@ def do_update_agent(agent: Agent, user, **fields) -> Agent:
 
 
 def do_delete_agent(agent: Agent, actor=None) -> None:
-    _require_custom(agent, "agent")
+    require_custom(agent, "agent")
     _delete(agent, "agent", actor)

@@ -93,6 +93,19 @@ def test_builtins_are_read_only_even_for_staff(clients, catalog):
     assert Agent.objects.get(pk=builtin.pk).name == "Ada"
 
 
+@pytest.mark.parametrize("body", [{"name": ""}, {"budgetUsd": "lots"}, {"expertise": "not a list"}, {"personaId": -1}])
+def test_a_built_in_is_read_only_whatever_the_patch_says(clients, catalog, body):
+    builtin = catalog["ada"]
+    before = Agent.objects.filter(pk=builtin.pk).values().get()
+    response = clients["owner"].patch(f"/api/agents/{builtin.pk}", body)
+    assert response.status_code == 403 and response.json()["error"]["code"] == "builtin_readonly", response.json()
+    persona = Persona.objects.filter(is_builtin=True).first() or Persona.objects.create(
+        key="built-in-p", name="Built-in P", prompt="p", is_builtin=True)
+    response = clients["owner"].patch(f"/api/personas/{persona.pk}", {"prompt": 5})
+    assert response.status_code == 403 and response.json()["error"]["code"] == "builtin_readonly", response.json()
+    assert Agent.objects.filter(pk=builtin.pk).values().get() == before
+
+
 def test_staff_may_change_other_users_custom_rows(clients):
     persona = clients["owner"].post("/api/personas", {"name": "Mine", "prompt": "p"}).json()["data"]
     response = clients["staff"].patch(f"/api/personas/{persona['id']}", {"prompt": "Edited by staff"})

@@ -92,6 +92,7 @@ class _CatalogDetail(APIView):
 
     def patch(self, request, id: int):
         row = catalog_row(self.model, request.user, id, self.what)
+        actions.require_custom(row, self.what)  # a built-in's 403 whatever the body says
         fields = _parse(self.input_class, request, partial=True)
         with _named_as_in(self.input_class):
             row = self.update(row, request.user, fields)
