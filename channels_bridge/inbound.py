@@ -54,9 +54,19 @@ from rooms.models import Chat, ChatIdentity, ChatLink, ChatMember, Delivery, Roo
 log = logging.getLogger("convene.bridge")
 
 
-def help_group(chat: Chat) -> str:
-    return ("I relay this chat to a Convene discussion and back. In the group: "
-            f"{command_in(chat, 'facilitator start CODE')} links it to the discussion whose code it is, "
+def help_group(chat: Chat, link: ChatLink | None = None, unknown: str = "") -> str:
+    """What the bot does in a group and the commands it takes; in a linked chat, which room it is linked to.
+    ``unknown``: the word after ``facilitator`` that the bot does not know, said back first (as typed there)."""
+    said = f"I do not know \u201c{command_in(chat, 'facilitator ' + unknown)}\u201d. " if unknown else ""
+    if link is not None:
+        room = link.room
+        ends = "the run or this chat's link, for those who may" if room.kind == Room.Kind.FACILITATION else "the link"
+        return (f"{said}This chat is linked to the {_kind_word(room)} \u201c{escaper_for(chat)(room.name)}\u201d. "
+                f"{command_in(chat, 'facilitator status')} says who moderates and toward what, "
+                f"{command_in(chat, 'facilitator stop')} ends {ends}, "
+                f"{command_in(chat, 'facilitator start CODE')} links this chat to another room with its code.")
+    return (f"{said}I relay this chat to a Convene discussion or facilitation run and back. In the group: "
+            f"{command_in(chat, 'facilitator start CODE')} links it to the discussion or run whose code it is, "
             f"{command_in(chat, 'facilitator status')} says who moderates and toward what, "
             f"{command_in(chat, 'facilitator stop')} ends it.")
 
@@ -68,7 +78,8 @@ def help_direct(platform: str) -> str:
 
 def greeting(chat: Chat) -> str:
     return ("Hello, I am the Convene facilitator. Nothing here is relayed until someone links this chat "
-            f"to a discussion with {command_in(chat, 'facilitator start CODE')} (the code comes from the discussion's owner).")
+            f"to a discussion or facilitation run with {command_in(chat, 'facilitator start CODE')} (the code comes from its "
+            "owner).")
 
 
 def _person(identity: ChatIdentity | None) -> meeting.Person | None:
@@ -230,7 +241,8 @@ def on_command(chat: Chat, identity: ChatIdentity, command: tuple[str, tuple[str
         return "status"
     if verb == "stop":
         return _stop(chat, identity, link, correlation)
-    _reply(chat, help_group(chat))
+    unknown = args[0][:40] if name == "facilitator" and args and verb != "help" else ""
+    _reply(chat, help_group(chat, link, unknown=unknown), room=link.room if link else None)
     return "help"
 
 
@@ -255,7 +267,7 @@ def _direct_command(identity: ChatIdentity, name: str, args: tuple[str, ...], co
 
 def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation: str) -> str:
     if not args:
-        _reply(chat, f"Send {command_in(chat, 'facilitator start CODE')} with the code from the discussion's owner.")
+        _reply(chat, f"Send {command_in(chat, 'facilitator start CODE')} with the code from the owner of the discussion or run.")
         return "start without code"
     try:
         link = chat_actions.do_link_chat(chat, args[0], identity, correlation_id=correlation)
@@ -266,7 +278,7 @@ def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation
         _reply(chat, already_linked(exc.room, chat), room=exc.room)
         return "already linked"
     except (CodeRefused, ActionError) as exc:
-        _reply(chat, f"{escaper_for(chat)(exc.message)} Ask the discussion's owner for a new code.")
+        _reply(chat, f"{escaper_for(chat)(exc.message)} Ask the owner of the discussion or run for a new code.")
         return "link refused"
     room = link.room
     if room.kind != Room.Kind.FACILITATION:  # a facilitation run opens with its handshake instead

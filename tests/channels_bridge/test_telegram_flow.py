@@ -678,3 +678,22 @@ def test_a_photo_a_file_a_voice_message_and_a_sticker_are_turns_that_say_what_wa
     assert [(t.author_name, t.content) for t in turns] == [
         ("Ben", "Whiteboard from today\n(a photo)"), ("Ben", "(a photo)"), ("Ana", "(a file: plan.pdf)"),
         ("Ana", "(a voice message)"), ("Ben", "👍")]
+
+
+def test_an_unknown_facilitator_command_is_said_back_with_the_help_for_the_linked_chat(telegram, post_telegram,
+                                                                                      run_tasks, room, owner):
+    post_telegram(tu.bot_added(GROUP, ANA))
+    post_telegram(tu.command(GROUP, BEN, "/facilitator stat"))
+    run_tasks()
+    unlinked = telegram.sent_to(-4001)[-1]["text"]
+    assert unlinked.startswith("I do not know \u201c/facilitator stat\u201d. I relay this chat to a Convene discussion or "
+                               "facilitation run and back.")
+    linked(post_telegram, run_tasks, room, owner)
+    post_telegram(tu.command(GROUP, BEN, "/facilitator@ConveneTestBot stat please"))
+    post_telegram(tu.command(GROUP, BEN, "/facilitator"))
+    run_tasks()
+    unknown, bare = [m["text"] for m in telegram.sent_to(-4001)[-2:]]
+    assert unknown == (f"I do not know \u201c/facilitator stat\u201d. This chat is linked to the discussion \u201c{room.name}\u201d. "
+                       "/facilitator status says who moderates and toward what, /facilitator stop ends the link, "
+                       "/facilitator start CODE links this chat to another room with its code.")
+    assert bare == unknown.split(". ", 1)[1]
