@@ -165,7 +165,12 @@ def test_a_budget_lowered_to_what_is_spent_pauses_an_active_workspace_at_once(ma
     pause = Invocation.objects.get(room=room, component="room.budget_pause")
     assert pause.input["cause"] == "budget lowered"
     assert RoomEvent.objects.filter(room=room, type="discussion:status", payload__status="paused").exists()
-    assert client.post(f"/api/discussions/{room.pk}/resume").status_code == 409
+    refused = client.post(f"/api/discussions/{room.pk}/resume")
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "budget_exceeded"
+    # No call was refused, so none said what it may use: the refusal does not claim one may use 1 token.
+    message = refused.json()["error"]["message"]
+    assert "each call needs the budget above what is spent" in message and "up to 1 tokens" not in message, message
+    assert message.startswith("Raise the budget to at least ")
     client.patch(f"/api/discussions/{room.pk}", {"budgetTokens": spent + 10_000}, content_type="application/json")
     assert client.post(f"/api/discussions/{room.pk}/resume").status_code == 200
 

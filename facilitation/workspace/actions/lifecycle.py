@@ -39,14 +39,19 @@ def do_pause_workspace(room: Room, user=None) -> Room:
     return room
 
 
+#: The need a workspace paused with when its budget was lowered to what is spent, before any call was refused: each
+#: call needs the budget above what is spent (what a call may use is known once its prompt is built).
+ABOVE_SPENT = (1, 0.0)
+
+
 def do_pause_if_spent(room: Room) -> Room:
     """An active workspace whose budget is used up (a manager set it at or below what is spent) pauses itself for its
     budget at once, as it would at its agents' next call: the status says so now, and the resume waits for a budget
     above what is spent. Anything else: nothing changes."""
     with transaction.atomic():
         room = locked(room)
-        if room.status == S.ACTIVE and budget.over(room, (1, 0.0)):
-            pause_itself(room, BUDGET, correlation_of(room), need=(1, 0.0), detail={"cause": "budget lowered"})
+        if room.status == S.ACTIVE and budget.over(room, ABOVE_SPENT):
+            pause_itself(room, BUDGET, correlation_of(room), need=ABOVE_SPENT, detail={"cause": "budget lowered"})
     return room
 
 
@@ -79,9 +84,11 @@ def _budget_too_small(room: Room, need: tuple[int, float], calls: int) -> StateC
     short = [f"{tokens:,} tokens" if room.budget_tokens is not None and tokens > room.budget_tokens else "",
              f"${usd:.2f}" if room.budget_usd is not None and usd > float(room.budget_usd) else ""]
     agents = "1 agent still works" if calls == 1 else f"{calls} agents still work"
+    each = ("each call needs the budget above what is spent" if tuple(need) == ABOVE_SPENT
+            else budget.need_text(need))  # the budget was lowered: no call was refused, so none said what it needs
     return StateConflict(
         f"Raise the budget to at least {' and '.join(x for x in short if x)} first: {agents} in this round, and "
-        f"{budget.need_text(need)} (spent {room.tokens_used:,} tokens, ${float(room.cost_usd):.2f}).",
+        f"{each} (spent {room.tokens_used:,} tokens, ${float(room.cost_usd):.2f}).",
         {"budgetTokens": room.budget_tokens, "budgetUsd": float(room.budget_usd) if room.budget_usd is not None else None,
          "needTokens": need[0], "needUsd": need[1], "calls": calls, "neededTokens": tokens, "neededUsd": usd},
         code="budget_exceeded")
