@@ -79,9 +79,21 @@ def session_revoked(reason: str) -> dict:
     return {"reason": reason}
 
 
+#: What a ``discussion:delivery`` event tells everyone in the room, live and in a join's replay. Who a message
+#: went to (``principal``, ``recipient``) and why it did not arrive (``diagnostic``, which names people and their
+#: chat accounts) are for the owner and staff: ``GET /api/discussions/{id}/deliveries``.
+DELIVERY_EVENT_FIELDS = ("id", "kind", "platform", "status", "state", "attempts", "chatId", "sourceSeq", "createdAt",
+                         "sentAt")
+
+
+def delivery_for_the_room(shape: dict) -> dict:
+    """A delivery's shape cut to ``DELIVERY_EVENT_FIELDS`` (also for events stored before it was)."""
+    return {key: shape[key] for key in DELIVERY_EVENT_FIELDS if key in shape}
+
+
 def delivery(row) -> dict:
-    """``discussion:delivery``: a message to a chat or a person, as its state changes."""
-    return {"delivery": delivery_shape(row)}
+    """``discussion:delivery``: a message to a chat or a person, as its state changes (``DELIVERY_EVENT_FIELDS``)."""
+    return {"delivery": delivery_for_the_room(delivery_shape(row))}
 
 
 def link(row, state: str) -> dict:

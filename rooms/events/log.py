@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from rooms import realtime, rows
+from rooms.events.build import delivery_for_the_room
 from rooms.events.types import EventType, as_event_type
 from rooms.models import Room, RoomEvent
 
@@ -76,8 +77,12 @@ def record_event(room: Room, event_type: EventType | str, data: dict, seq: int |
 
 
 def event_message(event: RoomEvent) -> dict:
-    """An event as replayed to a client: the pushed payload plus its type."""
-    return {"type": event.type, **event.payload}
+    """An event as replayed to a client: the pushed payload plus its type. A ``discussion:delivery`` stored when
+    the event still named its recipient is replayed as the event reads now (``build.delivery``)."""
+    payload = event.payload
+    if event.type == EventType.DELIVERY.value and isinstance(payload.get("delivery"), dict):
+        payload = {**payload, "delivery": delivery_for_the_room(payload["delivery"])}
+    return {"type": event.type, **payload}
 
 
 def events_after(room_id: int, after_seq: int, limit: int = 1000) -> list[dict]:

@@ -118,14 +118,17 @@ class ArtifactShape(TypedDict):
 
 
 class DeliveryShape(TypedDict):
+    """Exactly these: who a message went to and why it did not arrive are not in the event (``build.delivery``)."""
     id: int
     kind: str
-    principal: str
-    recipient: str
     platform: str
     status: Literal["sent", "undeliverable", "retrying"]
     state: Literal["queued", "sending", "retrying", "sent", "undeliverable"]
-    diagnostic: NotRequired[str]
+    attempts: int
+    chatId: int | None
+    sourceSeq: int | None
+    createdAt: str
+    sentAt: str | None
 
 
 class LinkShape(TypedDict):
@@ -158,7 +161,7 @@ class AdaptationShape(TypedDict):
 
 
 
-OPEN = frozenset({ObservationShape, NarrativeShape, TaskShape, ArtifactShape, DeliveryShape, LinkShape, RoundShape,
+OPEN = frozenset({ObservationShape, NarrativeShape, TaskShape, ArtifactShape, LinkShape, RoundShape,
                   ParticipantShape, AdaptationShape})
 
 
