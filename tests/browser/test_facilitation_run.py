@@ -89,8 +89,8 @@ def test_a_run_is_set_up_in_the_browser_form(make_page):
     page.wait_for_url("**/facilitation/new/")
     page.get_by_label("Goal").fill("Every on-call role for December has one name")
     page.get_by_label("Send the result to").fill("rita, role:management")
-    page.get_by_role("button", name="Create the run").click()  # no roles yet: the server says so, nothing is made
-    page.locator("#run-slots-error").wait_for()
+    page.get_by_role("button", name="Create the run").click()  # no roles yet: the form says so, nothing is made
+    page.locator("#run-roles-error").wait_for()
     assert not FacilitationRun.objects.exists()
     page.get_by_label("Roles", exact=True).fill("Primary, Secondary")
     page.get_by_role("button", name="Create the run").click()
@@ -138,9 +138,9 @@ def test_a_run_left_unnamed_is_named_after_its_goals_first_words_without_markdow
 
 def test_the_run_form_names_what_is_wrong_with_the_outcome_in_its_own_words(make_page):
     page = _create_run(make_page, "convener-words", "Who leads the launch?", "Lead, Scribe, Lead")
-    page.locator("#run-slots-error").wait_for()
+    page.locator("#run-roles-error").wait_for()
     # the role that is wrong, as typed, beside the roles; no API path ("slots.roles[2]") anywhere
-    assert page.locator("#run-slots-error").inner_text() == '"Lead": listed twice.'
+    assert page.locator("#run-roles-error").inner_text() == '"Lead": listed twice.'
     assert page.locator("#run-error").inner_text() == "Role 3 is not valid."  # the server's message, as it says it
     assert "slots" not in page.locator("main").inner_text()
     assert not FacilitationRun.objects.exists()
@@ -148,8 +148,8 @@ def test_the_run_form_names_what_is_wrong_with_the_outcome_in_its_own_words(make
     page.get_by_role("radio", name="Make a decision").check()
     page.locator("#run-options").fill("Friday, " + "M" * 81)
     page.get_by_role("button", name="Create the run").click()
-    page.wait_for_function("() => document.querySelector('#run-slots-error').textContent.startsWith('\"MMM')")
-    assert page.locator("#run-slots-error").inner_text().startswith(f'"{"M" * 81}": a name of 1 to 80 characters.')
+    page.wait_for_function("() => document.querySelector('#run-options-error').textContent.startsWith('\"MMM')")
+    assert page.locator("#run-options-error").inner_text().startswith(f'"{"M" * 81}": a name of 1 to 80 characters.')
     assert page.locator("#run-error").inner_text() == "The options are not valid."  # one option is left: too few
     assert not FacilitationRun.objects.exists()
     assert not page.errors, page.errors

@@ -1,6 +1,6 @@
 // What the Facilitators and Agents pages share: an agent's card, the check of a name you already use,
-// the model suggestions, deleting an agent (a refusal said in words), a role or persona written on the form made
-// a row once, and the server's field errors put next to the fields they are about. Loaded after api.js.
+// the model suggestions, deleting an agent (a refusal said in words) and a role or persona written on the form
+// made a row once. The server's field errors are put next to their fields by api.js's code. Loaded after api.js.
 (function () {
   "use strict";
   const { request, el, pageData, errorText, ownAgentNamed } = window.Convene;
@@ -90,50 +90,5 @@
     }
   }
 
-  // --- field errors -------------------------------------------------------------------------
-  // A field's error line is the element `<input id>-error`, named by the input's aria-describedby.
-
-  function setFieldError(input, text) {
-    const node = document.getElementById(`${input.id}-error`);
-    if (node) {
-      node.textContent = text || "";
-      node.hidden = !text;
-    }
-    if (text) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
-  }
-
-  function clearFieldErrors(form) {
-    for (const input of form.querySelectorAll("[aria-invalid]")) setFieldError(input, "");
-  }
-
-  // One field's messages in words. A list field's are by item ({"2": [...]}): each is said after `item(index)`
-  // ("Line 3"; "Item 3" when the page names none).
-  function fieldText(field, msgs, item) {
-    if (!msgs || typeof msgs !== "object" || Array.isArray(msgs)) return errorText({ details: { [field]: msgs } });
-    return Object.entries(msgs).map(([key, inner]) => {
-      const text = fieldText(field, inner, item);
-      return text && /^\d+$/.test(key) ? `${item ? item(field, Number(key)) : `Item ${Number(key) + 1}`}: ${text}` : text;
-    }).filter(Boolean).join(" ");
-  }
-
-  // The server's refusal put where it belongs: each field of `fields` ({api field: input or its selector}) that the details
-  // name gets its text next to it (two API fields on one input are one line; a list field's items as
-  // `item(field, index)` names them); what is left (the message, fields without an input) is returned in the
-  // page's `words` (as Convene.errorText says them), with the first input that is wrong, to focus.
-  function placeErrors(err, fields, words, item) {
-    const rest = {};
-    const placed = new Map();
-    for (const [field, msgs] of Object.entries((err && err.details) || {})) {
-      const input = typeof fields[field] === "string" ? document.querySelector(fields[field]) : fields[field];
-      if (!input) { rest[field] = msgs; continue; }
-      const text = fieldText(field, msgs, item);
-      placed.set(input, [placed.get(input), text].filter(Boolean).join(" "));
-    }
-    for (const [input, text] of placed) setFieldError(input, text);
-    const summary = errorText({ message: (err && err.message) || String(err || ""), details: rest }, words);
-    return { summary, first: placed.size ? [...placed.keys()][0] : null };
-  }
-
-  window.ConveneAgents = { personaGist, ownerBadge, agentCard, namesakeText, fillModels, deleteAgent, deleteRefusal, writeIn,
-                           setFieldError, clearFieldErrors, placeErrors };
+  window.ConveneAgents = { personaGist, ownerBadge, agentCard, namesakeText, fillModels, deleteAgent, deleteRefusal, writeIn };
 })();

@@ -4,8 +4,8 @@
 // persona row is created first), model and an optional budget. What the server refuses is said next to the field it is about.
 (function () {
   "use strict";
-  const { request, listAll, el, toast, pageData, agentLabels, budgetLimits } = window.Convene;
-  const { personaGist, agentCard, namesakeText, fillModels, deleteAgent, writeIn, setFieldError, clearFieldErrors, placeErrors } = window.ConveneAgents;
+  const { request, listAll, el, toast, pageData, agentLabels, budgetLimits, setFieldError, clearFieldErrors, placeErrors } = window.Convene;
+  const { personaGist, agentCard, namesakeText, fillModels, deleteAgent, writeIn } = window.ConveneAgents;
   const page = pageData();
   const $ = (sel) => document.querySelector(sel);
   const form = $("#agent-form");

@@ -136,6 +136,50 @@
     return lines.join(separator);
   }
 
+  // A form field's error line is the element `<input id>-error`, named by the input's aria-describedby; one with
+  // an error is marked invalid.
+
+  function setFieldError(input, text) {
+    const node = document.getElementById(`${input.id}-error`);
+    if (node) {
+      node.textContent = text || "";
+      node.hidden = !text;
+    }
+    if (text) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
+  }
+
+  function clearFieldErrors(form) {
+    for (const input of form.querySelectorAll("[aria-invalid]")) setFieldError(input, "");
+  }
+
+  // One field's messages in words. A list field's are by item ({"2": [...]}): each is said after `item(index)`
+  // ("Line 3"; "Item 3" when the page names none).
+  function fieldText(field, msgs, item) {
+    if (!msgs || typeof msgs !== "object" || Array.isArray(msgs)) return errorText({ details: { [field]: msgs } });
+    return Object.entries(msgs).map(([key, inner]) => {
+      const text = fieldText(field, inner, item);
+      return text && /^\d+$/.test(key) ? `${item ? item(field, Number(key)) : `Item ${Number(key) + 1}`}: ${text}` : text;
+    }).filter(Boolean).join(" ");
+  }
+
+  // The server's refusal put where it belongs: each field of `fields` ({api field: input or its selector}) that the details
+  // name gets its text next to it (two API fields on one input are one line; a list field's items as
+  // `item(field, index)` names them); what is left (the message, fields without an input) is returned in the
+  // page's `words` (as errorText says them), with the first input that is wrong, to focus.
+  function placeErrors(err, fields, words, item) {
+    const rest = {};
+    const placed = new Map();
+    for (const [field, msgs] of Object.entries((err && err.details) || {})) {
+      const input = typeof fields[field] === "string" ? document.querySelector(fields[field]) : fields[field];
+      if (!input) { rest[field] = msgs; continue; }
+      const text = fieldText(field, msgs, item);
+      placed.set(input, [placed.get(input), text].filter(Boolean).join(" "));
+    }
+    for (const [input, text] of placed) setFieldError(input, text);
+    const summary = errorText({ message: (err && err.message) || String(err || ""), details: rest }, words);
+    return { summary, first: placed.size ? [...placed.keys()][0] : null };
+  }
+
   // "1 question", "3 questions": a count with its noun in the matching form.
   function counted(n, noun, plural) {
     return `${n} ${n === 1 ? noun : (plural || `${noun}s`)}`;
@@ -217,6 +261,7 @@
     return `${name || first.slice(0, 45)}…`;
   }
 
-  window.Convene = { request, listAll, ApiError, el, escapeHtml, toast, pageData, statusBadge, roleBadge, errorText, counted, duration,
+  window.Convene = { request, listAll, ApiError, el, escapeHtml, toast, pageData, statusBadge, roleBadge, errorText,
+                     setFieldError, clearFieldErrors, placeErrors, counted, duration,
                      runState, budgetLimits, budgetText, agentLabels, ownAgentNamed, shortName, STATUS_LABELS, ROLE_LABELS };
 })();

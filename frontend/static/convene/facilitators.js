@@ -4,8 +4,8 @@
 // about, as on the Agents page (agent_forms.js).
 (function () {
   "use strict";
-  const { request, listAll, el, toast, pageData, agentLabels } = window.Convene;
-  const { personaGist, agentCard, namesakeText, fillModels, deleteAgent, writeIn, setFieldError, clearFieldErrors, placeErrors } = window.ConveneAgents;
+  const { request, listAll, el, toast, pageData, agentLabels, setFieldError, clearFieldErrors, placeErrors } = window.Convene;
+  const { personaGist, agentCard, namesakeText, fillModels, deleteAgent, writeIn } = window.ConveneAgents;
   // The API's fields of each request as the inputs that hold them, and in the form's words the ones it has none for.
   const AGENT_FIELDS = { name: "#f-name", description: "#f-description", model: "#f-model" };
   const PERSONA_FIELDS = { name: "#f-name", key: "#f-name", description: "#f-description", prompt: "#f-persona" };
