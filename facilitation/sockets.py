@@ -21,7 +21,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from facilitation.actions import lifecycle
 from rooms import ratelimit
 from rooms.events import Command, EventType, build
-from rooms.realtime import access_channel, user_room
+from rooms.realtime import access_channel, session_digest, user_room
 
 log = logging.getLogger("convene.sockets")
 
@@ -284,7 +284,7 @@ async def _follow_revocations(sio) -> None:
 
 async def _apply_revocation(sio, data: dict) -> None:
     if data.get("disconnect"):
-        await _disconnect(sio, data.get("userId"), data.get("tokenId"))
+        await _disconnect(sio, data.get("userId"), data.get("tokenId"), data.get("session"))
         return
     room = socket_room(data.get("discussionId"))
     user_id = data.get("userId")
@@ -299,17 +299,21 @@ async def _apply_revocation(sio, data: dict) -> None:
             await sio.emit(EventType.REVOKED.value, build.revoked(data.get("discussionId")), to=sid)
 
 
-async def _disconnect(sio, user_id, token_id) -> None:
-    """Close the user's connections (only those made with ``token_id`` when given)."""
+async def _disconnect(sio, user_id, token_id, session=None) -> None:
+    """Close the user's connections (only those made with ``token_id``, or with the session whose
+    ``rooms.realtime.session_digest`` is ``session``)."""
     if not user_id:
         return
     for sid, _ in list(sio.manager.get_participants("/", user_room(user_id))):
-        if token_id is not None:
+        if token_id is not None or session:
             try:
-                session = await sio.get_session(sid)
+                credential = await sio.get_session(sid)
             except KeyError:
                 continue
-            if session.get("token_id") != token_id:
+            if token_id is not None and credential.get("token_id") != token_id:
+                continue
+            if session and (credential.get("auth") != "session"
+                            or session_digest(credential.get("session_key") or "") != session):
                 continue
         await sio.emit(EventType.SESSION_REVOKED.value, build.session_revoked("Your access was withdrawn; sign in again."), to=sid)
         await sio.disconnect(sid)

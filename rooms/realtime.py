@@ -178,6 +178,16 @@ def access_changed(room_id: int, user_id: int, access: str) -> None:
     _publish_access({"discussionId": room_id, "userId": user_id, "access": access}, "access:change", room_name(room_id))
 
 
-def disconnect(user_id: int, token_id: int | None = None) -> None:
-    """Close a user's live connections: those made with one token, or all of them."""
-    _publish_access({"disconnect": True, "userId": user_id, "tokenId": token_id}, "access:disconnect", user_room(user_id))
+def session_digest(session_key: str) -> str:
+    """How an access change names a session: never its key, which would sign in whoever read the channel."""
+    import hashlib
+
+    return hashlib.sha256(session_key.encode("utf-8")).hexdigest()
+
+
+def disconnect(user_id: int, token_id: int | None = None, session_key: str | None = None) -> None:
+    """Close a user's live connections: those made with one token, or with one session, or all of them."""
+    message = {"disconnect": True, "userId": user_id, "tokenId": token_id}
+    if session_key:
+        message["session"] = session_digest(session_key)
+    _publish_access(message, "access:disconnect", user_room(user_id))

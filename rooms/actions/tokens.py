@@ -59,6 +59,16 @@ def do_revoke_token(token: ApiToken, *, actor=None) -> None:
             transaction.on_commit(lambda: realtime.disconnect(user_id, token_id=token_id))
 
 
+def end_session_sockets(sender=None, request=None, user=None, **kwargs) -> None:
+    """Someone signed out (``user_logged_out``, sent before the session is flushed): the sockets that
+    authenticated with that session are disconnected at once, in every web process."""
+    session_key = getattr(getattr(request, "session", None), "session_key", None)
+    if user is None or not user.pk or not session_key:
+        return
+    user_id = user.pk
+    transaction.on_commit(lambda: realtime.disconnect(user_id, session_key=session_key))
+
+
 def do_set_user_active(user, active: bool, *, actor=None) -> None:
     """Switch an account on or off; switching it off disconnects every socket of that user."""
     with transaction.atomic():

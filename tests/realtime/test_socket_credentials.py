@@ -85,3 +85,37 @@ def test_every_event_checks_the_credential_again(socket_stack):
     assert stop["ok"] is False and join["ok"] is False
     assert Room.objects.get(pk=room.pk).status != "stopped"
     Room.objects.filter(pk=room.pk).update(status="stopped")
+
+
+def test_signing_out_disconnects_the_sockets_of_that_session_at_once(socket_stack):
+    """Signing out in one tab ends the live room in every tab of that browser at once; another browser of the same
+    person (another session) and their API token keep their connections."""
+    from django.conf import settings
+    from django.test import Client
+
+    owner = make_user("owner")
+    room = make_discussion(owner, max_rounds=3)
+    browser, other_browser = Client(), Client()
+    for client in (browser, other_browser):
+        client.force_login(owner)
+    cookie, other_cookie = (f"{settings.SESSION_COOKIE_NAME}={c.cookies[settings.SESSION_COOKIE_NAME].value}"
+                            for c in (browser, other_browser))
+    key = make_token(owner)
+
+    async def scenario():
+        signed_out = await Recorder(socket_stack.base_url, cookie=cookie).connect()
+        notices = _watch_revocation(signed_out)
+        others = [await Recorder(socket_stack.base_url, cookie=other_cookie).connect(),
+                  await Recorder(socket_stack.base_url, token=key).connect()]
+        for client in (signed_out, *others):
+            assert (await client.call("discussion:join", {"discussionId": room.pk}))["ok"] is True
+        response = await asyncio.to_thread(browser.post, "/logout/")
+        assert response.status_code in (200, 302)
+        await until(lambda: not signed_out.sio.connected, timeout=10)
+        assert notices, "the page was not told why"
+        await asyncio.sleep(0.3)
+        assert all(client.sio.connected for client in others), "another session's or a token's socket was closed"
+        for client in others:
+            await client.close()
+
+    run_async(scenario())
