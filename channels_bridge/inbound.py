@@ -165,7 +165,8 @@ def on_message(ev: Message, own_id: str, correlation: str) -> str:
     if ev.is_direct:
         queue_direct_to_identity(identity, help_direct(identity.platform), kind=Delivery.Kind.REPLY, correlation_id=correlation)
         return "direct message answered"
-    obs = do_record_chat_message(chat, identity, ev.clean_text or ev.text, message_id=ev.message_id, reply_to=ev.reply_to, correlation_id=correlation)
+    obs = do_record_chat_message(chat, identity, ev.clean_text or ev.text, message_id=ev.message_id, reply_to=ev.reply_to,
+                                 addressed=ev.mentions_bot, correlation_id=correlation)
     if obs is not None:
         return f"turn {obs.seq}"
     link = chat_actions.live_link(chat)

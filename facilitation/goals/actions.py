@@ -14,8 +14,8 @@ from django.utils import timezone
 
 from facilitation.goals import patterns, rules, texts
 from facilitation.goals.shapes import artifact_shape
-from facilitation.goals.voice import (addressee, close_and_report, commands_for, escaper_for, linked_chats, md, react,
-                                      run_info, say, show_status, unconfirmed)
+from facilitation.goals.voice import (addressee, answer_addressed, close_and_report, commands_for, escaper_for,
+                                      linked_chats, md, react, run_info, say, show_status, unconfirmed)
 from rooms.actions.deliveries import queue_direct, queue_post
 from rooms.audit import record
 from rooms.errors import StateConflict
@@ -92,6 +92,8 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
             if seq is not None:
                 _audit("goals.read_message", room, speaker=speaker, seq=seq, changes=[], version=run.artifact_version,
                        state=run.state, via=via, **({"edit": edit} if edit is not None else {}))
+            if addressed and edit is None:  # asked something that changed nothing: where the run stands
+                answer_addressed(room, run, speaker)
             return out
         new, changed = rules.apply(run.pattern, run.artifact, changes)
         out["conflicts"] = [c for c in changes if isinstance(c, rules.Conflict)]

@@ -38,7 +38,9 @@ def _context(room_id: int, seq: int):
         return None, None, [], False
     roster = [p.name for p in meeting.RoomMeetingSource(run.room).roster() if not p.is_bot]
     facilitator = (run.room.moderator.name if run.room.moderator_id else "").lower()
-    addressed = bool(facilitator) and facilitator in obs.content.lower()
+    # Named, or (in a chat) the bot mentioned or one of its messages replied to.
+    addressed = (bool(facilitator) and facilitator in obs.content.lower()) or bool(
+        ((obs.data or {}).get("source") or {}).get("addressed"))
     return run, obs, roster, addressed
 
 

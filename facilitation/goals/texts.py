@@ -166,6 +166,15 @@ def board(info: RunInfo, artifact: dict, missing: list, state: str, unconfirmed:
             f"{_still(missing, state, unconfirmed=unconfirmed)} Deadline: {info.deadline}.")
 
 
+def where_we_stand(info: RunInfo, artifact: dict, missing: list, state: str, asker: str, esc: Escape = as_written,
+                   who: Escape | None = None, unconfirmed: list | None = None) -> str:
+    """The answer to someone who addressed the facilitator with a message that changed nothing: how the outcome
+    stands, what it still lacks and the deadline (``who``: how the asker is named)."""
+    who = who or esc
+    return (f"{who(asker)}, here is where we stand:\n{artifact_text(info.pattern, artifact, esc)}\n"
+            f"{_still(missing, state, esc, unconfirmed)} Deadline: {info.deadline}.")
+
+
 def ask_confirmation(pattern: str, artifact: dict, people: list, esc: Escape = as_written, who: Escape | None = None) -> str:
     """``who``: how the people addressed are named (a mention where the chat knows them); ``esc`` by default."""
     who = who or esc

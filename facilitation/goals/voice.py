@@ -191,6 +191,18 @@ def react(room: Room, run: FacilitationRun, out: dict, addressed: bool = False) 
         say(room, withdrawn, "confirmation-withdrawn")
 
 
+def answer_addressed(room: Room, run: FacilitationRun, asker: str) -> Observation | None:
+    """Someone addressed the facilitator (named it, mentioned the bot, replied to it) and what they said changed
+    nothing: it answers with where the run stands, as the floor allows (else it stays quiet)."""
+    if run.state not in (FacilitationRun.State.ACTIVE, FacilitationRun.State.CONFIRMING):
+        return None
+    if not _floor_allows(room, floor.Moment(now=0.0, addressed=True)):
+        return None
+    check = patterns.check(run.pattern, run.slots, run.artifact)
+    return say(room, texts.where_we_stand(run_info(run, room), run.artifact, check.missing, run.state, asker, md,
+                                          addressee, unconfirmed(run)), "answer")
+
+
 def _unreached(delivery: Delivery) -> str:
     """Why a report did not go out, as a chat may read it (the delivery's diagnostic, with its REST hints,
     stays on the run's page)."""

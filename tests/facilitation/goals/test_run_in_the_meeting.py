@@ -1146,3 +1146,32 @@ def test_on_telegram_a_thumbs_up_sticker_confirms_as_a_typed_thumbs_up(telegram,
     run_tasks()
     run = FacilitationRun.objects.get(room_id=data["id"])
     assert run.state == "completed" and run.confirmations == ["Ana", "Ben"]
+
+
+def test_someone_who_addresses_the_facilitator_without_changing_anything_hears_where_the_run_stands(
+        telegram, post_telegram, run_tasks):
+    """A question to the bot (its @username, a reply to its message, or the facilitator's name) that changes nothing
+    is answered with where the run stands, the asker mentioned; an ordinary message, or one that changes the result,
+    gets no such answer."""
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks, reportTo=[])
+    place.say("ana", "I'll take Lead")
+    said = len(place.group_texts())
+    place.say("cy", "what is left to do?")  # not addressed: the facilitator stays quiet
+    assert len(place.group_texts()) == said
+    post_telegram(tu.message(GROUP, TG["cy"], "@ConveneTestBot what is left?",
+                             entities=[{"type": "mention", "offset": 0, "length": len("@ConveneTestBot")}]))
+    run_tasks()
+    answer = telegram.sent_to(GROUP["id"])[-1]
+    assert answer["text"] == ("Convener: @cy_d, here is where we stand:\n• Lead: Ana\n• Scribe: (open)\n"
+                              f"Still missing: Scribe: nobody yet. Deadline: {data['run']['deadline'][:10]} "
+                              f"{data['run']['deadline'][11:16]} UTC.")
+    assert [e["type"] for e in answer["entities"]] == ["bold", "mention"]
+    bot_message = {"message_id": int(answer["message_id"]), "from": tu.BOT, "chat": GROUP, "date": 1_700_000_000,
+                   "text": answer["text"]}
+    post_telegram(tu.message(GROUP, TG["ben"], "and who holds Lead?", reply_to=bot_message))
+    run_tasks()
+    assert place.group_texts()[-1].startswith("Convener: @benb, here is where we stand:")
+    said = len(place.group_texts())
+    post_telegram(tu.message(GROUP, TG["ben"], "ok, I'll take Scribe", reply_to=bot_message))  # changes the result
+    run_tasks()
+    assert not any("where we stand" in t for t in place.group_texts()[said:])
