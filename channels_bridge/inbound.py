@@ -60,10 +60,10 @@ def help_group(chat: Chat, link: ChatLink | None = None, unknown: str = "") -> s
     said = f"I do not know \u201c{command_in(chat, 'facilitator ' + unknown)}\u201d. " if unknown else ""
     if link is not None:
         room = link.room
-        ends = "the run or this chat's link, for those who may" if room.kind == Room.Kind.FACILITATION else "the link"
+        ends = "the run (or this chat's link)" if room.kind == Room.Kind.FACILITATION else "the link"
         return (f"{said}This chat is linked to the {_kind_word(room)} \u201c{escaper_for(chat)(room.name)}\u201d. "
-                f"{command_in(chat, 'facilitator status')} says who moderates and toward what, "
-                f"{command_in(chat, 'facilitator stop')} ends {ends}, "
+                f"{command_in(chat, 'facilitator status')} says who moderates and toward what; "
+                f"{command_in(chat, 'facilitator stop')} ends {ends}, for those who may; "
                 f"{command_in(chat, 'facilitator start CODE')} links this chat to another room with its code.")
     return (f"{said}I relay this chat to a Convene discussion or facilitation run and back. In the group: "
             f"{command_in(chat, 'facilitator start CODE')} links it to the discussion or run whose code it is, "

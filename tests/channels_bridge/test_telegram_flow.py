@@ -694,6 +694,6 @@ def test_an_unknown_facilitator_command_is_said_back_with_the_help_for_the_linke
     run_tasks()
     unknown, bare = [m["text"] for m in telegram.sent_to(-4001)[-2:]]
     assert unknown == (f"I do not know \u201c/facilitator stat\u201d. This chat is linked to the discussion \u201c{room.name}\u201d. "
-                       "/facilitator status says who moderates and toward what, /facilitator stop ends the link, "
-                       "/facilitator start CODE links this chat to another room with its code.")
+                       "/facilitator status says who moderates and toward what; /facilitator stop ends the link, for those "
+                       "who may; /facilitator start CODE links this chat to another room with its code.")
     assert bare == unknown.split(". ", 1)[1]
