@@ -1,5 +1,5 @@
 """Admin for accounts: API tokens (listed and revoked, never shown or made here) and users,
-whose deactivation or deletion disconnects their live sockets at once."""
+whose deactivation, deletion or loss of staff status disconnects their live sockets at once."""
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
@@ -40,9 +40,14 @@ if admin.site.is_registered(User):
 class UserAdmin(DjangoUserAdmin):
     def save_model(self, request, obj, form, change):
         switched = change and "is_active" in form.changed_data
+        # Staff may view every room: sockets that joined rooms as staff must not keep receiving them.
+        demoted = change and "is_staff" in form.changed_data and not obj.is_staff
         super().save_model(request, obj, form, change)
         if switched:
             do_set_user_active(obj, obj.is_active, actor=request.user)
+        if demoted and obj.is_active:
+            user_id = obj.pk
+            transaction.on_commit(lambda: realtime.disconnect(user_id))
 
     def delete_model(self, request, obj):
         user_id = obj.pk

@@ -64,3 +64,21 @@ def test_deactivating_a_user_in_the_admin_disconnects_them(admin_client, pushed,
     user.refresh_from_db()
     assert not user.is_active
     assert ("access:disconnect", {"disconnect": True, "userId": user.pk, "tokenId": None}, f"user:{user.pk}") in pushed
+
+
+def test_taking_staff_away_in_the_admin_disconnects_them(admin_client, pushed, django_capture_on_commit_callbacks):
+    """Staff may view every room: a socket that joined a room as staff must not keep receiving it after that ends."""
+    user = make_user("former-staff", is_staff=True)
+    url = reverse("admin:auth_user_change", args=[user.pk])
+    form = {"username": "former-staff", "is_active": "on", "is_staff": "", "date_joined_0": "2026-01-01",
+            "date_joined_1": "00:00:00", "initial-date_joined_0": "2026-01-01", "initial-date_joined_1": "00:00:00"}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(url, {**form, "is_staff": "on"})  # nothing changes: nobody is disconnected
+    assert response.status_code == 302, response.content[:2000]
+    assert not [p for p in pushed if p[0] == "access:disconnect"]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(url, form)
+    assert response.status_code == 302, response.content[:2000]
+    user.refresh_from_db()
+    assert user.is_active and not user.is_staff
+    assert ("access:disconnect", {"disconnect": True, "userId": user.pk, "tokenId": None}, f"user:{user.pk}") in pushed
