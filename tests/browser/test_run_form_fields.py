@@ -19,20 +19,27 @@ BERLIN = ZoneInfo("Europe/Berlin")
 
 
 @pytest.fixture
-def berlin_page(browser, browser_stack):
-    """A signed-in page of Runa, who may start runs, in a browser whose clock is in Berlin."""
-    user = make_user("runa")
-    user.set_password(PASSWORD)
-    user.save()
-    user.user_permissions.add(Permission.objects.get(codename="start_facilitation_run"))
-    context = browser.new_context(base_url=browser_stack.base_url, timezone_id="Europe/Berlin", locale="en-GB")
-    page = context.new_page()
-    page.set_default_timeout(20000)
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    sign_in_as(page, "runa")
-    yield page
-    context.close()
+def zoned_page(browser, browser_stack):
+    """``zoned_page(zone)``: a signed-in page of Runa, who may start runs, in a browser whose clock is in `zone`."""
+    contexts = []
+
+    def open_page(zone):
+        user = make_user("runa")
+        user.set_password(PASSWORD)
+        user.save()
+        user.user_permissions.add(Permission.objects.get(codename="start_facilitation_run"))
+        context = browser.new_context(base_url=browser_stack.base_url, timezone_id=zone, locale="en-GB")
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(20000)
+        page.errors = []
+        page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+        sign_in_as(page, "runa")
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
 
 
 def _local(moment: datetime) -> str:
@@ -40,8 +47,8 @@ def _local(moment: datetime) -> str:
     return moment.astimezone(BERLIN).strftime("%Y-%m-%dT%H:%M")
 
 
-def test_the_deadline_says_its_time_zone_and_errors_are_said_by_their_fields(berlin_page):
-    page = berlin_page
+def test_the_deadline_says_its_time_zone_and_errors_are_said_by_their_fields(zoned_page):
+    page = zoned_page("Europe/Berlin")
     make_facilitator("Convener", key="convener-fields")
     page.goto("/facilitation/new/")
     deadline = page.get_by_label("Deadline")
@@ -104,4 +111,13 @@ def test_the_deadline_says_its_time_zone_and_errors_are_said_by_their_fields(ber
     run = FacilitationRun.objects.get()
     assert run.deadline == when  # the moment typed in Berlin
     assert run.report_to == ["user:runa"] and run.room.name == "Launch roles"
+    assert not page.errors, page.errors
+
+
+def test_a_deadline_typed_in_utc_says_so_once(zoned_page):
+    page = zoned_page("UTC")
+    page.goto("/facilitation/new/")
+    longest = settings.CONVENE["FACILITATION_MAX_TTL_HOURS"]
+    expect(page.locator("#run-deadline-help")).to_have_text(
+        f"In UTC (your browser's time zone), as the group is told it. At most {longest} hours from now.")
     assert not page.errors, page.errors

@@ -35,9 +35,10 @@
   const ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || "";
   function describeDeadline() {
     const when = new Date($("#run-deadline").value);
-    const zone = !ZONE || /^(Etc\/)?(UTC|GMT|Zulu)$/.test(ZONE) ? "In UTC (your browser's time zone)." : `In your time zone, ${ZONE}.`;
-    const told = Number.isNaN(when.getTime()) ? "" : ` The group is told it in UTC: ${when.toISOString().slice(0, 16).replace("T", " ")} UTC.`;
-    $("#run-deadline-help").textContent = `${zone}${told} At most ${page.maxTtlHours} hours from now.`;
+    const utc = !ZONE || /^(Etc\/)?(UTC|GMT|Zulu)$/.test(ZONE);
+    const told = utc || Number.isNaN(when.getTime()) ? "" : ` The group is told it in UTC: ${when.toISOString().slice(0, 16).replace("T", " ")} UTC.`;
+    $("#run-deadline-help").textContent = `${utc ? "In UTC (your browser's time zone), as the group is told it." : `In your time zone, ${ZONE}.`}${told} `
+      + `At most ${page.maxTtlHours} hours from now.`;
   }
 
   // What is wrong with the deadline before asking the server, or "".
