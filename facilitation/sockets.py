@@ -319,6 +319,70 @@ async def _disconnect(sio, user_id, token_id, session=None) -> None:
         await sio.disconnect(sid)
 
 
+# --- credentials that lapse without a notice ----------------------------------------------
+# A token that expires, a session that expires or is cut by a password change elsewhere: no
+# notice is published, and a connection that sends nothing would keep receiving its rooms.
+# Every web process checks its connections' credentials every ``SOCKET_RECHECK_SECONDS``.
+
+_checkers: dict[int, object] = {}
+
+
+def recheck_seconds() -> float:
+    return float(settings.CONVENE.get("SOCKET_RECHECK_SECONDS", 30))
+
+
+def _start_credential_check(sio) -> None:
+    if id(sio) not in _checkers:
+        _checkers[id(sio)] = sio.start_background_task(_follow_credentials, sio)
+
+
+async def _follow_credentials(sio) -> None:
+    import asyncio
+
+    while True:
+        await asyncio.sleep(recheck_seconds())
+        try:
+            await recheck_connections(sio)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the database went away: check again next time
+            log.warning("checking the sockets' credentials failed", exc_info=True)
+
+
+def _lapsed(credentials: list[dict]) -> list[bool]:
+    """For each credential, whether it no longer stands (one check per distinct credential)."""
+    seen: dict[tuple, bool] = {}
+    answers = []
+    for who in credentials:
+        key = (who.get("user_id"), who.get("auth"), who.get("token_id"), who.get("session_key"))
+        if key not in seen:
+            seen[key] = _active_user(who) is None
+        answers.append(seen[key])
+    return answers
+
+
+async def recheck_connections(sio) -> int:
+    """Disconnect this process's connections whose credential lapsed; returns how many."""
+    connections = []
+    for sid, _ in list(sio.manager.get_participants("/", None)):
+        if not sio.manager.is_connected(sid, "/"):
+            continue
+        try:
+            connections.append((sid, dict(await sio.get_session(sid))))
+        except KeyError:
+            continue
+    if not connections:
+        return 0
+    lapsed = await db(_lapsed)([who for _, who in connections])
+    closed = 0
+    for (sid, _), gone in zip(connections, lapsed):
+        if gone:
+            await sio.emit(EventType.SESSION_REVOKED.value, build.session_revoked("Your sign-in has ended; sign in again."), to=sid)
+            await sio.disconnect(sid)
+            closed += 1
+    return closed
+
+
 # --- registration --------------------------------------------------------------------
 
 def register(sio) -> None:
@@ -341,6 +405,7 @@ def register(sio) -> None:
         await sio.save_session(sid, {"user_id": user.pk, "username": user.get_username(), **credential})
         await sio.enter_room(sid, user_room(user.pk))
         _start_access_listener(sio)
+        _start_credential_check(sio)
 
     @sio.event
     async def disconnect(sid, reason=None, *extra):

@@ -126,3 +126,58 @@ def test_bad_tokens_on_the_socket_count_against_the_address_as_on_the_rest_api(c
     refusal = run_async(handshake())
     assert refusal["message"] == "throttled" and refusal["data"]["code"] == "throttled" and refusal["data"]["retryAfter"] > 0
     cache.clear()
+
+
+def test_connections_whose_credential_lapsed_without_a_notice_are_closed_by_the_periodic_check():
+    """A token that expired and a session cut by a password change elsewhere publish no notice: the check every web
+    process runs closes those connections (a connection that sends nothing would otherwise keep its rooms' events);
+    a live token's and a live session's stay."""
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.test import Client
+    from django.utils import timezone
+
+    from facilitation.sockets import recheck_connections
+
+    owner, other = make_user("owner"), make_user("other")
+    expiring, live = make_token(owner, name="expiring"), make_token(owner, name="live")
+    tokens = {t.name: t for t in ApiToken.objects.filter(user=owner)}
+    browsers = {}
+    for user in (owner, other):
+        browser = Client()
+        browser.force_login(user)
+        browsers[user.username] = browser.cookies[settings.SESSION_COOKIE_NAME].value
+    credentials = {
+        "expired token": {"user_id": owner.pk, "auth": "token", "token_id": tokens["expiring"].pk},
+        "live token": {"user_id": owner.pk, "auth": "token", "token_id": tokens["live"].pk},
+        "session cut by a password change": {"user_id": other.pk, "auth": "session", "session_key": browsers["other"]},
+        "live session": {"user_id": owner.pk, "auth": "session", "session_key": browsers["owner"]},
+    }
+    assert expiring and live
+    sio = socketio.AsyncServer(async_mode="asgi")
+    register(sio)
+    by_sid = {}
+
+    async def get_session(sid, namespace=None):
+        return dict(by_sid[sid])
+
+    sio.get_session = get_session
+
+    async def scenario():
+        for n, (what, credential) in enumerate(credentials.items()):
+            sid = await sio.manager.connect(f"eio-{n}", "/")
+            by_sid[sid] = credential
+            credentials[what] = sid
+        assert await recheck_connections(sio) == 0  # every credential stands
+        await asyncio.to_thread(ApiToken.objects.filter(pk=tokens["expiring"].pk).update,
+                                expires_at=timezone.now() - timedelta(seconds=1))
+        other.set_password("a-new-password-123")
+        await asyncio.to_thread(other.save)
+        closed = await recheck_connections(sio)
+        return closed, {what: sio.manager.is_connected(sid, "/") for what, sid in credentials.items()}
+
+    closed, connected = run_async(scenario())
+    assert closed == 2
+    assert connected == {"expired token": False, "live token": True, "session cut by a password change": False,
+                         "live session": True}
