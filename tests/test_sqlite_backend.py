@@ -106,3 +106,24 @@ def test_a_worker_thread_keeps_its_connection_from_task_to_task():
         fixup.on_task_prerun(task)
         fixup.on_task_postrun(task)
     assert connection.connection is kept
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("lookup, value, found", [
+    ("name__iexact", "über planung", True), ("name__icontains", "ÜBER", True), ("name__icontains", "ελληνικά", True),
+    ("name__istartswith", "über", True), ("name__iendswith", "ΕΛΛΗΝΙΚΆ", True), ("name__icontains", "PLANUNG ε", True),
+    ("name__icontains", "ü%", False), ("name__icontains", "_ber", False),  # LIKE's wildcards are still text
+])
+def test_comparisons_without_case_fold_letters_of_every_script(lookup, value, found):
+    Role.objects.create(key="umlaut", name="Über Planung Ελληνικά" if "iexact" not in lookup else "Über Planung")
+    assert Role.objects.filter(**{lookup: value}).exists() is found
+
+
+@pytest.mark.django_db
+def test_a_caseless_comparison_with_an_expression_folds_it_too():
+    from django.db.models import F, Value
+    from django.db.models.functions import Concat
+
+    Role.objects.create(key="greek", name="ΑΒΓ δεκα", function="αβγ")
+    assert Role.objects.filter(name__istartswith=F("function")).exists()
+    assert Role.objects.filter(name__icontains=Concat(Value("Δ"), Value("ΕΚΑ"))).exists()

@@ -43,6 +43,15 @@ def test_search_by_name_and_topic(owner_api, people, catalog):
     assert r.status_code == 400 and "q" in r.json()["error"]["details"]
 
 
+def test_search_compares_without_case_in_every_script(owner_api, people, catalog):
+    new_discussion(people["owner"], catalog, name="Über die Planung", topic="Ελληνικά και Ελλάδα")
+    new_discussion(people["owner"], catalog, name="Cache review", topic="Redis in front of Postgres")
+    names = lambda q: sorted(d["name"] for d in owner_api.get("/api/discussions", {"q": q}).json()["data"])  # noqa: E731
+    assert names("über") == names("ÜBER") == names("Über") == ["Über die Planung"]
+    assert names("ελληνικά ελλάδα") == ["Über die Planung"]
+    assert names("%") == names("_ber") == []  # the words are text, not patterns
+
+
 def test_conclude_after_a_stop_synthesizes_from_what_exists(owner_api, room):
     lifecycle.do_start_discussion(room)
     lifecycle.do_stop_discussion(room)
