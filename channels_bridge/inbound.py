@@ -98,9 +98,19 @@ def _reply(chat: Chat, text: str, room=None, card: dict | None = None) -> Delive
 
 
 def on_bot_added(ev: BotAdded, correlation: str) -> Chat:
-    chat = chat_actions.do_record_bot_added(ev.chat, ev.actor, correlation_id=correlation)
+    """The bot joined a chat. Telegram tells it twice (a ``my_chat_member`` update and a service message listing the new
+    members): only the first, which finds the bot absent, greets the group and is published as ``bot_added``. A group
+    linked before (the bot was removed and added back) gets its status posted afresh: the old one is far above."""
+    with transaction.atomic():
+        known = Chat.objects.select_for_update().filter(platform=ev.chat.platform, external_id=ev.chat.external_id).first()
+        again = known is not None and known.bot_present
+        chat = chat_actions.do_record_bot_added(ev.chat, ev.actor, correlation_id=correlation)
+    if again:
+        return chat
     if chat.platform == "teams" and chat.kind != Chat.Kind.DIRECT:
         _fetch_teams_roster(chat, correlation)
+    if chat.status_message_id:
+        chat_actions.do_forget_status_message(chat, chat.status_message_id, reason="the bot was added again")
     if chat.kind != Chat.Kind.DIRECT and not ChatLink.objects.filter(chat=chat, active=True).exists():
         _reply(chat, greeting(chat))
     inviter = chat.added_by

@@ -47,6 +47,12 @@ def _run(room_id: int | None) -> FacilitationRun | None:
 
 
 def on_meeting_event(event: meeting.MeetingEvent) -> None:
+    if event.kind == "bot_added":  # added back to a group of a run under way: it hears the handshake and the status again
+        link = ChatLink.objects.filter(chat_id=event.chat_id, active=True).first()
+        run = _run(link.room_id if link is not None else None)
+        if run is not None and not run.is_terminal and run.state != FacilitationRun.State.WAITING:
+            actions.do_introduce_to_chat(run.room_id, event.chat_id)
+        return
     if event.kind != "linked":
         return
     run = _run(event.room_id)

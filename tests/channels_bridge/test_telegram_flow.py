@@ -697,3 +697,18 @@ def test_an_unknown_facilitator_command_is_said_back_with_the_help_for_the_linke
                        "/facilitator status says who moderates and toward what; /facilitator stop ends the link, for those "
                        "who may; /facilitator start CODE links this chat to another room with its code.")
     assert bare == unknown.split(". ", 1)[1]
+
+
+def test_the_bot_added_to_a_group_greets_it_once_though_telegram_says_so_twice(telegram, post_telegram, run_tasks):
+    """Telegram tells a bot it was added twice: a ``my_chat_member`` update and the service message listing the new
+    members. The group hears one greeting; removed and added again, it hears one more."""
+    post_telegram(tu.bot_added(GROUP, ANA))
+    post_telegram(tu.new_members(GROUP, ANA, [tu.BOT]))
+    run_tasks()
+    assert len(telegram.sent_to(-4001)) == 1
+    post_telegram(tu.bot_removed(GROUP, ANA))
+    post_telegram(tu.new_members(GROUP, BEN, [tu.BOT]))
+    post_telegram(tu.bot_added(GROUP, BEN))
+    run_tasks()
+    assert len(telegram.sent_to(-4001)) == 2
+    assert Invocation.objects.filter(component="bridge.bot_added").count() == 4

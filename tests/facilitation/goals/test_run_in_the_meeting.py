@@ -1175,3 +1175,21 @@ def test_someone_who_addresses_the_facilitator_without_changing_anything_hears_w
     post_telegram(tu.message(GROUP, TG["ben"], "ok, I'll take Scribe", reply_to=bot_message))  # changes the result
     run_tasks()
     assert not any("where we stand" in t for t in place.group_texts()[said:])
+
+
+def test_a_group_that_adds_the_bot_back_during_the_run_hears_the_handshake_and_a_fresh_status(telegram, post_telegram,
+                                                                                            run_tasks):
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks, reportTo=[])
+    place.say("ana", "I'll take Lead")
+    first_status = Chat.objects.get(external_id=str(GROUP["id"])).status_message_id
+    post_telegram(tu.bot_removed(GROUP, TG["cy"]))
+    run_tasks()
+    place.say("ben", "I'll take Scribe")  # said in the room while the bot is away: nothing reaches the group
+    said = len(place.group_texts())
+    post_telegram(tu.bot_added(GROUP, TG["cy"]))
+    post_telegram(tu.new_members(GROUP, TG["cy"], [tu.BOT]))
+    run_tasks()
+    new = place.group_texts()[said:]
+    assert len(new) == 2 and "your facilitator for this run. Cy invited me here." in new[0]
+    assert new[1].startswith("Every role carries exactly one name (waiting for confirmation)\n- Lead: Ana\n- Scribe: Ben")
+    assert Chat.objects.get(external_id=str(GROUP["id"])).status_message_id not in ("", first_status)
