@@ -88,3 +88,52 @@ def test_events_named_connect_or_disconnect_change_nobody_s_connection(socket_st
     assert join["ok"] is False and join["code"] == "not_found"
     assert stop["ok"] is False and stop["code"] == "not_found"
     assert Room.objects.get(pk=room.pk).status == "draft" and RoomEvent.objects.filter(room=room).count() == 1
+
+
+@pytest.mark.django_db
+def test_socket_comments_follow_the_rest_rule_and_refusals_write_nothing():
+    """``discussion:comment``: owner and participants speak in a running or paused room; anyone else, a lapsed
+    credential, a malformed text or a draft room is refused with a code, and nothing is written."""
+    from facilitation.sockets import run_comment
+    from rooms.models import ApiToken, Observation, RoomMember
+
+    owner, viewer, participant, stranger = (make_user(n) for n in ("owner", "viewer", "speaker", "stranger"))
+    room, other_room = make_discussion(owner), make_discussion(owner)
+    RoomMember.objects.create(room=room, user=viewer, access="viewer")
+    RoomMember.objects.create(room=room, user=participant, access="participant")
+
+    def who(user):
+        make_token(user, name=f"t{ApiToken.objects.count()}")
+        return {"user_id": user.pk, "auth": "token", "token_id": ApiToken.objects.filter(user=user).latest("pk").pk}
+
+    def code(answer):
+        return answer["code"] if not answer["ok"] else "ok"
+
+    assert code(run_comment(who(owner), room.pk, "Too early")) == "invalid_transition"  # a draft room
+    Room.objects.filter(pk__in=[room.pk, other_room.pk]).update(status="paused")
+    revoked = who(participant)
+    ApiToken.objects.filter(pk=revoked["token_id"]).delete()
+    refusals = {
+        "anonymous": run_comment(None, room.pk, "hello"),
+        "stranger": run_comment(who(stranger), room.pk, "hello"),
+        "missing room": run_comment(who(stranger), room.pk + 1000, "hello"),
+        "viewer": run_comment(who(viewer), room.pk, "hello"),
+        "revoked token": run_comment(revoked, room.pk, "hello"),
+        "a number": run_comment(who(participant), room.pk, 5),
+        "an object": run_comment(who(participant), room.pk, {"text": "hello"}),
+        "blank": run_comment(who(participant), room.pk, " \n "),
+        "too long": run_comment(who(participant), room.pk, "x" * 100_000),
+        "NUL": run_comment(who(participant), room.pk, "a\x00b"),
+    }
+    assert {what: code(a) for what, a in refusals.items()} == {
+        "anonymous": "not_found", "stranger": "not_found", "missing room": "not_found", "viewer": "forbidden",
+        "revoked token": "not_found", "a number": "validation_error", "an object": "validation_error",
+        "blank": "validation_error", "too long": "validation_error", "NUL": "validation_error"}
+    assert refusals["stranger"] == refusals["missing room"]  # nothing tells a room that exists from one that does not
+    assert not Observation.objects.filter(room__in=[room, other_room]).exists()
+    assert RoomEvent.objects.filter(room=room).count() == 1
+
+    spoken = run_comment(who(participant), room.pk, "VOTE: READY")
+    assert spoken["ok"] is True and spoken["turn"]["speaker"]["kind"] == "human"
+    assert list(Observation.objects.filter(room=room).values_list("content", flat=True)) == ["VOTE: READY"]
+    assert not Observation.objects.filter(room=other_room).exists()
