@@ -183,11 +183,15 @@ def do_update_room(room: Room, *, name: str | None = None, topic: str | None = N
 
 
 def do_change_moderator(room: Room, user, moderator_id: int) -> Room:
+    """A draft's facilitator changes to ``moderator_id``; the one it has already changes nothing (no new seat,
+    no audit row)."""
     moderator = _moderator(user, moderator_id)
     with transaction.atomic():
         room = _locked(room)
         if room.status != Room.Status.DRAFT:
             raise StateConflict("The facilitator can only change while the discussion is a draft.")
+        if room.moderator_id == moderator.pk:
+            return room
         if room.seats.filter(agent=moderator).exclude(role=Seat.Role.FACILITATOR).exists():
             raise ValidationFailed("The facilitator cannot also be a participant.", {"moderatorId": ["That agent is seated as a participant."]})
         previous = room.moderator_id

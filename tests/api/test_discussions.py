@@ -226,6 +226,17 @@ def test_change_moderator_only_while_draft(owner_api, room, catalog):
     assert Room.objects.filter(pk=room.pk).values().get() == before
 
 
+def test_changing_to_the_facilitator_it_has_changes_nothing(owner_api, room, catalog):
+    url = f"/api/discussions/{room.pk}/moderator"
+    assert owner_api.patch(url, {"moderatorId": catalog["chair"].pk}).status_code == 200
+    seat = room.seats.get(role=Seat.Role.FACILITATOR)
+    logged = Invocation.objects.filter(room=room, component="room.change_moderator").count()
+    again = owner_api.patch(url, {"moderatorId": catalog["chair"].pk})
+    assert again.status_code == 200 and again.json()["data"]["moderator"]["id"] == catalog["chair"].pk
+    assert room.seats.get(role=Seat.Role.FACILITATOR).pk == seat.pk  # the same seat, not a new one
+    assert Invocation.objects.filter(room=room, component="room.change_moderator").count() == logged
+
+
 def test_change_moderator_validates(owner_api, room, catalog):
     url = f"/api/discussions/{room.pk}/moderator"
     assert owner_api.patch(url, {"moderatorId": catalog["ada"].pk}).status_code == 400  # not a facilitator
