@@ -239,7 +239,9 @@ def close_and_report(room: Room, run: FacilitationRun, *, completed: bool, reaso
     for principal in run.report_to:
         for delivery in queue_direct(principal, report, room=room, attachment=attachment, plain=True, reached=reached):
             if delivery.status == Delivery.Status.UNDELIVERABLE:
-                problems.append(f"{texts.readable_targets([principal])}: {_unreached(delivery)}")
+                target, why = texts.readable_targets([principal]), _unreached(delivery)
+                # "ben has no linked chat account", not "ben: ben has ..."; a role names its holder after it
+                problems.append(why if why.startswith(f"{target} ") else f"{target}: {why}")
     if problems:
         owner = _owner_name(room)
         reasons = "; ".join(problem.rstrip(". ") for problem in problems)  # a diagnostic may end with its own full stop

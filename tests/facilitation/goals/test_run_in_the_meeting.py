@@ -1193,3 +1193,16 @@ def test_a_group_that_adds_the_bot_back_during_the_run_hears_the_handshake_and_a
     assert len(new) == 2 and "your facilitator for this run. Cy invited me here." in new[0]
     assert new[1].startswith("Every role carries exactly one name (waiting for confirmation)\n- Lead: Ana\n- Scribe: Ben")
     assert Chat.objects.get(external_id=str(GROUP["id"])).status_message_id not in ("", first_status)
+
+
+def test_a_report_to_a_user_without_a_chat_account_is_said_once_with_their_name(telegram, post_telegram, run_tasks):
+    place = Telegram(telegram, post_telegram, run_tasks)
+    make_user("ben")
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner, reportTo=["user:ben"])
+    place.join(data["joinCode"], owner)
+    place.say("ana", "/facilitator stop")
+    notice = next(t for t in place.group_texts() if "could not deliver" in t)
+    assert ("I could not deliver the report to everyone: ben has no linked chat account (they can link one on "
+            "Convene's Chat accounts page).") in notice
