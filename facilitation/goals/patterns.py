@@ -195,13 +195,13 @@ def check(pattern: str, slots: dict, artifact: dict) -> Check:
         choice = artifact.get("choice")
         options = slots.get("options") or []
         if not choice:
-            missing.append("no option chosen yet")
+            missing.append("a chosen option")
         elif options and choice not in options:
             missing.append(f"{choice!r} is not one of the options ({', '.join(options)})")
     else:
         have = len(artifact.get("items", []))
         if have < slots["min"]:
-            missing.append(f"{counted(slots['min'] - have, 'more item')} needed ({have} of {slots['min']})")
+            missing.append(f"{counted(slots['min'] - have, 'more item')} ({have} of {slots['min']})")
     return Check(done=not missing, missing=missing)
 
 

@@ -102,8 +102,12 @@ def test_decision_and_list_done():
     slots = {"options": ["A", "B"]}
     assert not patterns.check("decision", slots, {"choice": "C", "proposals": []}).done
     assert patterns.check("decision", slots, {"choice": "B", "proposals": []}).done
-    assert patterns.check("list", {"min": 2}, {"items": [{"text": "x", "by": "Ana"}]}).missing == ["1 more item needed (1 of 2)"]
-    assert patterns.check("list", {"min": 3}, {"items": []}).missing == ["3 more items needed (0 of 3)"]
+    assert patterns.check("list", {"min": 2}, {"items": [{"text": "x", "by": "Ana"}]}).missing == ["1 more item (1 of 2)"]
+    assert patterns.check("list", {"min": 3}, {"items": []}).missing == ["3 more items (0 of 3)"]
+    assert patterns.check("decision", slots, {"choice": None, "proposals": []}).missing == ["a chosen option"]
+    # What is missing reads after "Still missing:" and "still missing" in a reminder.
+    assert texts.nudge(patterns.check("decision", slots, {"proposals": []}).missing, []) == (
+        "A quick reminder: still missing a chosen option.")
 
 
 def test_confirmation_by_everyone_named_or_the_initiator():
