@@ -174,9 +174,11 @@ def do_update_room(room: Room, *, name: str | None = None, topic: str | None = N
                 setattr(room, field, None)
             elif value is not None:
                 setattr(room, field, value)
+        after = _snapshot(room)
+        if after == before:  # the values it already has: nothing to save, push or log
+            return room
         room.save()
         record_event(room, EventType.STATUS, build.status(room))
-        after = _snapshot(room)
         audit(room, actor, "room.update", before={k: v for k, v in before.items() if after[k] != v},
               after={k: v for k, v in after.items() if before[k] != v})
     return room
@@ -234,6 +236,8 @@ def do_share_room(room: Room, *, username, access, actor=None) -> tuple[RoomMemb
         raise ValidationFailed("The owner already has full access.", {"username": ["That user owns the discussion."]})
     with transaction.atomic():
         previous = RoomMember.objects.select_for_update().filter(room=room, user=user).values_list("access", flat=True).first()
+        if previous == access:  # already shared so: nothing changes, nothing is logged
+            return RoomMember.objects.get(room=room, user=user), False
         member, created = RoomMember.objects.update_or_create(room=room, user=user, defaults={"access": access})
         audit(room, actor, "room.share", before=None if created else {"username": user.get_username(), "access": previous},
               after={"username": user.get_username(), "access": access})

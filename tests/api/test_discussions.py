@@ -390,3 +390,29 @@ def test_custom_agent_can_be_seated_by_its_owner(owner_api, catalog):
     agent = owner_api.post("/api/agents", {"name": "Custom chair", "isFacilitator": True}).json()["data"]
     response = owner_api.post("/api/discussions", create_body(catalog, moderatorId=agent["id"]))
     assert response.status_code == 201 and response.json()["data"]["moderator"]["id"] == agent["id"]
+
+
+def test_a_patch_to_the_values_it_has_saves_pushes_and_logs_nothing(owner_api, room):
+    url = f"/api/discussions/{room.pk}"
+    assert owner_api.patch(url, {"name": "Renamed", "maxRounds": 7}).status_code == 200
+    rows, events = Invocation.objects.filter(room=room).count(), RoomEvent.objects.filter(room=room).count()
+    updated_at = Room.objects.get(pk=room.pk).updated_at
+    same = owner_api.patch(url, {"name": "Renamed", "maxRounds": 7})
+    assert same.status_code == 200 and same.json()["data"]["name"] == "Renamed"
+    assert Invocation.objects.filter(room=room).count() == rows and RoomEvent.objects.filter(room=room).count() == events
+    assert Room.objects.get(pk=room.pk).updated_at == updated_at
+    changed = owner_api.patch(url, {"name": "Renamed", "maxRounds": 8})
+    assert changed.status_code == 200
+    update = Invocation.objects.filter(room=room, component="room.update").latest("id")
+    assert (update.input["before"], update.input["after"]) == ({"maxRounds": 7}, {"maxRounds": 8})
+
+
+def test_sharing_again_with_the_same_access_logs_nothing(owner_api, room, people):
+    url = f"/api/discussions/{room.pk}/members"
+    shares = Invocation.objects.filter(room=room, component="room.share").count()
+    again = owner_api.post(url, {"username": "viewer", "access": "viewer"})  # the room fixture shares it so
+    assert again.status_code == 200 and again.json()["data"]["access"] == "viewer"
+    assert Invocation.objects.filter(room=room, component="room.share").count() == shares
+    changed = owner_api.post(url, {"username": "viewer", "access": "participant"})
+    assert changed.status_code == 200 and changed.json()["data"]["access"] == "participant"
+    assert Invocation.objects.filter(room=room, component="room.share").count() == shares + 1
