@@ -71,9 +71,16 @@ def help_group(chat: Chat, link: ChatLink | None = None, unknown: str = "") -> s
             f"{command_in(chat, 'facilitator stop')} ends it.")
 
 
-def help_direct(platform: str) -> str:
+def help_direct(identity: ChatIdentity) -> str:
+    """The answer to anything but a code in a direct chat: how to link the account, or, once it is linked, whose it is
+    and that the bot takes part in groups, not here."""
+    start = chat_actions.typed_command(identity.platform, "start CODE", direct=True)
+    if identity.user_id:
+        return (f"Hello! This account speaks as {escaper_for(identity)(identity.user.get_username())} in Convene. I do not "
+                "read direct messages: say what you want a discussion or run to hear in its group. Reports for you arrive "
+                "here.")
     return ("Hello! To link this account to your Convene user, open Convene in your browser, choose "
-            f"Chat accounts, get a code there and send {chat_actions.typed_command(platform, 'start CODE', direct=True)} here.")
+            f"Chat accounts, get a code there and send {start} here.")
 
 
 def greeting(chat: Chat) -> str:
@@ -173,7 +180,7 @@ def on_message(ev: Message, own_id: str, correlation: str) -> str:
     if ev.command is not None:
         return on_command(chat, identity, ev.command, direct=ev.is_direct, correlation=correlation)
     if ev.is_direct:
-        queue_direct_to_identity(identity, help_direct(identity.platform), kind=Delivery.Kind.REPLY, correlation_id=correlation)
+        queue_direct_to_identity(identity, help_direct(identity), kind=Delivery.Kind.REPLY, correlation_id=correlation)
         return "direct message answered"
     obs = do_record_chat_message(chat, identity, ev.clean_text or ev.text, message_id=ev.message_id, reply_to=ev.reply_to,
                                  addressed=ev.mentions_bot, correlation_id=correlation)
@@ -262,7 +269,7 @@ def _direct_command(identity: ChatIdentity, name: str, args: tuple[str, ...], co
         name, args = "start", args[1:]
     code = args[0] if name == "start" and args else ""
     if not code:
-        queue_direct_to_identity(identity, help_direct(identity.platform), kind=Delivery.Kind.REPLY, correlation_id=correlation)
+        queue_direct_to_identity(identity, help_direct(identity), kind=Delivery.Kind.REPLY, correlation_id=correlation)
         return "help"
     try:
         linked = chat_actions.do_link_identity(identity, code, correlation_id=correlation)

@@ -712,3 +712,16 @@ def test_the_bot_added_to_a_group_greets_it_once_though_telegram_says_so_twice(t
     run_tasks()
     assert len(telegram.sent_to(-4001)) == 2
     assert Invocation.objects.filter(component="bridge.bot_added").count() == 4
+
+
+def test_a_linked_account_writing_to_the_bot_directly_is_not_told_to_link_it(telegram, post_telegram, run_tasks):
+    post_telegram(tu.message(tu.private(BEN), BEN, "confirmed"))
+    run_tasks()
+    assert telegram.sent_to(502)[-1]["text"].startswith("Hello! To link this account to your Convene user")
+    code = do_create_identity_code(make_user("benjamin"))
+    post_telegram(tu.command(tu.private(BEN), BEN, f"/start {code.code}"))
+    post_telegram(tu.message(tu.private(BEN), BEN, "confirmed"))
+    run_tasks()
+    assert telegram.sent_to(502)[-1]["text"] == (
+        "Hello! This account speaks as benjamin in Convene. I do not read direct messages: say what you want a discussion "
+        "or run to hear in its group. Reports for you arrive here.")
