@@ -173,3 +173,20 @@ def test_legacy_clear_text_tokens_are_hashed_by_the_migration(transactional_db):
         assert cursor.fetchone()[0] == 0
         cursor.execute("DROP TABLE authtoken_token")
     assert client_with("a" * 40).get("/api/discussions").status_code == 200
+
+
+def test_token_and_code_times_are_written_as_every_other_time_of_the_api(client, db):
+    """``isoformat()`` with ``+00:00``, as discussions, turns and runs write theirs, not DRF's ``Z``."""
+    from django.contrib.auth.models import User
+
+    from rooms.models import ApiToken, ChatCode
+
+    user = User.objects.create_user("clock", password="Pw-for-clock-1")
+    client.force_login(user)
+    made = client.post("/api/me/tokens", {"name": "ci"}, content_type="application/json").json()["data"]
+    token = ApiToken.objects.get(pk=made["id"])
+    assert (made["createdAt"], made["expiresAt"]) == (token.created_at.isoformat(), token.expires_at.isoformat())
+    listed = client.get("/api/me/tokens").json()["data"][0]
+    assert listed["expiresAt"] == token.expires_at.isoformat() and listed["expiresAt"].endswith("+00:00")
+    code = client.post("/api/me/chat-identities").json()["data"]
+    assert code["expiresAt"] == ChatCode.objects.get(code=code["code"]).expires_at.isoformat()

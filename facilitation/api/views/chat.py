@@ -31,7 +31,7 @@ from rooms.errors import NotFound, ValidationFailed
 from rooms.models import ChatIdentity, ChatLink, Delivery
 from rooms.payloads import turn_payload
 from rooms.queries import telegram_link
-from rooms.serializers import DeliveryOut, IdentityOut, LinkOut, Out
+from rooms.serializers import DeliveryOut, IdentityOut, LinkOut, Out, Timestamp
 
 TAG_COMMENTS = ["comments"]
 TAG_BRIDGES = ["chat bridges"]
@@ -49,7 +49,7 @@ class CommentIn(serializers.Serializer):
 # A one-time code; the command and link that use it come in the context.
 class CodeOut(Out):
     code = serializers.CharField()
-    expires_at = serializers.DateTimeField()
+    expires_at = Timestamp()
     command = serializers.CharField(help_text="What to send the bot on Telegram.")
     teams_command = serializers.CharField(help_text="The same on Teams: in a group the bot is @mentioned by its name "
                                                     "there; in a personal chat the words alone.")

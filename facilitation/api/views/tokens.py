@@ -17,7 +17,7 @@ from facilitation.api.parsing import json_body
 from rooms.actions.tokens import do_create_token, do_revoke_token
 from rooms.errors import Forbidden, NotFound, ValidationFailed
 from rooms.models import ApiToken
-from rooms.serializers import Out
+from rooms.serializers import Out, Timestamp
 from rooms.tokens import live_tokens
 
 TAG = ["tokens"]
@@ -29,9 +29,9 @@ class TokenOut(Out):
     id = serializers.IntegerField()
     name = serializers.CharField(allow_blank=True)
     prefix = serializers.CharField(help_text="The key's first characters.")
-    created_at = serializers.DateTimeField()
-    expires_at = serializers.DateTimeField()
-    last_used_at = serializers.DateTimeField(allow_null=True)
+    created_at = Timestamp()
+    expires_at = Timestamp()
+    last_used_at = Timestamp(allow_null=True)
 
 
 class NewTokenOut(TokenOut):
