@@ -116,6 +116,7 @@ def run_new(request):
         "defaultTtlHours": convene["FACILITATION_DEFAULT_TTL_HOURS"],
         "maxTtlHours": convene["FACILITATION_MAX_TTL_HOURS"],
         "maxListItems": RUN_MAX_ITEMS,  # the most items a list run may ask for, as the server checks it
+        "topicLimit": limits.TOPIC,  # the most characters a goal may have, as the server checks it
     })
 
 
