@@ -12,7 +12,7 @@
   // Roles no workspace agent works in (the server refuses them: facilitation.workspace.rules.NOT_WORK_ROLES).
   const NOT_WORK_ROLES = ["facilitator", "observer"];
   const state = { room: null, observations: [], narratives: [], tasks: [], personas: [], editing: null, taskDraft: null, roles: [], replyTo: null,
-    labels: {}, arrived: null };
+    labels: {}, arrived: null, restored: null };
 
   function fail(err) {
     const box = $("#room-error");
@@ -425,7 +425,10 @@
     const latest = (list) => (list.length ? String(list[list.length - 1].id) : "");
     const arrived = before.length && latest(state.narratives) && !before.some((n) => String(n.id) === latest(state.narratives));
     sel.replaceChildren(...state.narratives.map((n) => el("option", { value: n.id }, `Round ${n.round}`)));
+    // Opened again with unsaved changes kept in the tab: their round is the one shown.
+    const drafted = !keep && state.narratives.find((n) => drafts()[n.id]);
     if (keep && state.narratives.some((n) => String(n.id) === keep)) sel.value = keep;
+    else if (drafted) sel.value = String(drafted.id);
     else if (state.narratives.length) sel.value = latest(state.narratives);
     if (arrived && keep === latest(before)) {
       if (editorUntouched()) sel.value = latest(state.narratives);
@@ -465,11 +468,19 @@
     renderEdited(n);
     const fields = editorFields();
     const saved = { text: n.content, decisions: lines(n.keyDecisions), steps: lines(n.nextSteps) };
-    // The editor follows the narrative unless the manager changed something in it since it was loaded.
-    if (force || state.editing === null || state.editing.id !== n.id || editorUntouched()) {
+    // The editor follows the narrative unless the manager changed something in it since it was loaded. Changes not
+    // saved yet are kept in the tab (a reload, or another round chosen meanwhile, brings them back into the editor),
+    // with the version they were made on: saved after somebody else's edit, they meet the "changed meanwhile" message.
+    const draft = drafts()[n.id];
+    if (draft && (force || state.editing === null || state.editing.id !== n.id)) {
+      for (const [k, box] of Object.entries(fields)) box.value = draft[k] ?? saved[k];
+      state.editing = { id: n.id, version: draft.version, ...saved };
+      state.restored = n.id;
+    } else if (force || state.editing === null || state.editing.id !== n.id || editorUntouched()) {
       for (const [k, box] of Object.entries(fields)) box.value = saved[k];
       state.editing = { id: n.id, version: n.version, ...saved };
     }
+    keepDraft();
     const decisions = $("#narrative-decisions"), steps = $("#narrative-steps");
     if (decisions) decisions.textContent = (n.keyDecisions || []).join("; ") || "none";
     if (steps) steps.textContent = (n.nextSteps || []).join("; ") || "none";
@@ -478,6 +489,50 @@
       return o ? `#${id} ${o.content}` : `#${id}`;
     }).join("; ") || "none";
     renderNarrativeLength();
+  }
+
+  // The manager's unsaved narrative changes, by narrative id ({version, text, decisions, steps}), kept in this tab's
+  // session storage: a reload, or choosing another round and back, does not lose them.
+  const DRAFTS = `convene.desk.${id}.narrativeDrafts`;
+  function drafts() {
+    if (!page.canControl) return {};
+    try { return JSON.parse(window.sessionStorage.getItem(DRAFTS) || "{}") || {}; } catch (err) { return {}; }
+  }
+
+  // What the editor holds now is kept as the narrative's draft, or the draft goes once it holds what is saved.
+  function keepDraft() {
+    if (!page.canControl || !state.editing) return;
+    const all = drafts();
+    if (editorUntouched() || CLOSED.includes(state.room && state.room.status)) delete all[state.editing.id];
+    else all[state.editing.id] = { version: state.editing.version, ...Object.fromEntries(Object.entries(editorFields()).map(([k, box]) => [k, box.value])) };
+    try {
+      if (Object.keys(all).length) window.sessionStorage.setItem(DRAFTS, JSON.stringify(all));
+      else window.sessionStorage.removeItem(DRAFTS);
+    } catch (err) { /* storage full or off: the editor still holds the text */ }
+    renderRestored();
+  }
+
+  // Changes brought back into the editor say so above it, with a way to drop them.
+  function renderRestored() {
+    const box = $("#narrative-restored");
+    if (!box) return;
+    const n = state.editing && state.restored === state.editing.id && !editorUntouched()
+      && state.narratives.find((x) => x.id === state.editing.id);
+    if (!n) state.restored = null;
+    box.hidden = !n;
+    if (n) $("#narrative-restored-text").textContent = `Your unsaved changes to round ${n.round}'s narrative are back in the editor: save them,`
+      + " or discard them to go back to the saved narrative.";
+  }
+
+  function discardDraft() {
+    const n = state.editing;
+    if (!n) return;
+    const all = drafts();
+    delete all[n.id];
+    try { window.sessionStorage.setItem(DRAFTS, JSON.stringify(all)); } catch (err) { /* nothing kept */ }
+    state.restored = null;
+    renderNarrative(true);
+    $("#narrative-content").focus();
   }
 
   // Whether the narrative was edited, by whom and when ("edited by anna, 14:02", the full time on hover; a day
@@ -571,6 +626,8 @@
       // was sent shows what was saved, so the editor does not count it as unsaved changes.
       for (const [k, box] of Object.entries(fields)) if (box.value === sent[k]) box.value = state.editing[k];
       renderNarrativeLength();
+      state.restored = null;
+      keepDraft();
       toast("Narrative saved");
       await loadNarratives();
     } catch (err) {
@@ -579,6 +636,7 @@
         $("#narrative-conflict").hidden = false;
         const current = err.details.current;
         state.editing = { ...n, version: current.version, text: current.content };
+        keepDraft();  // saved again, it replaces the current one
       } else failed(err);
     }
   }
@@ -866,6 +924,8 @@
     if (save) {
       save.addEventListener("click", saveNarrative);
       $("#narrative-content").addEventListener("input", renderNarrativeLength);
+      for (const box of Object.values(editorFields())) box.addEventListener("input", keepDraft);
+      $("#btn-discard-draft").addEventListener("click", discardDraft);
     }
     const form = $("#observation-form");
     if (form) form.addEventListener("submit", async (e) => {
