@@ -8,8 +8,9 @@ def artifact_shape(run: FacilitationRun) -> dict:
     check = patterns.check(run.pattern, run.slots, run.artifact)
     return {"pattern": run.pattern, **run.artifact, "done": check.done, "missing": check.missing,
             "confirmedBy": list(run.confirmations), "state": run.state, "version": run.artifact_version,
-            "needsConfirmationFrom": patterns.confirmers(run.pattern, run.artifact, run.initiator_name or None,
-                                                         run.confirm_mode)}
+            # An ended run (completed, failed, stopped) waits for nobody's confirmation any more.
+            "needsConfirmationFrom": [] if run.is_terminal else patterns.confirmers(
+                run.pattern, run.artifact, run.initiator_name or None, run.confirm_mode)}
 
 
 def run_shape(run: FacilitationRun) -> dict:

@@ -380,3 +380,17 @@ def test_the_minutes_subject_is_the_goal_as_one_clean_line(runner):
     Room.objects.filter(pk=room_id).update(topic="# Roles\n\nEvery role gets **one** name.")
     doc = Document(io.BytesIO(runner.get(f"/api/discussions/{room_id}/export?format=docx").content))
     assert doc.core_properties.subject == "Roles. Every role gets one name."
+
+
+@pytest.mark.parametrize("state", [FacilitationRun.State.STOPPED, FacilitationRun.State.FAILED,
+                                   FacilitationRun.State.COMPLETED])
+def test_an_ended_run_asks_nobody_to_confirm(runner, state):
+    data = create(runner, confirmMode="initiator").json()["data"]
+    run = FacilitationRun.objects.get(room_id=data["id"])
+    FacilitationRun.objects.filter(pk=run.pk).update(artifact={"roles": {"Lead": "ana", "Scribe": "bo", "Timekeeper": "cy"}},
+                                                     initiator_name="owner")
+    live = runner.get(f"/api/discussions/{data['id']}/artifact").json()["data"]
+    assert live["needsConfirmationFrom"] == ["owner"], live
+    FacilitationRun.objects.filter(pk=run.pk).update(state=state)
+    ended = runner.get(f"/api/discussions/{data['id']}/artifact").json()["data"]
+    assert ended["state"] == state and ended["needsConfirmationFrom"] == []
