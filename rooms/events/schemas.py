@@ -229,6 +229,7 @@ class NarrativeEvent(Logged):
 
 class TaskEvent(Logged):
     task: TaskShape
+    deleted: NotRequired[bool]  # the task as it was before the manager deleted it
 
 
 class ArtifactEvent(Logged):

@@ -172,6 +172,34 @@ def test_tasks_lifecycle_and_illegal_steps(clients, ws):
     assert clients["viewer"].get(f"{base(ws)}/tasks").json()["data"][0]["id"] == tid
 
 
+def test_the_manager_deletes_a_task_that_is_not_done_and_nobody_else_may(clients, ws, people):
+    seats = agent_seats(ws)
+    made = [clients["owner"].post(f"{base(ws)}/tasks", {"title": title, "assigneeId": seats[0].pk}).json()["data"]
+            for title in ("Made by mistake", "Kept", "Done")]
+    mistake, kept, done = (t["id"] for t in made)
+    for other in ("viewer", "participant"):
+        assert clients[other].delete(f"{base(ws)}/tasks/{mistake}").status_code == 403
+    assert clients["owner"].post(f"{base(ws)}/tasks/{mistake}/claim").status_code == 200  # claimed: still deletable
+    r = clients["owner"].delete(f"{base(ws)}/tasks/{mistake}")
+    assert r.status_code == 200, r.json()
+    assert r.json()["data"]["title"] == "Made by mistake" and r.json()["data"]["status"] == "claimed"
+    assert [t["id"] for t in clients["viewer"].get(f"{base(ws)}/tasks").json()["data"]] == [kept, done]
+    assert clients["owner"].delete(f"{base(ws)}/tasks/{mistake}").status_code == 404
+    last = events(ws, "discussion:task")[-1]
+    assert last["deleted"] is True and last["task"]["id"] == mistake
+    logged = Invocation.objects.get(room=ws, component="manager.delete_task")
+    assert logged.input == {"taskId": mistake, "before": r.json()["data"]} and logged.user == people["owner"]
+    # A completed task records work done: it stays.
+    for verb in ("claim", "start", "complete"):
+        assert clients["owner"].post(f"{base(ws)}/tasks/{done}/{verb}").status_code == 200
+    r = clients["owner"].delete(f"{base(ws)}/tasks/{done}")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "task_completed"
+    # Once the scope is closed nothing is deleted.
+    assert clients["owner"].post(f"{base(ws)}/archive").status_code == 200
+    assert clients["owner"].delete(f"{base(ws)}/tasks/{kept}").status_code == 409
+    assert TaskAssignment.objects.filter(room=ws).count() == 2
+
+
 @pytest.mark.parametrize("body,field", [
     ({"title": "t", "priority": 0}, "priority"), ({"title": "t", "priority": 6}, "priority"),
     ({"title": "t", "priority": "high"}, "priority"), ({"title": "", "priority": 3}, "title"),

@@ -1,7 +1,7 @@
 """Workspace tasks: GET/POST .../tasks, PATCH .../tasks/{tid}, POST .../tasks/{tid}/claim|start|complete.
 
-Everyone who may view the room sees every task. The manager (owner or staff) creates, edits
-and moves tasks; viewers and participants get 403 on changes.
+Everyone who may view the room sees every task. The manager (owner or staff) creates, edits,
+moves and deletes tasks (DELETE .../tasks/{tid}, not a completed one); viewers and participants get 403 on changes.
 """
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.views import APIView
@@ -12,7 +12,7 @@ from facilitation.api.envelope import ok
 from facilitation.api.parsing import choice_params, json_body
 from facilitation.api.permissions import controllable_room, viewable_room
 from facilitation.api.views.workspace import TAG, row_id
-from facilitation.workspace.actions.tasks import STEPS, do_create_task, do_task_step, do_update_task
+from facilitation.workspace.actions.tasks import STEPS, do_create_task, do_delete_task, do_task_step, do_update_task
 from facilitation.workspace.payloads import task_payload
 from facilitation.workspace.rules import require_workspace
 from rooms.errors import ValidationFailed
@@ -54,6 +54,12 @@ class TaskView(APIView):
         body = json_body(request)
         task = do_update_task(room, row_id(tid), request.user, **body)
         return ok(task_payload(task))
+
+    @extend_schema(tags=TAG, operation_id="workspace_tasks_delete", summary="Delete a task that is not completed (the manager)",
+                   responses=schemas.responses({200: ws.TaskEnvelope}, 403, 404, 409))
+    def delete(self, request, id: int, tid: int):
+        room = controllable_room(request.user, id)
+        return ok(do_delete_task(room, row_id(tid), request.user))
 
 
 def task_step_view(verb: str):

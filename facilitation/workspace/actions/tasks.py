@@ -1,4 +1,4 @@
-"""Tasks: the manager creates and assigns them; a seat claims, starts and completes them.
+"""Tasks: the manager creates, assigns and deletes them; a seat claims, starts and completes them.
 
 ``pending -> claimed -> in_progress -> completed``; any other step is 409 and changes nothing.
 """
@@ -104,6 +104,24 @@ def do_update_task(room: Room, task_id: int, user, **fields) -> TaskAssignment:
         task.save()
         _changed(room, task, "manager.edit_task", user=user, before=before)
     return task
+
+
+def do_delete_task(room: Room, task_id: int, user) -> dict:
+    """The manager removes a task that is not done (made by mistake, or no longer wanted): the board, the agents'
+    context and the report lose it; the invocation keeps what it was. A completed task stays, as the work it records."""
+    with transaction.atomic():
+        room = locked(room)
+        require_open(room)
+        task = _task(room, task_id)
+        if task.status == T.COMPLETED:
+            raise StateConflict("A completed task cannot be deleted: it records work done.", {"status": task.status},
+                                code="task_completed")
+        before = task_payload(task)
+        task.delete()
+        record_event(room, EVENT, {"task": before, "deleted": True})
+        log_invocation(room, "manager.delete_task", correlation=correlation_of(room), user=user,
+                       input={"taskId": task_id, "before": before}, output=f"deleted: {before['title']}"[:500])
+    return before
 
 
 def advance_task(room: Room, task: TaskAssignment, verb: str, seat: Seat | None, *, user=None, agent_id=None,

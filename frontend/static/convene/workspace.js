@@ -718,11 +718,13 @@
         ...seats.map((s) => el("option", { value: s.seatId, selected: String(s.seatId) === String(draft.assignee) }, seatLabel(s))))) : null,
       el("button", { class: "btn btn-small", type: "submit" }, "Save"),
       el("button", { class: "btn btn-ghost btn-small", type: "button", "data-action": "cancel" }, "Cancel"),
+      el("button", { class: "btn btn-danger btn-small", type: "button", "data-action": "delete" }, "Delete task"),
       el("p", { id: "task-edit-error", class: "error form-error", role: "alert", hidden: true }));
     const length = () => renderLength(form.elements.description, form.querySelector(".length"), TASK_DESCRIPTION_LIMIT,
       form.querySelector("button[type=submit]"));
     length();
     form.querySelector("[data-action=cancel]").addEventListener("click", () => { state.taskDraft = null; renderTaskEditor(); });
+    form.querySelector("[data-action=delete]").addEventListener("click", () => { deleteTask(t).catch(fail); });
     form.addEventListener("input", () => {
       draft.title = form.elements.title.value;
       draft.description = form.elements.description.value;
@@ -753,6 +755,25 @@
       taskDone();
     } catch (err) { failed(err); }
     await loadTasks();
+  }
+
+  // A task made by mistake or no longer wanted goes, once the manager confirms it (a completed one stays: it records work).
+  async function deleteTask(t) {
+    if (!window.confirm(`Delete the task “${t.title}”? It leaves the board, the agents' work and the report; this cannot be undone.`)) return;
+    try {
+      await request("DELETE", `${base}/tasks/${t.id}`);
+      state.taskDraft = null;
+      taskDone();
+      toast(`Task deleted: ${t.title}`);
+    } catch (err) {
+      failed(err);
+      await loadTasks();
+      formMessage("#task-edit-error", errorText(err, FIELD_LABELS));  // under the button, while the editor is still open
+      return;
+    }
+    await loadTasks();
+    const add = $("#task-title");
+    if (add && state.taskDraft === null) add.focus();  // the editor and its button are gone: the keyboard goes on from the form
   }
 
   // A task action went through: what the add-task form said before no longer applies.
