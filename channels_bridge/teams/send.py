@@ -12,7 +12,7 @@ Teams names an upload session (``rooms.actions.deliveries.answer_file_offer`` qu
 holding it), the file is put there and shown in the chat with a file info card.
 
 A relayed turn is Markdown (``textFormat``); Teams shows no headings in text messages, so they go out
-as bold lines. A message a person wrote in another chat goes out as written: escaped in Teams' XML
+as bold lines, and it runs a paragraph's lines together, so each line break goes out as a blank line. A message a person wrote in another chat goes out as written: escaped in Teams' XML
 format, with the writer's name in bold.
 """
 import html
@@ -67,6 +67,27 @@ def without_headings(markdown: str) -> str:
     return "\n".join(lines)
 
 
+_LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s")
+
+
+def line_breaks(markdown: str) -> str:
+    """Markdown whose line breaks Teams shows: Teams runs the lines of a paragraph together (a single line break is
+    a space in Markdown), so each line that goes on with another line ends in a blank line (Teams shows that as one
+    line break). Lines of fenced code and the items of a list, one after another, are left as they are."""
+    lines, fenced, out = markdown.split("\n"), False, []
+    for i, line in enumerate(lines):
+        out.append(line)
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        if i + 1 == len(lines):
+            break
+        following = lines[i + 1]
+        joined = (not fenced and line.strip() and following.strip()
+                  and not (_LIST_ITEM.match(line) and _LIST_ITEM.match(following)))
+        out.append("\n\n" if joined else "\n")
+    return "".join(out)
+
+
 def _text(d: Delivery, mentioned: list[Span]) -> str:
     """The delivery's text; a relayed turn's Markdown (after ``card.markdownFrom``) without headings (unless it
     mentions someone: the mentions' places are in the text as it is)."""
@@ -97,7 +118,7 @@ def message_activity(text: str, spans: list[Span], bold_prefix: int = 0, plain: 
         cursor = span.end
         entities.append({"type": "mention", "text": tag, "mentioned": {"id": identity.external_id, "name": name}})
     out += piece(text[cursor:])
-    activity = {"type": "message", "text": out, "textFormat": "xml" if plain else "markdown"}
+    activity = {"type": "message", "text": out if plain else line_breaks(out), "textFormat": "xml" if plain else "markdown"}
     if entities:
         activity["entities"] = entities
     return activity

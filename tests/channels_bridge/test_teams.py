@@ -554,3 +554,25 @@ def test_a_message_over_the_comment_limit_is_cut_with_a_visible_mark(teams, post
     assert len(turn.content) <= limits.COMMENT and turn.content.endswith(" [\u2026]")
     assert turn.data["cut"] == {"length": len(words.strip())}
     assert turn.content[:-len(" [\u2026]")] == words.strip()[:len(turn.content) - len(" [\u2026]")]
+
+
+def test_each_line_of_a_bot_message_stays_a_line_on_teams(teams, run_tasks, people, chat_conv):
+    """Teams runs a Markdown paragraph's lines together: a multi-line message (a handshake, a status, a closing)
+    goes out with a blank line after each line, so each is shown on its own; the items of a list and fenced code
+    keep their single line breaks, and a mention keeps its place."""
+    from markdown_it import MarkdownIt
+
+    chat = Chat.objects.create(platform="teams", external_id=chat_conv["id"], service_url=teams.service_url)
+    ana = ChatIdentity.objects.create(platform="teams", external_id=people["ana"]["id"], name="Ana Lima")
+    text, mentions = compose("Goal: pick roles\nDone when: every role is held\nSo far:\n- Lead: ", ana,
+                             "\n- Scribe: (open)\nStill missing: Scribe.\n```\nkeep\nthis\n```")
+    committed(queue_post, chat, text, mentions=mentions)
+    run_tasks()
+    sent = teams.sent_to(chat_conv["id"])[-1]["activity"]
+    assert sent["text"] == ("Goal: pick roles\n\nDone when: every role is held\n\nSo far:\n\n- Lead: <at>Ana Lima</at>\n"
+                            "- Scribe: (open)\n\nStill missing: Scribe.\n\n```\nkeep\nthis\n```")
+    blocks = MarkdownIt("commonmark").parse(sent["text"])
+    assert not [t for b in blocks for t in (b.children or []) if t.type == "softbreak"]  # no two lines run together
+    assert [b.content for b in blocks if b.type == "inline"][:3] == ["Goal: pick roles", "Done when: every role is held",
+                                                                      "So far:"]
+    assert sent["entities"][0]["text"] == "<at>Ana Lima</at>"
