@@ -171,19 +171,24 @@ def show_status(room: Room, run: FacilitationRun, chats: list | None = None) -> 
 
 
 def react(room: Room, run: FacilitationRun, out: dict, addressed: bool = False) -> None:
-    """After a message changed something: show the artifact in place; speak only when it is worth it. Confirmation
+    """After a message changed something: show the artifact in place; speak only when it is worth it and the floor
+    allows (the request to confirm a result just completed is said even when it does not). Confirmation
     is asked for again only when the result changed (a new proposal alone asks nothing), saying first that the
     confirmations given so far no longer hold."""
     if out["changed"] or out["confirmed"] or out.get("withdrawn"):  # the status in place shows who is still to confirm
         show_status(room, run)
     moment = floor.Moment(now=0.0, addressed=addressed, artifact_changed=out["changed"] or bool(out["conflicts"]))
-    if not _floor_allows(room, moment):
+    # The request to confirm a result that has just become complete is never held back by the floor: it is asked
+    # once per result, and without it the group would not learn that the run now waits for them.
+    ask = bool(out.get("resultChanged")) and run.state == FacilitationRun.State.CONFIRMING
+    floor_open = _floor_allows(room, moment)
+    if not (floor_open or ask):
         return
-    for c in out["conflicts"][:1]:
+    for c in out["conflicts"][:1] if floor_open else []:
         say(room, texts.conflict(c.role, c.holder, c.claimant, md, addressee), "conflict")
         return
     withdrawn = texts.confirmations_withdrawn(out.get("withdrawn") or [], md, addressee)
-    if out.get("resultChanged") and run.state == FacilitationRun.State.CONFIRMING:
+    if ask:
         people = patterns.confirmers(run.pattern, run.artifact, run.initiator_name or None, run.confirm_mode)
         asked = texts.ask_confirmation(run.pattern, run.artifact, people, md, addressee)
         say(room, f"{withdrawn}\n{asked}" if withdrawn else asked, "confirmation")

@@ -501,7 +501,8 @@ def test_modes_that_do_not_steer(telegram, post_telegram, run_tasks, mode):
 
 def test_the_floor_keeps_the_facilitator_to_its_messages_per_minute(telegram, post_telegram, run_tasks, settings):
     settings.CONVENE = {**settings.CONVENE, "FACILITATION_MESSAGES_PER_MINUTE": 1}
-    place, owner, data = joined_run(telegram, post_telegram, run_tasks)  # the handshake is this minute's one message
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks,  # the handshake is this minute's one message
+                                    slots={"roles": ["Lead", "Scribe", "Timekeeper"]})
     said = len(place.group_texts())
     place.say("ana", "I'll take Lead")
     place.say("ben", "I'll take Scribe")
@@ -511,6 +512,23 @@ def test_the_floor_keeps_the_facilitator_to_its_messages_per_minute(telegram, po
     Observation.objects.filter(room_id=data["id"]).update(created_at=timezone.now() - timedelta(minutes=2))
     place.say("cy", "I'll take Lead")
     assert "both want Lead" in place.group_texts()[-1]
+
+
+def test_a_result_completed_while_the_floor_is_used_up_is_still_put_to_the_group_to_confirm(telegram, post_telegram,
+                                                                                          run_tasks, settings):
+    """The handshake uses up the minute's one message, then the roles fill: the group is asked to confirm all the
+    same (else nobody would tell it that the run now waits for it), once."""
+    settings.CONVENE = {**settings.CONVENE, "FACILITATION_MESSAGES_PER_MINUTE": 1}
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks)
+    said = len(place.group_texts())
+    place.say("ana", "I'll take Lead")
+    assert len(place.group_texts()) == said  # progress alone: the floor is used up
+    place.say("ben", "I'll take Scribe")
+    asked = place.group_texts()[said:]
+    assert len(asked) == 1 and "please confirm" in asked[0] and "Lead: Ana" in asked[0], asked
+    place.say("ana", "I'll take Lead")  # changes nothing: nothing asked again
+    assert len(place.group_texts()) == said + 1
+    assert FacilitationRun.objects.get(room_id=data["id"]).state == "confirming"
 
 
 def test_the_run_s_join_code_admits_one_group(telegram, post_telegram, run_tasks):
