@@ -1,5 +1,10 @@
 """Reading requests safely: the JSON body and typed query values (400 with details when wrong)."""
+import re
+
 from rooms.errors import ValidationFailed
+
+#: A whole number as a URL writes one: ASCII digits, an optional sign (``int`` would also take ``1_000`` and ``１``).
+WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
 
 BOOL_VALUES = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
@@ -64,7 +69,9 @@ def int_param(request, name: str, default: int, lo: int, hi: int) -> int:
     if raw is None or raw == "":
         return default
     try:
-        value = int(raw)
+        if not WHOLE_NUMBER.fullmatch(raw.strip()):
+            raise ValueError(raw)
+        value = int(raw)  # ValueError too past Python's digit limit
     except ValueError:
         raise ValidationFailed(f"{name} must be a whole number.", {name: [f"Must be a whole number from {lo} to {hi}."]}) from None
     if not lo <= value <= hi:
@@ -73,11 +80,11 @@ def int_param(request, name: str, default: int, lo: int, hi: int) -> int:
 
 
 def choice_params(request, name: str, choices) -> list[str]:
-    """A filter that accepts one value or several separated by commas."""
-    raw = request.query_params.get(name)
-    if not raw:
+    """A filter that accepts one value or several separated by commas, the parameter given once or repeated
+    (``?status=active&status=draft`` is ``?status=active,draft``)."""
+    values = [v.strip() for raw in request.query_params.getlist(name) for v in raw.split(",") if v.strip()]
+    if not values:
         return []
-    values = [v.strip() for v in raw.split(",") if v.strip()]
     unknown = [v for v in values if v not in choices]
     if unknown:
         raise ValidationFailed(f"Unknown {name}.", {name: [f"Must be one of {', '.join(choices)}."]})

@@ -327,6 +327,9 @@ def test_list_filters_by_status_format_and_kind(owner_api, people, catalog):
 
     assert ids(status="active") == {b.pk}
     assert ids(status="draft,active") == {a.pk, b.pk, c.pk}
+    assert ids(status=["active", "draft"]) == {a.pk, b.pk, c.pk}  # repeated: every value counts, not the last
+    assert ids(format=["review", "brainstorm"], kind=["workspace"]) == {c.pk}
+    assert owner_api.get("/api/discussions", {"status": ["active", "sleeping"]}).status_code == 400
     assert ids(format="review") == {b.pk, c.pk}
     assert ids(kind="workspace") == {c.pk}
     assert ids(format="review", status="draft") == {c.pk}

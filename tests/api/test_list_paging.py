@@ -74,7 +74,8 @@ def test_the_list_pages_like_the_others(owner_api, people, room, name):
 
 @pytest.mark.parametrize("name", list(LISTS))
 @pytest.mark.parametrize("param, value", [("page", "0"), ("page", "two"), ("page", "-1"), ("pageSize", "0"),
-                                          ("pageSize", "many"), ("pageSize", "max+1")])
+                                          ("pageSize", "many"), ("pageSize", "max+1"),
+                                          ("page", "1_0"), ("page", "\uff12"), ("pageSize", "1" * 5000)])
 def test_a_bad_page_value_is_a_clear_400(owner_api, room, name, param, value):
     url = LISTS[name][0].replace("{id}", str(room.pk))
     if value == "max+1":
