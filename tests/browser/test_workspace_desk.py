@@ -148,22 +148,21 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     assert log.input["before"]["content"] == narrative.content and log.input["after"]["content"] == edited
     page.wait_for_function("() => window.ConveneDesk.state.narratives[0].version === 2")
 
-    # While the manager types, someone else changes it: the editor keeps the manager's text, and
-    # saving the stale version says so and shows both texts.
+    # While the manager types, someone else changes it: the editor keeps the manager's text, and the
+    # desk says at once that it changed meanwhile, showing what it now reads; saving replaces it.
     page.locator("#narrative-content").fill("My own wording of round 1.")
     status, body = api(page, "PATCH", f"discussions/{room_id}/narratives/{narrative.pk}",
                        {"content": "Changed in another tab.", "version": 2})
     assert status == 200, body
     wait_for(lambda: page.evaluate("window.ConveneDesk.state.narratives[0].version") == 3 or None, timeout=20)
     assert page.locator("#narrative-content").input_value() == "My own wording of round 1."
-    page.get_by_role("button", name="Save narrative").click()
     conflict = page.locator("#narrative-conflict")
     conflict.wait_for()
     assert "changed meanwhile" in conflict.inner_text()
     assert page.locator("#narrative-current").text_content() == "Changed in another tab."
     assert page.locator("#narrative-content").input_value() == "My own wording of round 1."
     assert Narrative.objects.get(pk=narrative.pk).content == "Changed in another tab."
-    page.get_by_role("button", name="Save narrative").click()  # saving again replaces it
+    page.get_by_role("button", name="Save narrative").click()  # saving replaces it
     wait_for(lambda: Narrative.objects.get(pk=narrative.pk).content == "My own wording of round 1." or None, timeout=20)
     page.wait_for_function("() => document.querySelector('#narrative-conflict').hidden")
 

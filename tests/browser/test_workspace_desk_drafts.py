@@ -4,6 +4,7 @@ Against the live stack, like ``test_workspace_desk``; the agents and the narrato
 rehearsal model.
 """
 import pytest
+from django.db.models import F
 
 from rooms.models import Narrative
 from tests.browser.conftest import api
@@ -59,26 +60,55 @@ def test_unsaved_narrative_changes_come_back_after_a_reload_and_can_be_saved_or_
     assert page.errors == []
 
 
-def test_changes_brought_back_after_a_reload_do_not_overwrite_an_edit_made_meanwhile(make_page):
+def test_changes_brought_back_after_a_reload_are_told_of_an_edit_made_meanwhile_and_keep_its_other_fields(make_page):
     page, manager = make_page("remy")
     room_id, narrative = desk_with_a_narrative(page)
     page.locator("#narrative-content").fill("My version of round 1.")
     page.wait_for_timeout(200)
-    # Meanwhile another tab saves its own edit.
+    # Meanwhile another tab saves its own text and next steps.
     status, body = api(page, "PATCH", f"discussions/{room_id}/narratives/{narrative.pk}",
-                       {"content": "The other tab's version.", "version": narrative.version})
+                       {"content": "The other tab's version.", "nextSteps": ["Call the bank"], "version": narrative.version})
     assert status == 200, body
     page.reload()
     open_desk(page, room_id, narrative=True)
     assert page.locator("#narrative-content").input_value() == "My version of round 1."
+    # Said at once, with what it now holds; the next steps the manager did not touch are the other tab's.
+    conflict = page.locator("#narrative-conflict")
+    conflict.wait_for()
+    assert "changed meanwhile by remy" in conflict.inner_text()
+    assert page.locator("#narrative-current").text_content() == "The other tab's version."
+    assert "Next steps: Call the bank." in page.locator("#narrative-current-lists").inner_text()
+    assert page.locator("#narrative-steps-edit").input_value() == "Call the bank"
+    assert Narrative.objects.get(pk=narrative.pk).content == "The other tab's version."
+    page.get_by_role("button", name="Save narrative").click()
+    saved(page)
+    edited = Narrative.objects.get(pk=narrative.pk)
+    assert edited.content == "My version of round 1." and edited.next_steps == ["Call the bank"]
+    page.wait_for_function("() => document.querySelector('#narrative-conflict').hidden")
+    assert page.errors == []
+
+
+def test_an_edit_the_desk_had_not_heard_of_is_said_when_saving_and_the_current_one_can_be_kept(make_page):
+    page, manager = make_page("rory")
+    room_id, narrative = desk_with_a_narrative(page)
+    page.locator("#narrative-content").fill("Mine.")
+    # Changed without an event reaching this desk: the save meets the stale version.
+    Narrative.objects.filter(pk=narrative.pk).update(content="Written elsewhere.", key_decisions=["Elsewhere"],
+                                                     version=F("version") + 1)
     page.get_by_role("button", name="Save narrative").click()
     conflict = page.locator("#narrative-conflict")
     conflict.wait_for()
-    assert "The other tab's version." in conflict.inner_text()
-    assert Narrative.objects.get(pk=narrative.pk).content == "The other tab's version."
-    assert page.locator("#narrative-content").input_value() == "My version of round 1."
-    # Saved again on purpose, it replaces the other one.
-    page.get_by_role("button", name="Save narrative").click()
-    saved(page)
-    assert Narrative.objects.get(pk=narrative.pk).content == "My version of round 1."
+    assert page.locator("#narrative-current").text_content() == "Written elsewhere."
+    assert "Key decisions: Elsewhere." in page.locator("#narrative-current-lists").inner_text()
+    assert page.locator("#narrative-decisions-edit").input_value() == "Elsewhere"  # untouched here: follows it
+    assert page.locator("#narrative-content").input_value() == "Mine."
+    # The manager keeps the current one: the editor shows it, nothing is sent, and nothing comes back after a reload.
+    page.get_by_role("button", name="discard your changes").click()
+    assert page.locator("#narrative-content").input_value() == "Written elsewhere." and conflict.is_hidden()
+    page.reload()
+    open_desk(page, room_id, narrative=True)
+    page.wait_for_timeout(300)
+    assert page.locator("#narrative-content").input_value() == "Written elsewhere."
+    assert conflict.is_hidden() and page.locator("#narrative-restored").is_hidden()
+    assert Narrative.objects.get(pk=narrative.pk).content == "Written elsewhere."
     assert page.errors == []

@@ -12,7 +12,7 @@
   // Roles no workspace agent works in (the server refuses them: facilitation.workspace.rules.NOT_WORK_ROLES).
   const NOT_WORK_ROLES = ["facilitator", "observer"];
   const state = { room: null, observations: [], narratives: [], tasks: [], personas: [], editing: null, taskDraft: null, roles: [], replyTo: null,
-    labels: {}, arrived: null, restored: null };
+    labels: {}, arrived: null, restored: null, conflict: null, saving: false };
 
   function fail(err) {
     const box = $("#room-error");
@@ -470,17 +470,23 @@
     const saved = { text: n.content, decisions: lines(n.keyDecisions), steps: lines(n.nextSteps) };
     // The editor follows the narrative unless the manager changed something in it since it was loaded. Changes not
     // saved yet are kept in the tab (a reload, or another round chosen meanwhile, brings them back into the editor),
-    // with the version they were made on: saved after somebody else's edit, they meet the "changed meanwhile" message.
+    // with the version they were made on: when somebody else edited it since, the desk says so at once.
     const draft = drafts()[n.id];
     if (draft && (force || state.editing === null || state.editing.id !== n.id)) {
-      for (const [k, box] of Object.entries(fields)) box.value = draft[k] ?? saved[k];
-      state.editing = { id: n.id, version: draft.version, ...saved };
+      // A field the draft did not change (it holds the text it was made on) shows the narrative as it is now.
+      const changed = (k) => draft[k] !== undefined && draft[k] !== (draft.base || {})[k];
+      for (const [k, box] of Object.entries(fields)) box.value = changed(k) ? draft[k] : saved[k];
+      state.editing = { id: n.id, version: n.version, ...saved };
       state.restored = n.id;
+      if (draft.version !== n.version) state.conflict = n;  // changed meanwhile: said at once (renderConflict)
     } else if (force || state.editing === null || state.editing.id !== n.id || editorUntouched()) {
       for (const [k, box] of Object.entries(fields)) box.value = saved[k];
       state.editing = { id: n.id, version: n.version, ...saved };
+    } else if (n.version !== state.editing.version && !state.saving) {
+      changedMeanwhile(n);
     }
     keepDraft();
+    renderConflict();
     const decisions = $("#narrative-decisions"), steps = $("#narrative-steps");
     if (decisions) decisions.textContent = (n.keyDecisions || []).join("; ") || "none";
     if (steps) steps.textContent = (n.nextSteps || []).join("; ") || "none";
@@ -491,7 +497,34 @@
     renderNarrativeLength();
   }
 
-  // The manager's unsaved narrative changes, by narrative id ({version, text, decisions, steps}), kept in this tab's
+  // The narrative in the editor was changed meanwhile (another tab, another manager) while the editor holds unsaved
+  // changes: a field not changed here follows it, the changed ones stay, and the desk says at once what it now holds;
+  // saving then replaces it (the fields not changed here are not sent, so theirs stay).
+  function changedMeanwhile(current) {
+    const saved = { text: current.content, decisions: lines(current.keyDecisions), steps: lines(current.nextSteps) };
+    for (const [k, box] of Object.entries(editorFields())) if (box.value === state.editing[k]) box.value = saved[k];
+    state.editing = { id: current.id, version: current.version, ...saved };
+    state.conflict = current;
+    renderNarrativeLength();
+  }
+
+  function renderConflict() {
+    const box = $("#narrative-conflict");
+    if (!box) return;
+    const c = state.conflict;
+    if (c && (!state.editing || state.editing.id !== c.id || editorUntouched())) state.conflict = null;
+    box.hidden = !state.conflict;
+    if (!state.conflict) return;
+    const n = state.narratives.find((x) => x.id === c.id) || c;
+    $("#narrative-conflict-lead").textContent = `Round ${n.round}'s narrative was changed meanwhile`
+      + `${c.editedBy ? ` by ${c.editedBy}` : ""}, after you began editing it. It now reads:`;
+    $("#narrative-current").textContent = c.content;
+    $("#narrative-current-lists").textContent = `Key decisions: ${(c.keyDecisions || []).join("; ") || "none"}. `
+      + `Next steps: ${(c.nextSteps || []).join("; ") || "none"}.`;
+  }
+
+  // The manager's unsaved narrative changes, by narrative id ({version, base, text, decisions, steps}: base is what they
+  // were made on), kept in this tab's
   // session storage: a reload, or choosing another round and back, does not lose them.
   const DRAFTS = `convene.desk.${id}.narrativeDrafts`;
   function drafts() {
@@ -504,7 +537,11 @@
     if (!page.canControl || !state.editing) return;
     const all = drafts();
     if (editorUntouched() || CLOSED.includes(state.room && state.room.status)) delete all[state.editing.id];
-    else all[state.editing.id] = { version: state.editing.version, ...Object.fromEntries(Object.entries(editorFields()).map(([k, box]) => [k, box.value])) };
+    else {
+      const { text, decisions, steps } = state.editing;  // what the changes were made on
+      all[state.editing.id] = { version: state.editing.version, base: { text, decisions, steps },
+        ...Object.fromEntries(Object.entries(editorFields()).map(([k, box]) => [k, box.value])) };
+    }
     try {
       if (Object.keys(all).length) window.sessionStorage.setItem(DRAFTS, JSON.stringify(all));
       else window.sessionStorage.removeItem(DRAFTS);
@@ -613,13 +650,15 @@
     const problem = narrativeProblem(fields);
     formMessage("#narrative-error", problem);
     if (problem) return;
+    state.saving = true;
     try {
       const body = { content: fields.text.value, version: n.version };
       if (fields.decisions && fields.decisions.value !== n.decisions) body.keyDecisions = items(fields.decisions.value);
       if (fields.steps && fields.steps.value !== n.steps) body.nextSteps = items(fields.steps.value);
       const sent = Object.fromEntries(Object.entries(fields).map(([k, box]) => [k, box.value]));
       const saved = (await request("PATCH", `${base}/narratives/${n.id}`, body)).data;
-      $("#narrative-conflict").hidden = true;
+      state.saving = false;
+      state.conflict = null;
       // What was saved is the editor's base now: typing on while the list reloads is kept.
       state.editing = { id: n.id, version: saved.version, text: saved.content, decisions: lines(saved.keyDecisions), steps: lines(saved.nextSteps) };
       // The server keeps the text and the lists trimmed (blank lines are no items): a field still holding what
@@ -631,12 +670,11 @@
       toast("Narrative saved");
       await loadNarratives();
     } catch (err) {
+      state.saving = false;
       if (err.code === "stale_version" && err.details.current) {
-        $("#narrative-current").textContent = err.details.current.content;
-        $("#narrative-conflict").hidden = false;
-        const current = err.details.current;
-        state.editing = { ...n, version: current.version, text: current.content };
+        changedMeanwhile(err.details.current);
         keepDraft();  // saved again, it replaces the current one
+        renderConflict();
       } else failed(err);
     }
   }
@@ -947,6 +985,7 @@
       $("#narrative-content").addEventListener("input", renderNarrativeLength);
       for (const box of Object.values(editorFields())) box.addEventListener("input", keepDraft);
       $("#btn-discard-draft").addEventListener("click", discardDraft);
+      $("#btn-keep-current").addEventListener("click", discardDraft);
     }
     const form = $("#observation-form");
     if (form) form.addEventListener("submit", async (e) => {
