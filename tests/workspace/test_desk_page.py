@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from rooms.models import Agent, Seat
+from rooms.models import Agent, RoomMember, Seat
 from tests.factories import make_discussion, make_user
 from tests.workspace.helpers import make_workspace
 
@@ -35,6 +35,21 @@ def test_viewer_sees_no_controls_and_strangers_nothing(setup):
     assert 'id="btn-end-round"' not in html and 'id="task-form"' not in html and 'id="invocations"' not in html
     client.force_login(stranger)
     assert client.get(f"/workspaces/{room.pk}/").status_code == 404
+
+
+def test_people_who_may_not_change_the_workspace_are_told_what_they_may_do_and_who_runs_it(setup):
+    client, room, owner, viewer, _ = setup
+    participant = make_user("helper")
+    RoomMember.objects.create(room=room, user=participant, access=RoomMember.Access.PARTICIPANT)
+    said = {}
+    for user in (owner, viewer, participant):
+        client.force_login(user)
+        html = client.get(f"/workspaces/{room.pk}/").content.decode()
+        note = re.search(r'<p id="access-note"[^>]*>(.*?)</p>', html, re.S)
+        said[user.username] = " ".join(re.sub(r"<[^>]+>", "", note.group(1)).split()) if note else None
+    assert said["boss"] is None  # the manager's desk has the controls instead
+    assert said["watcher"].startswith("You may read this workspace. Its manager runs it: only the manager starts")
+    assert said["helper"].startswith("You may read this workspace and publish observations in it. Its manager runs it")
 
 
 def test_a_discussion_opened_as_a_workspace_goes_to_its_own_page(setup):

@@ -97,6 +97,8 @@
     const r = state.room;
     labelAgents();
     $("#room-name").textContent = r.name;
+    const manager = $("#access-manager");  // to people who may not change it: whose workspace it is
+    if (manager && r.owner) manager.textContent = `Its manager, ${r.owner},`;
     // The topic is Markdown (as the agents read it), rendered as a discussion's turns are; redrawn when it changed.
     const topicBox = $("#room-topic");
     if (topicBox.dataset.source !== (r.topic || "")) {
