@@ -877,16 +877,52 @@
   const sharing = window.ConveneSharing ? window.ConveneSharing.mount({ discussionId: id, noun: "workspace",
     owner: () => (state.room && state.room.owner) || "" }) : { load: async () => {} };
 
+  // Each hit is a link to where it is on the desk (the observation in the list, the task on the board, the round's
+  // narrative in the editor); nothing found is said in words.
   async function search(q) {
     const { data } = await request("GET", `${base}/search?q=${encodeURIComponent(q)}`);
-    const section = (title, rows, text) => el("div", {}, el("h3", {}, `${title} (${rows.length})`),
-      el("ol", {}, ...rows.map((r) => el("li", { class: "search-hit" }, text(r)))));
-    $("#search-results").replaceChildren(
-      section("Observations", data.observations, (o) => `${o.type}: ${o.content}`),
-      section("Tasks", data.tasks, (t) => t.title),
-      section("Narratives", data.narratives, (n) => [`Round ${n.round}: ${n.content.slice(0, 200)}`,
+    const hit = (kind, id, text) => el("li", { class: "search-hit" },
+      el("a", { href: "#", "data-goto": kind, "data-id": id }, text));
+    const section = (title, rows, kind, text) => (rows.length ? el("div", {}, el("h3", {}, `${title} (${rows.length})`),
+      el("ol", {}, ...rows.map((r) => hit(kind, r.id, text(r))))) : null);
+    const found = data.observations.length + data.tasks.length + data.narratives.length;
+    $("#search-results").replaceChildren(...(found ? [
+      section("Observations", data.observations, "observation", (o) => `${o.type} by ${authorName(o)}, round ${o.round}: ${o.content}`),
+      section("Tasks", data.tasks, "task", (t) => `${t.title} (${t.status.replace("_", " ")})`),
+      section("Narratives", data.narratives, "narrative", (n) => [`Round ${n.round}: ${n.content.slice(0, 200)}`,
         (n.keyDecisions || []).length ? `Key decisions: ${n.keyDecisions.join("; ")}` : "",
-        (n.nextSteps || []).length ? `Next steps: ${n.nextSteps.join("; ")}` : ""].filter(Boolean).join(" · ")));
+        (n.nextSteps || []).length ? `Next steps: ${n.nextSteps.join("; ")}` : ""].filter(Boolean).join(" · ")),
+    ].filter(Boolean) : [el("p", { class: "muted", role: "status" }, `Nothing in this workspace matches “${q}”.`)]));
+  }
+
+  // Brings what a search hit names into view and gives it the focus (the keyboard goes on from there).
+  function goTo(kind, hitId) {
+    let target = null;
+    if (kind === "observation") {
+      const o = state.observations.find((x) => String(x.id) === hitId);
+      if (!o) { toast("That observation is older than the ones shown: use Show older observations."); return; }
+      // Filters that hide it are cleared.
+      if (!document.querySelector(`#observations [data-observation-id="${hitId}"]`)) {
+        for (const sel of ["#filter-type", "#filter-round", "#filter-seat"]) $(sel).value = "";
+        $("#filter-open").checked = false;
+        renderObservations();
+      }
+      target = document.querySelector(`#observations [data-observation-id="${hitId}"]`);
+    } else if (kind === "task") {
+      target = document.querySelector(`#board [data-task-id="${hitId}"]`);
+      if (!target) { toast("That task is no longer on the board."); return; }
+    } else if (kind === "narrative") {
+      if (!state.narratives.some((n) => String(n.id) === hitId)) return;
+      $("#narrative-round").value = hitId;
+      renderNarrative(true);
+      target = $("#narrative-round");
+    }
+    if (!target) return;
+    if (!target.matches("select, a, button, input, textarea")) target.tabIndex = -1;
+    target.classList.add("found");
+    setTimeout(() => target.classList.remove("found"), 2500);
+    target.scrollIntoView({ block: "center" });
+    target.focus({ preventScroll: true });
   }
 
   // Complete and Archive cannot be undone: the manager confirms them first.
@@ -1032,7 +1068,18 @@
     });
     if (taskForm) $("#task-title").addEventListener("input", () => { if (!blank($("#task-title").value)) taskDone(); });
     if (taskForm) $("#task-description").addEventListener("input", renderTaskDescriptionLength);
-    $("#search-form").addEventListener("submit", (e) => { e.preventDefault(); const q = $("#search-q").value.trim(); if (q) search(q).catch(failed); });
+    $("#search-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const q = $("#search-q").value.trim();
+      if (q) search(q).catch(failed);
+      else { $("#search-results").replaceChildren(el("p", { class: "muted", role: "status" }, "Type what to look for first.")); $("#search-q").focus(); }
+    });
+    $("#search-results").addEventListener("click", (e) => {
+      const a = e.target.closest("a[data-goto]");
+      if (!a) return;
+      e.preventDefault();
+      goTo(a.dataset.goto, a.dataset.id);
+    });
     const log = $("#log-correlation");
     if (log) log.addEventListener("change", () => loadLog().catch(fail));
     const logList = $("#invocations");
