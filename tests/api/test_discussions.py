@@ -419,3 +419,17 @@ def test_sharing_again_with_the_same_access_logs_nothing(owner_api, room, people
     changed = owner_api.post(url, {"username": "viewer", "access": "participant"})
     assert changed.status_code == 200 and changed.json()["data"]["access"] == "participant"
     assert Invocation.objects.filter(room=room, component="room.share").count() == shares + 1
+
+
+def test_turns_asked_after_a_seq_the_room_never_reached_point_back_to_the_rooms_seq(owner_api, room):
+    Room.objects.filter(pk=room.pk).update(seq=12)
+    _observe(room, 12, content="the latest turn")
+    url = f"/api/discussions/{room.pk}/turns"
+    ahead = owner_api.get(url, {"afterSeq": 500}).json()
+    assert ahead["data"] == [] and ahead["meta"]["lastSeq"] == 12 and ahead["meta"]["afterSeq"] == 500
+    _observe(room, 13, content="a new turn")
+    Room.objects.filter(pk=room.pk).update(seq=13)
+    following = owner_api.get(url, {"afterSeq": ahead["meta"]["lastSeq"]}).json()
+    assert [t["content"] for t in following["data"]] == ["a new turn"]
+    caught_up = owner_api.get(url, {"afterSeq": 13}).json()
+    assert caught_up["data"] == [] and caught_up["meta"]["lastSeq"] == 13

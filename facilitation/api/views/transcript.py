@@ -53,7 +53,9 @@ class TurnsView(APIView):
         rows = list(Observation.objects.filter(room=room, seq__gt=after).select_related("seat").order_by("seq")[:limit + 1])
         more = len(rows) > limit
         rows = rows[:limit]
-        meta = {"count": len(rows), "afterSeq": after, "lastSeq": rows[-1].seq if rows else after, "hasMore": more,
+        # Past the room's seq nothing exists yet: lastSeq falls back to it, so a client that asked from too far ahead
+        # is not told to keep asking from there (and miss every turn up to its number).
+        meta = {"count": len(rows), "afterSeq": after, "lastSeq": rows[-1].seq if rows else min(after, room.seq), "hasMore": more,
                 "status": room.status, "round": room.round, "maxRounds": room.max_rounds}
         if changed_after >= 0:  # asked for: room.seq was read before the turns, so every change up to it is in
             changed, up_to, more_changes = turns_changed(room, after, changed_after, room.seq, limit)
