@@ -22,9 +22,14 @@ def parse_telegram(text: str, bot_username: str) -> tuple[str, tuple[str, ...]] 
     return name, tuple((match["args"] or "").split())
 
 
+_TRAILING = ".,;:!?\u2026"
+
+
 def parse_addressed(text: str) -> tuple[str, tuple[str, ...]] | None:
-    """A command in text already addressed to the bot (Teams, after the mention is removed)."""
-    words = (text or "").strip().split()
+    """A command in text already addressed to the bot (Teams, after the mention is removed). People write to the bot
+    as to a person: punctuation after a word (``facilitator status?``, ``facilitator start CODE.``) is not part of the
+    command (a code never holds any)."""
+    words = [word.rstrip(_TRAILING) or word for word in (text or "").strip().split()]
     if not words:
         return None
     name = words[0].lstrip("/").lower()

@@ -576,3 +576,20 @@ def test_each_line_of_a_bot_message_stays_a_line_on_teams(teams, run_tasks, peop
     assert [b.content for b in blocks if b.type == "inline"][:3] == ["Goal: pick roles", "Done when: every role is held",
                                                                       "So far:"]
     assert sent["entities"][0]["text"] == "<at>Ana Lima</at>"
+
+
+def test_a_command_followed_by_punctuation_is_understood_on_teams(teams, post_teams, run_tasks, people, chat_conv):
+    """People @mention the bot as they would write to a person: "facilitator start CODE." links the chat and
+    "facilitator status?" is answered with the status, not with "I do not know"."""
+    owner = make_user("olga")
+    room = make_discussion(owner)
+    post_teams(teams.bot_added(chat_conv, people["ana"]))
+    code = do_create_room_code(room, owner)
+    post_teams(teams.message(chat_conv, people["ana"], f"facilitator start {code.code}."))
+    run_tasks()
+    assert ChatLink.objects.get(active=True).room == room
+    post_teams(teams.message(chat_conv, people["ben"], "Facilitator status?"))
+    run_tasks()
+    answer = teams.sent_to(chat_conv["id"])[-1]["activity"]["text"]
+    assert "Moderated by" in answer and "I do not know" not in answer, answer
+    assert not Observation.objects.filter(room=room, author_kind="human").exists()  # commands are not turns
