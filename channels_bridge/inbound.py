@@ -248,6 +248,9 @@ def on_command(chat: Chat, identity: ChatIdentity, command: tuple[str, tuple[str
     verb, rest = (args[0].lower(), args[1:]) if name == "facilitator" and args else (name, args)
     if name == "start":  # the ?startgroup=CODE deep link arrives as "/start CODE"
         verb, rest = "start", args
+    if name == "start" and not args and link is not None:  # a bare /start in a linked group: what it is linked to
+        _reply(chat, help_group(chat, link), room=link.room)
+        return "help"
     if verb == "start":
         return _link(chat, identity, rest, correlation)
     if verb == "status":
@@ -337,7 +340,7 @@ def already_linked(room: Room, chat: Chat) -> str:
 def status_text(link: ChatLink | None, chat: Chat) -> str:
     """``facilitator status`` in a chat linked to a discussion (a facilitation run answers with its own status)."""
     if link is None:
-        return "No facilitation is active here: this chat is not linked to a discussion. " + help_group(chat)
+        return "No facilitation is active here: this chat is not linked to a discussion or run. " + help_group(chat)
     room = link.room
     esc = escaper_for(chat)
     moderator = esc(room.moderator.name) if room.moderator_id else "nobody yet"
@@ -386,7 +389,7 @@ def ended_status(room: Room, chat: Chat) -> tuple[str, int | None]:
 
 def _stop(chat: Chat, identity: ChatIdentity, link: ChatLink | None, correlation: str) -> str:
     if link is None:
-        _reply(chat, "Nothing to stop: this chat is not linked to a discussion.")
+        _reply(chat, "Nothing to stop: this chat is not linked to a discussion or run.")
         return "stop without link"
     if not chat_actions.may_end_link(link, identity):
         refusal = f"Only {_who_may_end(link.room)}, can stop it."

@@ -725,3 +725,16 @@ def test_a_linked_account_writing_to_the_bot_directly_is_not_told_to_link_it(tel
     assert telegram.sent_to(502)[-1]["text"] == (
         "Hello! This account speaks as benjamin in Convene. I do not read direct messages: say what you want a discussion "
         "or run to hear in its group. Reports for you arrive here.")
+
+
+def test_a_bare_start_in_a_linked_group_says_what_it_is_linked_to(telegram, post_telegram, run_tasks, room, owner):
+    post_telegram(tu.bot_added(GROUP, ANA))
+    post_telegram(tu.command(GROUP, BEN, "/start"))
+    run_tasks()
+    assert telegram.sent_to(-4001)[-1]["text"] == ("Send /facilitator start CODE with the code from the owner of the "
+                                                   "discussion or run.")
+    linked(post_telegram, run_tasks, room, owner)
+    post_telegram(tu.command(GROUP, BEN, "/start@ConveneTestBot"))
+    run_tasks()
+    assert telegram.sent_to(-4001)[-1]["text"].startswith(f"This chat is linked to the discussion \u201c{room.name}\u201d. ")
+    assert ChatLink.objects.get(chat__external_id="-4001", active=True).room == room
