@@ -80,14 +80,13 @@ def test_the_desk_says_what_is_wrong_and_sends_nothing_blank(make_page):
     assert Observation.objects.filter(room_id=room_id, author_kind="human").count() == people
     assert Narrative.objects.get(pk=narrative.pk).version == narrative.version
 
-    # What only the server checks comes back with its details, field by field, in the desk's words.
+    # What only the server checks comes back with its details, field by field, in the desk's words, under the editor.
     page.get_by_label("Key decisions (one per line)").fill("x" * 1001)
     page.get_by_role("button", name="Save narrative").click()
-    page.wait_for_function("() => !document.querySelector('#toast').hidden"
-                           " && document.querySelector('#toast').textContent.includes('Key decisions')")
-    assert page.locator("#toast").inner_text().split("\n") == [
-        "The narrative edit is not valid.", "Key decisions: Each item has at most 1000 characters."]
-    assert page.locator("#narrative-error").is_hidden()
+    page.wait_for_function("() => document.querySelector('#narrative-error').textContent.includes('Key decisions')")
+    assert page.locator("#narrative-error").inner_text() == (
+        "The narrative edit is not valid. Key decisions: Each item has at most 1000 characters.")
+    assert page.get_by_label("Key decisions (one per line)").input_value() == "x" * 1001  # nothing typed is lost
     assert Narrative.objects.get(pk=narrative.pk).version == narrative.version
     assert not Invocation.objects.filter(room_id=room_id, component="manager.edit_narrative").exists()
 
@@ -234,6 +233,28 @@ def test_a_long_word_in_a_task_or_an_observation_wraps_instead_of_widening_the_d
     page.wait_for_selector(f"#board [data-task-id='{task['data']['id']}']")
     page.wait_for_selector(f"#observations [data-observation-id='{obs['data']['id']}']")
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "the desk scrolls sideways"
+
+
+def test_a_pacing_form_the_server_refuses_says_why_under_it_and_stays_open(make_page):
+    page, manager = make_page("pia")
+    room_id = running_workspace(page)
+    open_desk(page, room_id)
+    sent = writes(page)
+    page.get_by_role("button", name="Change").click()
+    page.get_by_label("Budget in USD").fill("5000000")
+    page.get_by_role("button", name="Save").click()
+    error = page.locator("#pacing-error")
+    error.wait_for()
+    assert "Budget in USD: Must be a number from 0 to 999,999.99." in error.inner_text()
+    assert page.locator("#pacing-form").is_visible() and page.get_by_label("Budget in USD").input_value() == "5000000"
+    assert any(r.startswith("PATCH") for r in sent) and Room.objects.get(pk=room_id).budget_usd is None
+    # Fixed and saved: the line goes with the form; opened again, nothing old is said.
+    page.get_by_label("Budget in USD").fill("50")
+    page.get_by_role("button", name="Save").click()
+    page.wait_for_function("() => document.querySelector('#pacing-form').hidden")
+    page.get_by_role("button", name="Change").click()
+    assert error.is_hidden()
+    assert page.errors == []
 
 
 def test_saving_the_pacing_form_says_what_was_saved_the_budget_too(make_page):

@@ -35,6 +35,18 @@
   // An API error as the manager reads it: its message, then what is wrong with each field, a line each, in the desk's words.
   function failed(err) { toast(errorText(err, FIELD_LABELS, "\n"), "error"); }
 
+  // An API error refusing what a form sent, said in the form's own line under it (where the manager is looking),
+  // in the desk's words; what was typed stays in the form.
+  function refused(selector, err, words = FIELD_LABELS) {
+    if ($(selector)) formMessage(selector, errorText(err, words, " "));
+    else failed(err);
+  }
+
+  // The pacing form asks for minutes; the API counts a round's length in seconds.
+  const PACING_WORDS = (field, text) => (field === "turnPolicy.maxSeconds"
+    ? "Minutes per round: a round lasts from 5 seconds (about 0.09 minutes) to 24 hours (1440 minutes)."
+    : FIELD_LABELS[field] ? `${FIELD_LABELS[field]}: ${text}` : text);
+
   // A form's own message under it (what the manager must change before anything is sent); "" clears it.
   function formMessage(selector, message) {
     const box = $(selector);
@@ -230,6 +242,7 @@
     $("#budget-tokens").value = state.room.budgetTokens ?? "";
     $("#budget-usd").value = state.room.budgetUsd ?? "";
     renderBudgetWarning();
+    formMessage("#pacing-error", "");
     $("#pacing-form").hidden = false;
     $("#btn-pacing").setAttribute("aria-expanded", "true");
     $("#pacing-events").focus();
@@ -289,7 +302,7 @@
       await request("PATCH", base, body);
       closePacing();
       saved = true;
-    } catch (err) { failed(err); }
+    } catch (err) { refused("#pacing-error", err, PACING_WORDS); }
     await loadRoom();
     // What was saved, the budget too (the manager may have changed only that), as the room now has it.
     if (saved) {
@@ -677,7 +690,7 @@
         changedMeanwhile(err.details.current);
         keepDraft();  // saved again, it replaces the current one
         renderConflict();
-      } else failed(err);
+      } else refused("#narrative-error", err);
     }
   }
 
@@ -793,7 +806,11 @@
       if (Object.keys(body).length) await request("PATCH", `${base}/tasks/${t.id}`, body);
       state.taskDraft = null;
       taskDone();
-    } catch (err) { failed(err); }
+    } catch (err) {
+      await loadTasks();
+      refused("#task-edit-error", err);  // under the editor while it is open (a task completed meanwhile closes it)
+      return;
+    }
     await loadTasks();
   }
 
@@ -806,9 +823,8 @@
       taskDone();
       toast(`Task deleted: ${t.title}`);
     } catch (err) {
-      failed(err);
       await loadTasks();
-      formMessage("#task-edit-error", errorText(err, FIELD_LABELS));  // under the button, while the editor is still open
+      refused("#task-edit-error", err);  // under the button, while the editor is still open
       return;
     }
     await loadTasks();
@@ -1037,7 +1053,7 @@
         await request("POST", `${base}/observations`, body);
         $("#obs-content").value = "";
         replyTo(null);
-      } catch (err) { failed(err); }
+      } catch (err) { refused("#observation-error", err); }
     });
     $("#observations").addEventListener("click", (e) => {
       const button = e.target.closest("button[data-action=reply]");
@@ -1063,7 +1079,7 @@
         taskForm.reset();  // the next task starts from the defaults: no title, priority 3, nobody
         renderTaskDescriptionLength();
         taskDone();
-      } catch (err) { failed(err); }
+      } catch (err) { refused("#task-form-error", err); }
       await loadTasks();
     });
     if (taskForm) $("#task-title").addEventListener("input", () => { if (!blank($("#task-title").value)) taskDone(); });
