@@ -720,11 +720,13 @@
     if (!page.canControl || CLOSED.includes(state.room.status) || t.status === "completed") return li;
     const [verb, label] = NEXT_STEP[t.status];
     const unassigned = verb === "claim" && !t.assigneeId;
+    // Why Claim waits, in words anyone reads (a disabled button's title reaches neither the keyboard nor a phone).
+    if (unassigned) li.append(el("div", { class: "muted small", id: `task-${t.id}-why` }, "Assign it to an agent (Edit) to claim it."));
     li.append(el("div", { class: "task-actions" },
       el("button", { type: "button", class: "btn btn-link btn-small", "data-action": "edit", "aria-expanded": "false",
         "aria-label": `Edit ${t.title}` }, "Edit"),
       el("button", { type: "button", class: "btn btn-small", "data-action": verb, disabled: unassigned,
-        title: unassigned ? "Assign it to an agent first" : null, "aria-label": `${label} ${t.title}` }, label)));
+        "aria-describedby": unassigned ? `task-${t.id}-why` : null, "aria-label": `${label} ${t.title}` }, label)));
     return li;
   }
 
