@@ -328,20 +328,34 @@
     if (!state.observations.length) {
       const { data, meta } = await request("GET", `${base}/observations?latest=true&limit=${OBS_PAGE}`);
       state.observations = data;
+      if (obsView.loaded) arrived(data);  // the first ones of a room that had none when the desk opened
       obsView.older = !!meta.hasMore;
     } else {
       for (;;) {
         const { data, meta } = await request("GET", `${base}/observations?afterSeq=${obsView.lastSeq}&limit=${OBS_PAGE}`);
         state.observations = state.observations.concat(data);
+        arrived(data);
         if (data.length) obsView.lastSeq = data[data.length - 1].seq;
         if (!meta.hasMore || !data.length) break;
       }
     }
+    obsView.loaded = true;
     if (state.observations.length) obsView.lastSeq = state.observations[state.observations.length - 1].seq;
     // Drawn again when there is something new (or the authors' names changed): polling finds nothing new mostly.
     const key = JSON.stringify([state.observations.length, obsView.lastSeq, state.labels]);
     if (obsView.drawn !== key) showObservations();
     obsView.drawn = key;
+  }
+
+  // What arrived since the desk opened, said in one line above the list (read out once by screen readers, which
+  // the list itself is not: it is drawn again whole).
+  const news = { count: 0 };
+  function arrived(rows) {
+    if (!rows.length) return;
+    news.count += rows.length;
+    const o = rows[rows.length - 1];
+    $("#observations-new").textContent = `${counted(news.count, "new observation")} since you opened the desk; the latest: `
+      + `${o.type} by ${authorName(o)}, round ${o.round}.`;
   }
 
   function loadOlderObservations() {
