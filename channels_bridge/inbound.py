@@ -58,6 +58,8 @@ def help_group(chat: Chat, link: ChatLink | None = None, unknown: str = "") -> s
     """What the bot does in a group and the commands it takes; in a linked chat, which room it is linked to.
     ``unknown``: the word after ``facilitator`` that the bot does not know, said back first (as typed there)."""
     said = f"I do not know \u201c{command_in(chat, 'facilitator ' + unknown)}\u201d. " if unknown else ""
+    if link is not None and link.room.is_terminal:
+        return said + ended_notice(link.room, chat)
     if link is not None:
         room = link.room
         ends = "the run (or this chat's link)" if room.kind == Room.Kind.FACILITATION else "the link"

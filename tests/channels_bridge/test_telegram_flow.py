@@ -738,3 +738,15 @@ def test_a_bare_start_in_a_linked_group_says_what_it_is_linked_to(telegram, post
     run_tasks()
     assert telegram.sent_to(-4001)[-1]["text"].startswith(f"This chat is linked to the discussion \u201c{room.name}\u201d. ")
     assert ChatLink.objects.get(chat__external_id="-4001", active=True).room == room
+
+
+def test_help_in_a_group_whose_room_has_ended_says_it_ended(telegram, post_telegram, run_tasks, room, owner):
+    from rooms.models import Room
+
+    linked(post_telegram, run_tasks, room, owner)
+    Room.objects.filter(pk=room.pk).update(status="stopped")
+    post_telegram(tu.command(GROUP, BEN, "/facilitator what"))
+    run_tasks()
+    assert telegram.sent_to(-4001)[-1]["text"].startswith(
+        f"I do not know \u201c/facilitator what\u201d. The discussion \u201c{room.name}\u201d has ended (stopped), so nothing "
+        "said here is relayed any more.")
