@@ -5,11 +5,14 @@ Per the Bot Framework's authentication rules: the ``Authorization: Bearer`` toke
 ``https://api.botframework.com``; its audience is our app id (``TEAMS_APP_ID``); it has not
 expired (five minutes of clock skew allowed); the key's endorsements, when listed, include
 the activity's channel; and its ``serviceurl`` claim equals the activity's ``serviceUrl``
-(so a service URL is trusted only from a verified token). Keys are cached and fetched again
-when a token names a key id we do not know (keys rotate) or after a day.
+(so a service URL is trusted only from a verified token), an https address of the Bot Connector
+for Teams (``SERVICE_HOSTS``, or ``BRIDGES["TEAMS_SERVICE_HOSTS"]``) or the host of ``TEAMS_API_BASE``:
+the bot sends its own token to that address, so it never goes anywhere else. Keys are cached and
+fetched again when a token names a key id we do not know (keys rotate) or after a day.
 """
 import threading
 import time
+from urllib.parse import urlsplit
 
 import httpx
 import jwt
@@ -19,6 +22,9 @@ ISSUER = "https://api.botframework.com"
 ALGORITHMS = ["RS256"]
 LEEWAY = 300
 KEYS_MAX_AGE = 24 * 3600
+#: Where the Bot Connector serves Teams: the public cloud (``smba.trafficmanager.net/<region>/``) and the government
+#: clouds (``smba.infra.gcc.teams.microsoft.com``, ``smba.infra.gov.teams.microsoft.us``...). A leading dot: any subdomain.
+SERVICE_HOSTS = ("smba.trafficmanager.net", ".teams.microsoft.com", ".teams.microsoft.us")
 
 
 class Unauthorized(Exception):
@@ -117,3 +123,22 @@ def check_activity(claims: dict, endorsements: list[str], activity: dict) -> Non
     claimed = claims.get("serviceurl") or claims.get("serviceUrl")
     if not claimed or claimed.rstrip("/") != str(activity.get("serviceUrl", "")).rstrip("/"):
         raise Unauthorized("The activity's serviceUrl does not match the token.")
+    if not service_url_allowed(str(claimed)):
+        raise Unauthorized("The activity's serviceUrl is not a Bot Connector address for Teams.")
+
+
+def service_url_allowed(url: str) -> bool:
+    """An https address on a host of the Bot Connector for Teams, or the address of ``TEAMS_API_BASE`` (an emulator
+    or a loopback connector: its scheme, host and port)."""
+    try:
+        parts, base = urlsplit(url), urlsplit(settings.BRIDGES["TEAMS_API_BASE"])
+        port, base_port = parts.port, base.port
+    except ValueError:
+        return False
+    host = (parts.hostname or "").lower()
+    if not host:
+        return False
+    if (parts.scheme, host, port) == (base.scheme, (base.hostname or "").lower(), base_port):
+        return True
+    hosts = settings.BRIDGES.get("TEAMS_SERVICE_HOSTS") or SERVICE_HOSTS
+    return parts.scheme == "https" and any(host.endswith(h) if h.startswith(".") else host == h for h in hosts)

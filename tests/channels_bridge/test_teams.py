@@ -75,6 +75,20 @@ def test_a_forged_request_is_401_and_changes_nothing(teams, post_teams, people, 
     assert InboundUpdate.objects.count() == 0 and dispatch.sent == []
 
 
+@pytest.mark.parametrize("service_url, accepted", [
+    ("https://attacker.example/amer/", False), ("http://smba.trafficmanager.net/amer/", False),
+    ("https://smba.trafficmanager.net.attacker.example/", False), ("https://evilteams.microsoft.com/", False),
+    ("https://smba.trafficmanager.net/amer/", True), ("https://smba.infra.gcc.teams.microsoft.com/", True)])
+def test_an_activity_for_a_service_url_that_is_not_teams_is_401_and_changes_nothing(teams, post_teams, people, chat_conv,
+                                                                                    service_url, accepted):
+    """A validly signed token whose serviceurl (the activity's too) is not the Bot Connector for Teams is refused: the
+    bot would send its own token there with every answer."""
+    activity = {**teams.message(chat_conv, people["ana"], "hello"), "serviceUrl": service_url}
+    response = post_teams(activity, authorization=teams.authorization(service_url=service_url))
+    assert response.status_code == (200 if accepted else 401), response.content
+    assert InboundUpdate.objects.count() == (1 if accepted else 0) and len(dispatch.sent) == (1 if accepted else 0)
+
+
 def test_a_malformed_activity_is_400(teams, post_teams):
     deep = '{"type": "message", "x": ' + '{"a": ' * 100 + "1" + "}" * 101
     for body in ("{nope", '{"type": "message"}', "[]", deep, "[" * 100000):
