@@ -23,13 +23,15 @@ from microsoft_agents.activity.teams import FileConsentCard, FileInfoCard
 
 from channels_bridge import attachments, bots, mentions, outcome, ratelimit
 from channels_bridge.teams import client as connector
-from channels_bridge.text import Span, markdown_from, split_message
+from channels_bridge.text import Span, markdown_from, split_message, utf16_len
 from facilitation.exports.markdown import escape_markdown
 from rooms.actions.chat import do_forget_status_message, do_note_direct_chat, do_set_status_message
 from rooms.actions.deliveries import record_part_sent
 from rooms.models import Delivery
 
-LIMIT = 20_000  # characters per message (Teams allows about 28 KB)
+#: A message's text as sent, in UTF-16 code units: Teams takes an activity of up to 40 KB counted in UTF-16 (two bytes
+#: a unit), so this leaves room for the rest of it (mentions, the envelope).
+LIMIT = 18_000
 CARD_TYPE = "application/vnd.microsoft.card.adaptive"
 FILE_CONSENT_TYPE = "application/vnd.microsoft.teams.card.file.consent"
 FILE_INFO_TYPE = "application/vnd.microsoft.teams.card.file.info"
@@ -124,6 +126,14 @@ def message_activity(text: str, spans: list[Span], bold_prefix: int = 0, plain: 
     return activity
 
 
+def _measure(plain: bool):
+    """How long a piece of a message is as Teams counts it: in UTF-16, once escaped (text a person wrote, sent as XML,
+    where ``&`` takes five characters) or with its line breaks doubled (Markdown)."""
+    if plain:
+        return lambda piece: utf16_len(_escaped(piece))
+    return lambda piece: utf16_len(line_breaks(piece))
+
+
 def _escaped(text: str) -> str:
     """Plain text inside Teams' XML format: markup characters escaped, line breaks kept."""
     return html.escape(text, quote=False).replace("\n", "<br/>")
@@ -200,7 +210,7 @@ def deliver(d: Delivery) -> outcome.Outcome:
         bold = (d.card or {}).get("boldPrefix") or 0
         plain = bool((d.card or {}).get("plainText"))
         mentioned = _mentioned(d)
-        parts = list(split_message(_text(d, mentioned), LIMIT, mentioned, measure=len))
+        parts = list(split_message(_text(d, mentioned), LIMIT, mentioned, measure=_measure(plain)))
         for index, (text, spans) in enumerate(parts):
             if index < d.parts_sent:
                 continue

@@ -607,3 +607,31 @@ def test_a_command_followed_by_punctuation_is_understood_on_teams(teams, post_te
     answer = teams.sent_to(chat_conv["id"])[-1]["activity"]["text"]
     assert "Moderated by" in answer and "I do not know" not in answer, answer
     assert not Observation.objects.filter(room=room, author_kind="human").exists()  # commands are not turns
+
+
+def test_a_long_message_is_split_by_its_size_as_teams_counts_it(teams, post_teams, run_tasks, people, chat_conv):
+    """Teams takes at most 40 KB of activity, in UTF-16. A chat message of 9,900 characters full of "&" and "<" grows
+    past that once escaped for Teams' XML format: it goes out in parts that each fit, nothing lost."""
+    import html
+    import json
+
+    from facilitation.actions.lifecycle import do_start_discussion
+
+    owner = make_user("olga")
+    room = make_discussion(owner)
+    other = teams.conversation("19:second_office@thread.v2", "groupChat")
+    for conv in (chat_conv, other):
+        post_teams(teams.bot_added(conv, people["ana"]))
+        code = do_create_room_code(room, owner)
+        post_teams(teams.message(conv, people["ana"], f"facilitator start {code.code}"))
+        run_tasks()
+    do_start_discussion(room)
+    written = "Q&A <ok> " * 1100
+    post_teams(teams.message(chat_conv, people["ben"], html.escape(written, quote=False), mention_bot=False))  # as Teams sends it
+    run_tasks()
+    run_tasks()
+    parts = [a["activity"] for a in teams.sent_to(other["id"]) if a["activity"].get("textFormat") == "xml"]
+    assert len(parts) >= 2
+    assert all(len(json.dumps(p, ensure_ascii=False).encode("utf-16-le")) <= 40 * 1024 for p in parts)
+    read = "".join(html.unescape(p["text"]) for p in parts).removeprefix("<b>Ben Okafor</b>: ")
+    assert read.replace(" ", "") == written.replace(" ", "")
