@@ -184,10 +184,11 @@ def react(room: Room, run: FacilitationRun, out: dict, addressed: bool = False) 
     floor_open = _floor_allows(room, moment)
     if not (floor_open or ask):
         return
-    for c in out["conflicts"][:1] if floor_open else []:
-        say(room, texts.conflict(c.role, c.holder, c.claimant, md, addressee), "conflict")
-        return
     withdrawn = texts.confirmations_withdrawn(out.get("withdrawn") or [], md, addressee)
+    for c in out["conflicts"][:1] if floor_open else []:  # the confirmations a change withdrew are said with it
+        mediation = texts.conflict(c.role, c.holder, c.claimant, md, addressee)
+        say(room, f"{withdrawn}\n{mediation}" if withdrawn else mediation, "conflict")
+        return
     if ask:
         people = patterns.confirmers(run.pattern, run.artifact, run.initiator_name or None, run.confirm_mode)
         asked = texts.ask_confirmation(run.pattern, run.artifact, people, md, addressee)

@@ -1224,3 +1224,23 @@ def test_a_report_to_a_user_without_a_chat_account_is_said_once_with_their_name(
     notice = next(t for t in place.group_texts() if "could not deliver" in t)
     assert ("I could not deliver the report to everyone: ben has no linked chat account (they can link one on "
             "Convene's Chat accounts page).") in notice
+
+
+def test_an_edit_that_withdraws_confirmations_and_claims_a_held_role_says_both(telegram, post_telegram, run_tasks,
+                                                                               settings):
+    """Ana edits her claim of Lead into a claim of Scribe, which Ben holds and has confirmed: Lead is free again, so
+    Ben's confirmation no longer holds, and the group hears that with the mediation of the claim."""
+    settings.CONVENE = {**settings.CONVENE, "FACILITATION_MESSAGES_PER_MINUTE": 100}
+    place, owner, data = joined_run(telegram, post_telegram, run_tasks, reportTo=[])
+    claim = tu.message(GROUP, TG["ana"], "I'll take Lead")
+    post_telegram(claim)
+    run_tasks()
+    place.say("ben", "I'll take Scribe")
+    place.say("ben", "confirmed")
+    post_telegram(tu.edited(claim, "I'll take Scribe"))
+    run_tasks()
+    run = FacilitationRun.objects.get(room_id=data["id"])
+    assert run.state == "active" and run.confirmations == [] and run.artifact["roles"] == {"Lead": None, "Scribe": "Ben"}
+    said = place.group_texts()[-1]
+    assert said.startswith("Convener: The result changed, so the confirmations given so far (@benb) no longer hold.\n")
+    assert "both want Scribe" in said
