@@ -18,6 +18,7 @@ from rest_framework import serializers
 from rest_framework.fields import empty
 
 from facilitation.deliberation.consensus import ConsensusRules, RulesError
+from facilitation.deliberation.names import name_problem, same_name
 from facilitation.deliberation.templates import TEMPLATES, get_template
 from rooms import limits
 from rooms.actions.rooms import CLEAR
@@ -68,6 +69,20 @@ class _JsonString:
 
 class Text(_JsonString, serializers.CharField):
     """A JSON string."""
+
+
+class Name(Text):
+    """A JSON string naming something people see in lists, headings and chats: one line, nothing invisible in it
+    (``facilitation.deliberation.names``), and more than joiners."""
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if value and not same_name(value):
+            self.fail("blank")
+        problem = name_problem(value)
+        if problem:
+            raise serializers.ValidationError(problem)
+        return value
 
 
 class Slug(_JsonString, serializers.SlugField):
@@ -271,7 +286,7 @@ def _policy_headline(errors) -> str:
 
 
 class DiscussionCreateIn(Parsed):
-    name = Text(max_length=limits.NAME, error_messages=_messages("A name is required.", max_length=f"At most {limits.NAME} characters."))
+    name = Name(max_length=limits.NAME, error_messages=_messages("A name is required.", max_length=f"At most {limits.NAME} characters."))
     topic = Text(max_length=limits.TOPIC, error_messages=_messages("A topic is required.", max_length=f"At most {limits.TOPIC} characters."))
     format = serializers.ChoiceField(choices=Room.Format.choices, required=False, help_text="Default: deliberation.",
                                      error_messages=_messages(f"Must be one of {', '.join(Room.Format.values)}."))
@@ -347,7 +362,7 @@ def _conclusion_headline(errors) -> str:
 
 class DiscussionPatchIn(Parsed):
     CLEARABLE = ("budget_tokens", "budget_usd")
-    name = Text(max_length=limits.NAME, required=False,
+    name = Name(max_length=limits.NAME, required=False,
                 error_messages=_messages(f"A name of 1 to {limits.NAME} characters is required."))
     topic = Text(max_length=limits.TOPIC, required=False,
                  error_messages=_messages("A topic is required.", max_length=f"At most {limits.TOPIC} characters."))

@@ -11,7 +11,7 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
-from facilitation.actions.inputs import (MAX_BIG, ConsensusIn, DiscussionCreateIn, DiscussionPatchIn, Flag, ModeratorIn,
+from facilitation.actions.inputs import (MAX_BIG, ConsensusIn, DiscussionCreateIn, DiscussionPatchIn, Flag, ModeratorIn, Name,
                                          ParticipantIn, Slug, Text, TurnPolicyIn, WholeNumber)
 from facilitation.api.openapi import NON_SPACE
 from facilitation.goals.patterns import MAX_ITEMS, MAX_NAME, MAX_OPTIONS, MAX_ROLES, PATTERNS
@@ -39,7 +39,7 @@ class FacilitationSlotsIn(serializers.Serializer):
 # The body of ``POST /api/discussions`` with ``kind: "facilitation"``: parsed by
 # ``facilitation.goals.creation.do_create_run`` (this serializer documents it; it parses nothing).
 class FacilitationRunCreateIn(serializers.Serializer):
-    name = serializers.CharField(max_length=limits.NAME)
+    name = Name(max_length=limits.NAME)
     topic = serializers.CharField(max_length=limits.TOPIC, help_text="The goal.")
     kind = serializers.ChoiceField(choices=[Room.Kind.FACILITATION], help_text="facilitation: a facilitation run.")
     pattern = serializers.ChoiceField(choices=list(PATTERNS), help_text=(
@@ -89,14 +89,14 @@ def _texts():
 
 class RoleIn(serializers.Serializer):
     key = Slug(max_length=64, required=False, help_text="Unique; derived from the name when omitted.")
-    name = Text(max_length=120)
+    name = Name(max_length=120)
     function = Text(max_length=300, required=False, allow_blank=True)
     base_prompt = Text(max_length=limits.PROMPT, required=False, allow_blank=True, trim_whitespace=False)
 
 
 class PersonaIn(serializers.Serializer):
     key = Slug(max_length=64, required=False, help_text="Unique; derived from the name when omitted.")
-    name = Text(max_length=120)
+    name = Name(max_length=120)
     description = Text(max_length=500, required=False, allow_blank=True)
     style = Text(max_length=300, required=False, allow_blank=True)
     prompt = Text(max_length=limits.PROMPT, trim_whitespace=False,
@@ -109,7 +109,7 @@ class PersonaIn(serializers.Serializer):
 
 
 class AgentIn(serializers.Serializer):
-    name = Text(max_length=120)
+    name = Name(max_length=120)
     alias = Slug(max_length=64, required=False, allow_blank=True, help_text=(
         "Used for @mentions and `GET /api/agents?alias=`; unique among your agents and the built-ins, compared "
         "without case. Left out when creating, or sent empty (create or PATCH): derived from the name, numbered "

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from facilitation.deliberation.names import name_problem, same_name
 from facilitation.goals import patterns
 from facilitation.goals.shapes import artifact_shape
 from rooms import limits, ratelimit
@@ -120,8 +121,10 @@ def do_create_run(owner, body: dict) -> Room:
     now = timezone.now()
     errors = {}
     name, goal = body.get("name"), body.get("topic")
-    if not isinstance(name, str) or not name.strip() or len(name) > limits.NAME:
+    if not isinstance(name, str) or not same_name(name) or len(name) > limits.NAME:
         errors["name"] = [f"A name of 1 to {limits.NAME} characters."]
+    elif name_problem(name.strip()):
+        errors["name"] = [name_problem(name.strip())]
     if not isinstance(goal, str) or not goal.strip() or len(goal) > limits.TOPIC:
         errors["topic"] = [f"The goal: 1 to {limits.TOPIC} characters."]
     if errors:

@@ -16,9 +16,9 @@ the items) withdraws earlier confirmations. A decision's proposals are not its r
 another option records it and asks for nothing again.
 """
 import re
-import unicodedata
 from dataclasses import dataclass, field
 
+from facilitation.deliberation.names import NO_INVISIBLE, ONE_LINE, same_name, sayable, visible
 from facilitation.wording import counted
 
 PATTERNS = ("role_assignment", "decision", "list")
@@ -36,46 +36,6 @@ class PatternError(ValueError):
         self.details = details
 
 
-# Line and paragraph breaks and other control characters (tabs, NUL, ESC...): a name holding one could never be
-# said in a chat message (what people write is read line by line), so a role with it could never be claimed.
-_UNSAYABLE = frozenset(("Cc", "Zl", "Zp"))
-
-
-def _sayable(name: str) -> bool:
-    return not any(unicodedata.category(c) in _UNSAYABLE for c in name)
-
-
-# Unicode's invisible format characters (category Cf: zero-width spaces, word joiners, the byte order mark, soft
-# hyphens, bidi marks, overrides and isolates): a name holding one looks like another ("Lead" and "Lead" + U+200B) or
-# shows in another order than it reads. Two joiners stay allowed: the zero-width joiner, which makes emoji sequences
-# (with variation selectors, which are marks, not format characters), and the zero-width non-joiner, which Persian
-# and the scripts of India need to spell words.
-_JOINERS = "\u200c\u200d"
-_GLUE = re.compile("[\u200c\u200d\ufe00-\ufe0f\U000e0100-\U000e01ef]")
-
-
-def _visible(name: str) -> bool:
-    return not any(unicodedata.category(c) == "Cf" and c not in _JOINERS for c in name)
-
-
-def visible_text(text: str) -> str:
-    """``text`` without the invisible format characters a created name may not hold (joiners kept): what a chat
-    message proposes is kept so, as it reads."""
-    return "".join(c for c in text if unicodedata.category(c) != "Cf" or c in _JOINERS)
-
-
-def same_name(name: str) -> str:
-    """What two names that read the same share: without joiners and variation selectors (an emoji sequence may be
-    typed with or without them), case-folded, with single spaces between words. Names are listed once by it, and
-    a chat message names a role or an option by it."""
-    return " ".join(_GLUE.sub("", name).split()).casefold()
-
-
-def without_glue(text: str) -> str:
-    """``text`` without joiners and variation selectors, as ``same_name`` reads names (for matching a message)."""
-    return _GLUE.sub("", text)
-
-
 def _names(value, field_name: str, limit: int, errors: dict, required: bool) -> list[str]:
     if value is None and not required:
         return []
@@ -87,13 +47,11 @@ def _names(value, field_name: str, limit: int, errors: dict, required: bool) -> 
         if not isinstance(v, str) or not same_name(v) or len(v.strip()) > MAX_NAME:  # a lone joiner is no name
             errors[f"{field_name}[{i}]"] = [f"A name of 1 to {MAX_NAME} characters."]
             continue
-        if not _sayable(v.strip()):
-            errors[f"{field_name}[{i}]"] = ["A name on one line, without line breaks, tabs or other control characters "
-                                            "(as people write it in a chat message)."]
+        if not sayable(v.strip()):  # a role with one could never be claimed: chat messages are read line by line
+            errors[f"{field_name}[{i}]"] = [ONE_LINE[:-1] + " (as people write it in a chat message)."]
             continue
-        if not _visible(v.strip()):
-            errors[f"{field_name}[{i}]"] = ["A name without invisible formatting characters (zero-width spaces, word "
-                                            "joiners, direction marks and the like), so that it reads as it looks."]
+        if not visible(v.strip()):
+            errors[f"{field_name}[{i}]"] = [NO_INVISIBLE]
             continue
         if same_name(v) in seen:
             errors[f"{field_name}[{i}]"] = ["Listed twice."]

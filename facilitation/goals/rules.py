@@ -22,7 +22,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from facilitation.goals.patterns import MAX_ITEMS, same_name, visible_text, without_glue
+from facilitation.deliberation.names import same_name, visible_text, without_glue
+from facilitation.goals.patterns import MAX_ITEMS
 
 
 @dataclass(frozen=True)
