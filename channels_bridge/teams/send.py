@@ -276,4 +276,6 @@ def _failure(d: Delivery, exc: connector.ConnectorError) -> outcome.Outcome:
         return outcome.undeliverable(f"Teams refused to post in {who} ({exc.status}: {exc.message}); the bot may have been removed.")
     if exc.status == 400:
         return outcome.undeliverable(f"Teams rejected the message (400: {exc.message}).")
+    if exc.status == 413:  # the same message would be refused again
+        return outcome.undeliverable(f"Teams refused the message as too large (413: {exc.message}).")
     return outcome.retry(f"Teams could not take the message ({exc.status or 'no answer'}: {exc.message}).")

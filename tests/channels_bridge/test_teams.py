@@ -635,3 +635,14 @@ def test_a_long_message_is_split_by_its_size_as_teams_counts_it(teams, post_team
     assert all(len(json.dumps(p, ensure_ascii=False).encode("utf-16-le")) <= 40 * 1024 for p in parts)
     read = "".join(html.unescape(p["text"]) for p in parts).removeprefix("<b>Ben Okafor</b>: ")
     assert read.replace(" ", "") == written.replace(" ", "")
+
+
+def test_a_message_teams_refuses_as_too_large_is_undeliverable_at_once(teams, run_tasks, chat_conv):
+    """413 (MessageSizeTooBig) would come back on every try: the delivery is undeliverable at once, saying why."""
+    chat = Chat.objects.create(platform="teams", external_id=chat_conv["id"], service_url=teams.service_url)
+    teams.fail_next(413)
+    delivery = committed(queue_post, chat, "A message")
+    run_tasks()
+    delivery.refresh_from_db()
+    assert delivery.status == "undeliverable" and delivery.attempts == 1 and "too large" in delivery.diagnostic
+    assert teams.sent_to(chat_conv["id"]) == []
