@@ -463,9 +463,29 @@
       if (editorUntouched()) sel.value = latest(state.narratives);
       else state.arrived = latest(state.narratives);
     }
-    $("#narrative-empty").hidden = state.narratives.length > 0;
     $("#narrative-body").hidden = state.narratives.length === 0;
+    renderPending();
     renderNarrative(false);
+  }
+
+  // Rounds that ended and whose narrative is still being written (by the narrator agent, which may take a while) are
+  // said in the narrative's section, so the manager knows it is coming. A round the closing of the scope ended without
+  // observations gets none.
+  async function loadRounds() {
+    const rounds = (await request("GET", `${base}/rounds`)).data;
+    state.pendingRounds = rounds.filter((r) => r.endedAt && !r.narrative && (r.endedBy !== "scope" || r.eventCount > 0))
+      .map((r) => r.number);
+    renderPending();
+  }
+
+  function renderPending() {
+    const pending = (state.pendingRounds || []).filter((n) => !state.narratives.some((x) => x.round === n));
+    const box = $("#narrative-pending");
+    box.hidden = !pending.length;
+    box.textContent = !pending.length ? "" : pending.length === 1
+      ? `Round ${pending[0]} has ended: its narrative is being written and appears here once it is ready.`
+      : `Rounds ${pending.join(", ")} have ended: their narratives are being written and appear here once they are ready.`;
+    $("#narrative-empty").hidden = state.narratives.length > 0 || pending.length > 0;
   }
 
   // The editor holds what was loaded into it (nothing typed since).
@@ -987,7 +1007,7 @@
   // Everything the desk shows, read again (once it opened, after each control, and polled while the socket is down).
   async function readAll() {
     await loadRoom();
-    await Promise.all([loadObservations(), loadNarratives(), loadTasks(), loadLog()]);
+    await Promise.all([loadObservations(), loadNarratives(), loadTasks(), loadLog(), loadRounds()]);
   }
 
   async function refreshAll() {
@@ -1129,7 +1149,7 @@
     [E.OBSERVATION]: loadObservations,
     [E.NARRATIVE]: () => Promise.all([loadNarratives(), loadRoom()]),  // the room: what the round spent
     [E.TASK]: loadTasks,
-    [E.ROUND]: loadRoom,
+    [E.ROUND]: () => Promise.all([loadRoom(), loadRounds()]),  // an ended round's narrative is on its way
     [E.STATUS]: loadRoom,
     [E.PARTICIPANT]: loadRoom,
   };
