@@ -89,7 +89,7 @@ _SELF_CLAIMS = [
 ]
 _OTHER_CLAIMS = [  # case-sensitive: the person is a capitalised name (the role names match in any case)
     rf"\b(?P<person>[A-Z][\w\-]*)\s+(?:should|could|will|can|shall)\s+(?:be|take|do)\s+{_ARTICLE}{{role}}",
-    rf"\blet\s+(?P<person>[A-Z][\w\-]*)\s+(?:be|take|do)\s+{_ARTICLE}{{role}}",
+    rf"\blet\s+(?P<person>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)*)\s+(?:be|take|do)\s+{_ARTICLE}{{role}}",
     rf"\b(?P<person>[A-Z][\w\-]*)\s+(?:takes|is|as)\s+{_ARTICLE}{{role}}",
     rf"\b(?P<person>[A-Z][\w\-]*)\s+for\s+{_ARTICLE}{{role}}",
 ]
@@ -131,7 +131,15 @@ def _match_role(raw: str, roles) -> str | None:
     return next((role for role in roles if same_name(role) == words), None)
 
 
-def _person(raw: str, roster: list[str]) -> str | None:
+def _person(raw: str, roster: list[str], before: str = "") -> str | None:
+    """Who ``raw`` (one capitalised word) names: someone of the roster by full or first name; or, when the words
+    ``before`` it end with someone's full name of several words ("Ben Okafor should be Lead", as a Teams @mention
+    writes the name), that person."""
+    said = before.lower()
+    for name in sorted((n for n in roster if len(n.split()) > 1), key=len, reverse=True):
+        start = len(said) - len(name)
+        if said.endswith(name.lower()) and (start == 0 or not said[start - 1].isalnum()):
+            return name
     for name in roster:
         if name.lower() == raw.lower() or name.split()[0].lower() == raw.lower():
             return name
@@ -160,7 +168,7 @@ def _role_changes(speaker: str, line: str, roles: list[str], holders: dict, rost
     for pattern in other_claims:
         for m in pattern.finditer(line):
             role = _match_role(m.group("role"), roles)
-            person = _person(m.group("person"), roster)
+            person = _person(m.group("person"), roster, line[:m.end("person")])
             if role and person:
                 claims.append((role, person))
     seen = set()

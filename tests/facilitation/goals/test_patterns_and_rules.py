@@ -138,6 +138,23 @@ def test_rules_read_plain_statements(speaker, text, expected):
     assert rules.read("role_assignment", ROLES, art, speaker, text, ROSTER) == expected
 
 
+FULL_NAMES = ["Ana Lima", "Ben Okafor", "Cy Park", "Ben Stone"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Ben Okafor should be Lead", [Assign("Lead", "Ben Okafor", "Ana Lima")]),  # as a Teams @mention writes the name
+    ("I think Cy Park could take Scribe", [Assign("Scribe", "Cy Park", "Ana Lima")]),
+    ("let Ben Okafor be the Timekeeper", [Assign("Timekeeper", "Ben Okafor", "Ana Lima")]),
+    ("Ben Stone for Lead", [Assign("Lead", "Ben Stone", "Ana Lima")]),  # not the first Ben of the roster
+    ("Cy should be Lead", [Assign("Lead", "Cy Park", "Ana Lima")]),  # a first name still names its person
+    ("Dan Okafor should be Lead", []),  # nobody of that name
+    ("let Dan Okafor be Lead", []),
+])
+def test_a_person_named_in_full_is_assigned_the_role(text, expected):
+    art = patterns.empty_artifact("role_assignment", ROLES)
+    assert rules.read("role_assignment", ROLES, art, "Ana Lima", text, FULL_NAMES) == expected
+
+
 WORDY = {"roles": ["Time keeper", "Time", "Lead*", "<b>Time</b>", "C++ dev", "Q&A host", "Scribe_x"], "allowMultiple": False}
 
 
