@@ -85,11 +85,14 @@ def chat_ref(activity: Activity) -> ChatRef:
 
 _AT = re.compile(r"<at[^>]*>(.*?)</at>", re.S | re.I)
 _TAGS = re.compile(r"<[^>]+>")
+#: A reply that quotes a message: Teams puts the quoted message (its author, time and text) in front of the reply as
+#: ``<blockquote itemtype="http://schema.skype.com/Reply" ...>``. Those words are not the replier's.
+_QUOTED = re.compile(r"<blockquote\b[^>]*schema\.skype\.com/Reply[^>]*>.*?</blockquote>", re.S | re.I)
 
 
 def plain_text(text: str) -> str:
-    """Teams text as people wrote it: mentions as names, markup and entities removed."""
-    text = _AT.sub(lambda m: m.group(1), text or "")
+    """Teams text as people wrote it: a quoted message left out, mentions as names, markup and entities removed."""
+    text = _AT.sub(lambda m: m.group(1), _QUOTED.sub(" ", text or ""))
     return html.unescape(_TAGS.sub("", text)).replace("\xa0", " ").strip()
 
 

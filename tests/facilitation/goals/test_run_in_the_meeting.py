@@ -1244,3 +1244,25 @@ def test_an_edit_that_withdraws_confirmations_and_claims_a_held_role_says_both(t
     said = place.group_texts()[-1]
     assert said.startswith("Convener: The result changed, so the confirmations given so far (@benb) no longer hold.\n")
     assert "both want Scribe" in said
+
+
+def test_on_teams_a_reply_quoting_a_claim_is_not_a_claim_by_the_replier(teams, post_teams, run_tasks):
+    """Teams puts the message a reply quotes in front of the reply (a blockquote of schema.skype.com/Reply): Ben
+    quoting Ana's "I'll take Lead" to say he is glad does not claim Lead, and his turn reads what he wrote."""
+    place = Teams(teams, post_teams, run_tasks)
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    data = create_run(owner)
+    place.join(data["joinCode"], owner)
+    place.say("ana", "I'll take Lead")
+    quoted = ('<blockquote itemscope="" itemtype="http://schema.skype.com/Reply" itemid="1700000000001">'
+              '<strong itemprop="mri" itemid="8:orgid:00000000-0000-0000-0000-000000000001">Ana</strong>'
+              '<span itemprop="time" itemid="1700000000001"></span><p itemprop="preview">I\'ll take Lead</p></blockquote>'
+              '<p>Glad to hear it</p>')
+    post_teams(teams.message(place.conv, place.people["ben"], quoted, mention_bot=False))
+    run_tasks()
+    run = FacilitationRun.objects.get(room_id=data["id"])
+    assert run.artifact["roles"]["Lead"] == "Ana"
+    assert not any("both want Lead" in text for text in place.group_texts())
+    turn = Observation.objects.filter(room_id=data["id"], author_name="Ben").last()
+    assert turn.content == "Glad to hear it"
