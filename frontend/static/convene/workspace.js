@@ -721,6 +721,9 @@
     } catch (err) {
       state.saving = false;
       if (err.code === "stale_version" && err.details.current) {
+        // The desk learns the narrative as it is now (no event may have told it): discarding goes back to this one.
+        state.narratives = state.narratives.map((x) => (x.id === err.details.current.id ? err.details.current : x));
+        renderEdited(err.details.current);
         changedMeanwhile(err.details.current);
         keepDraft();  // saved again, it replaces the current one
         renderConflict();
@@ -856,6 +859,9 @@
     try {
       await request("DELETE", `${base}/tasks/${t.id}`);
       state.taskDraft = null;
+      renderTaskEditor();  // closed at once: its task is gone
+      const add = $("#task-title");
+      if (add) add.focus();  // the editor and its button are gone: the keyboard goes on from the form
       taskDone();
       toast(`Task deleted: ${t.title}`);
     } catch (err) {
@@ -864,8 +870,6 @@
       return;
     }
     await loadTasks();
-    const add = $("#task-title");
-    if (add && state.taskDraft === null) add.focus();  // the editor and its button are gone: the keyboard goes on from the form
   }
 
   // A task action went through: what the add-task form said before no longer applies.
