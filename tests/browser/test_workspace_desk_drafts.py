@@ -112,3 +112,27 @@ def test_an_edit_the_desk_had_not_heard_of_is_said_when_saving_and_the_current_o
     assert conflict.is_hidden() and page.locator("#narrative-restored").is_hidden()
     assert Narrative.objects.get(pk=narrative.pk).content == "Written elsewhere."
     assert page.errors == []
+
+
+def test_closing_the_scope_warns_of_unsaved_narrative_changes_and_keeps_them_when_kept_open(make_page):
+    page, manager = make_page("cleo")
+    room_id, narrative = desk_with_a_narrative(page)
+    page.get_by_role("button", name="Complete", exact=True).click()
+    dialog = page.locator("#close-dialog")
+    dialog.wait_for()
+    assert "which nobody can edit afterwards: to edit it, end the round first" in dialog.inner_text()
+    assert page.locator("#close-unsaved").is_hidden()  # nothing unsaved: nothing more said
+    page.get_by_role("button", name="Keep it open").click()
+
+    page.locator("#narrative-content").fill("Round 1, as I see it.")
+    page.get_by_role("button", name="Complete", exact=True).click()
+    dialog.wait_for()
+    assert page.locator("#close-unsaved").inner_text() == (
+        "Your changes to round 1's narrative are not saved, and once it is closed nobody can save them: "
+        "keep it open, save them, then complete it.")
+    assert page.evaluate("document.activeElement.id") == "close-cancel"  # the safe choice has the focus
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => !document.querySelector('#close-dialog').open")
+    assert page.locator("#narrative-content").input_value() == "Round 1, as I see it."
+    assert page.locator("#desk").get_attribute("data-status") == "active"
+    assert page.errors == []

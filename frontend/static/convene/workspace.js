@@ -989,6 +989,11 @@
     $("#close-title").textContent = `${label} this workspace?`;
     $("#close-text").textContent = $("#close-text").dataset[verb];
     $("#close-confirm").textContent = `${label} workspace`;
+    // Closing makes the narratives read-only: changes in the editor not saved yet would be lost, so the dialog says so.
+    const unsaved = state.editing && !editorUntouched() && state.narratives.find((x) => x.id === state.editing.id);
+    Object.assign($("#close-unsaved"), { hidden: !unsaved, textContent: unsaved
+      ? `Your changes to round ${unsaved.round}'s narrative are not saved, and once it is closed nobody can save them: `
+        + `keep it open, save them, then ${verb} it.` : "" });
     return new Promise((resolve) => {
       dialog.returnValue = "";
       dialog.addEventListener("close", () => resolve(dialog.returnValue === "confirm"), { once: true });
