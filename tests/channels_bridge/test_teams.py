@@ -646,3 +646,29 @@ def test_a_message_teams_refuses_as_too_large_is_undeliverable_at_once(teams, ru
     delivery.refresh_from_db()
     assert delivery.status == "undeliverable" and delivery.attempts == 1 and "too large" in delivery.diagnostic
     assert teams.sent_to(chat_conv["id"]) == []
+
+
+def test_a_chat_linked_to_another_room_gets_that_room_s_status_as_a_new_card(teams, post_teams, run_tasks, people,
+                                                                             chat_conv):
+    """The status card of the room a chat leaves keeps showing how that room ended; the next room's status is posted
+    as a new card where the group reads, not written over the old card far above."""
+    owner = make_user("olga")
+    first, second = make_discussion(owner), make_discussion(owner)
+    post_teams(teams.bot_added(chat_conv, people["ana"]))
+    post_teams(teams.message(chat_conv, people["ana"], f"facilitator start {do_create_room_code(first, owner).code}"))
+    run_tasks()
+    chat = Chat.objects.get(external_id=chat_conv["id"])
+    committed(queue_status, chat, "First room: concluded")
+    run_tasks()
+    old_card = Chat.objects.get(pk=chat.pk).status_message_id
+    assert old_card
+    post_teams(teams.message(chat_conv, people["ana"], f"facilitator start {do_create_room_code(second, owner).code}"))
+    run_tasks()
+    assert ChatLink.objects.get(active=True).room == second
+    committed(queue_status, Chat.objects.get(pk=chat.pk), "Second room: in progress")
+    run_tasks()
+    assert not [u for u in teams.updates if u["id"] == old_card]  # the first room's card is left as it was
+    new_card = Chat.objects.get(pk=chat.pk).status_message_id
+    assert new_card and new_card != old_card
+    (posted,) = [a for a in teams.sent_to(chat_conv["id"]) if a["id"] == new_card]
+    assert posted["activity"]["summary"] == "Second room: in progress"
