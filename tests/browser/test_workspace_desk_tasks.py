@@ -47,3 +47,39 @@ def test_the_manager_deletes_a_task_after_confirming_and_the_viewer_sees_it_go(m
         assert p.locator("#board [data-task-id]").get_attribute("data-task-id") == str(ids[1])
     assert Invocation.objects.filter(room_id=room_id, component="manager.delete_task", user=manager).count() == 1
     assert page.errors == [] and viewer_page.errors == []
+
+
+def test_a_task_being_written_or_edited_comes_back_after_a_reload(make_page):
+    page, manager = make_page("toby")
+    room_id = running_workspace(page)
+    status, body = api(page, "POST", f"discussions/{room_id}/tasks", {"title": "Write the runbook", "priority": 2})
+    assert status == 201, body
+    open_desk(page, room_id)
+    # A new task half written, and an existing one being edited.
+    page.locator("#task-title").fill("Measure the queue")
+    page.locator("#task-description").fill("- p95 latency\n- **dead letters**")
+    page.locator("#task-priority").select_option("5")
+    page.get_by_role("button", name="Edit Write the runbook").click()
+    editor = page.locator("#task-edit")
+    editor.get_by_label("Title").fill("Write the runbook for on-call")
+    page.reload()
+    open_desk(page, room_id)
+    page.wait_for_function("() => !document.querySelector('#task-edit').hidden")
+    assert editor.get_by_label("Title").input_value() == "Write the runbook for on-call"
+    assert page.locator("#task-title").input_value() == "Measure the queue"
+    assert page.locator("#task-description").input_value() == "- p95 latency\n- **dead letters**"
+    assert page.locator("#task-priority").input_value() == "5"
+    assert TaskAssignment.objects.get(pk=body["data"]["id"]).title == "Write the runbook"  # nothing was sent
+
+    # Saved and added, nothing comes back any more.
+    editor.get_by_role("button", name="Save").click()
+    page.wait_for_function("() => document.querySelector('#task-edit').hidden")
+    page.get_by_role("button", name="Add task").click()
+    page.wait_for_function("() => document.querySelectorAll('#board [data-task-id]').length === 2")
+    assert TaskAssignment.objects.get(pk=body["data"]["id"]).title == "Write the runbook for on-call"
+    page.reload()
+    open_desk(page, room_id)
+    page.wait_for_timeout(300)
+    assert page.locator("#task-edit").is_hidden() and page.locator("#task-title").input_value() == ""
+    assert page.locator("#task-priority").input_value() == "3"
+    assert page.errors == []

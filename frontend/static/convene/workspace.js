@@ -776,6 +776,34 @@
     return box;
   }
 
+  // What the manager is typing in the task form and the task editor is kept in this tab's session storage, so a
+  // reload brings it back (as the narrative's unsaved changes); null removes it.
+  const TASK_FORM = `convene.desk.${id}.taskForm`, TASK_DRAFT = `convene.desk.${id}.taskDraft`;
+  function stash(key, value) {
+    try {
+      if (value) window.sessionStorage.setItem(key, JSON.stringify(value)); else window.sessionStorage.removeItem(key);
+    } catch (err) { /* storage full or off: the form still holds the text */ }
+  }
+  function stashed(key) {
+    try { return JSON.parse(window.sessionStorage.getItem(key) || "null"); } catch (err) { return null; }
+  }
+
+  function keepTaskForm() {
+    const values = { title: $("#task-title").value, description: $("#task-description").value,
+      priority: $("#task-priority").value, assignee: $("#task-assignee").value };
+    stash(TASK_FORM, values.title || values.description ? values : null);
+  }
+
+  function restoreTaskForm() {
+    const kept = stashed(TASK_FORM);
+    if (!kept || !$("#task-form") || $("#task-form").hidden) return;
+    $("#task-title").value = kept.title || "";
+    $("#task-description").value = kept.description || "";
+    $("#task-priority").value = kept.priority || "3";
+    if ([...$("#task-assignee").options].some((o) => o.value === kept.assignee)) $("#task-assignee").value = kept.assignee;
+    renderTaskDescriptionLength();
+  }
+
   // The editor of the task being edited, under the board (the board's columns are narrow).
   function renderTaskEditor() {
     const box = $("#task-edit");
@@ -788,6 +816,7 @@
       box.dataset.editing = key;
     }
     box.hidden = !state.taskDraft;
+    stash(TASK_DRAFT, state.taskDraft);
     document.querySelectorAll("#board [data-action=edit]").forEach((b) => {
       b.setAttribute("aria-expanded", String(!!state.taskDraft && b.closest("[data-task-id]").dataset.taskId === String(state.taskDraft.id)));
     });
@@ -822,6 +851,7 @@
       draft.description = form.elements.description.value;
       draft.priority = form.elements.priority.value;
       if (form.elements.assignee) draft.assignee = form.elements.assignee.value;
+      stash(TASK_DRAFT, draft);
       length();
     });
     form.addEventListener("submit", (e) => { e.preventDefault(); saveTask(t); });
@@ -1122,6 +1152,7 @@
         await request("POST", `${base}/tasks`, { title: $("#task-title").value, priority: Number($("#task-priority").value),
           assigneeId: assignee ? Number(assignee) : null, ...(blank(description) ? {} : { description }) });
         taskForm.reset();  // the next task starts from the defaults: no title, priority 3, nobody
+        stash(TASK_FORM, null);
         renderTaskDescriptionLength();
         taskDone();
       } catch (err) { refused("#task-form-error", err); }
@@ -1129,6 +1160,7 @@
     });
     if (taskForm) $("#task-title").addEventListener("input", () => { if (!blank($("#task-title").value)) taskDone(); });
     if (taskForm) $("#task-description").addEventListener("input", renderTaskDescriptionLength);
+    if (taskForm) for (const kind of ["input", "change"]) taskForm.addEventListener(kind, keepTaskForm);
     $("#search-form").addEventListener("submit", (e) => {
       e.preventDefault();
       const q = $("#search-q").value.trim();
@@ -1180,7 +1212,9 @@
     wire();
     try { state.personas = (await request("GET", "personas?pageSize=100")).data.filter((p) => !p.isFacilitator); } catch (err) { state.personas = []; }
     try { state.roles = (await request("GET", "roles?pageSize=100")).data; } catch (err) { state.roles = []; }
+    if (page.canControl) state.taskDraft = stashed(TASK_DRAFT);  // opened again by loadTasks while its task can be edited
     await refreshAll();
+    if (page.canControl) restoreTaskForm();
     sharing.load();
     const live = new window.ConveneLive.LiveDiscussion(id, {
       onEvent,
