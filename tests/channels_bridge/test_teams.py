@@ -190,7 +190,9 @@ def test_link_relay_and_no_echo(teams, post_teams, run_tasks, people, chat_conv)
     assert last["textFormat"] == "markdown"
 
 
-def test_a_chat_message_relayed_to_another_chat_is_plain_text(teams, post_teams, run_tasks, people, chat_conv):
+def _two_chats_linked_to_a_running_discussion(teams, post_teams, run_tasks, people, chat_conv) -> dict:
+    """``chat_conv`` and a second group chat, both linked to one running discussion: the second one (what is relayed
+    there from the first)."""
     from facilitation.actions.lifecycle import do_start_discussion
 
     owner = make_user("olga")
@@ -202,6 +204,11 @@ def test_a_chat_message_relayed_to_another_chat_is_plain_text(teams, post_teams,
         post_teams(teams.message(conv, people["ana"], f"facilitator start {code.code}"))
         run_tasks()
     do_start_discussion(room)
+    return other
+
+
+def test_a_chat_message_relayed_to_another_chat_is_plain_text(teams, post_teams, run_tasks, people, chat_conv):
+    other = _two_chats_linked_to_a_running_discussion(teams, post_teams, run_tasks, people, chat_conv)
     post_teams(teams.message(chat_conv, people["ben"], "2*3*4 is 24 and **this** is not Markdown,\n&lt;b&gt;nor&lt;/b&gt; is this &amp; that"))
     run_tasks()
     run_tasks()
@@ -615,17 +622,7 @@ def test_a_long_message_is_split_by_its_size_as_teams_counts_it(teams, post_team
     import html
     import json
 
-    from facilitation.actions.lifecycle import do_start_discussion
-
-    owner = make_user("olga")
-    room = make_discussion(owner)
-    other = teams.conversation("19:second_office@thread.v2", "groupChat")
-    for conv in (chat_conv, other):
-        post_teams(teams.bot_added(conv, people["ana"]))
-        code = do_create_room_code(room, owner)
-        post_teams(teams.message(conv, people["ana"], f"facilitator start {code.code}"))
-        run_tasks()
-    do_start_discussion(room)
+    other = _two_chats_linked_to_a_running_discussion(teams, post_teams, run_tasks, people, chat_conv)
     written = "Q&A <ok> " * 1100
     post_teams(teams.message(chat_conv, people["ben"], html.escape(written, quote=False), mention_bot=False))  # as Teams sends it
     run_tasks()
