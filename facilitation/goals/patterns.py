@@ -140,7 +140,7 @@ def check(pattern: str, slots: dict, artifact: dict) -> Check:
         roles = artifact.get("roles", {})
         for role in slots["roles"]:
             if not roles.get(role):
-                missing.append(f"{role}: nobody yet")
+                missing.append(f"someone for {role}")
         if not slots.get("allowMultiple"):
             held: dict[str, list[str]] = {}
             for role, person in roles.items():

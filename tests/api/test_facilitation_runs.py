@@ -275,7 +275,7 @@ def test_start_opens_with_the_handshake_status_and_stop_close_it(runner, people)
     assert runner.post(f"/api/discussions/{room_id}/start").status_code == 409
     do_read_message(room_id, "Ana", "I'll take Lead", ["Ana"])
     status = do_say_status(room_id)
-    assert "Lead: Ana" in status.content and "Still missing: Scribe: nobody yet; Timekeeper: nobody yet" in status.content
+    assert "Lead: Ana" in status.content and "Still missing: someone for Scribe; someone for Timekeeper" in status.content
     assert runner.post(f"/api/discussions/{room_id}/stop").status_code == 200
     run.refresh_from_db()
     closing = Observation.objects.filter(room=room, data__purpose="closing").get()
@@ -344,7 +344,7 @@ def test_a_stalled_run_gets_a_reminder_naming_what_is_missing(runner):
     Room.objects.filter(pk=room_id).update(started_at=past)
     assert sweep_runs()["reminded"] == 1
     nudge = Observation.objects.get(room_id=room_id, data__purpose="reminder")
-    assert "Lead: nobody yet" in nudge.content and "Bo, we have not heard from you" in nudge.content
+    assert "still missing someone for Lead" in nudge.content and "Bo, we have not heard from you" in nudge.content
     assert sweep_runs()["reminded"] == 0  # once per cadence
 
 
@@ -366,7 +366,7 @@ def test_minutes_of_a_run_as_docx(runner):
     text = "\n".join(p.text for p in doc.paragraphs)
     for needed in ("Goal: Every role carries exactly one name", "Definition of done: every role (Lead, Scribe, Timekeeper)",
                    "Result to: everyone in management and owner", "Participants", "Ana, Bo", "How the result was reached",
-                   "- Lead: Ana", "- Timekeeper: (open)", "Still open", "Timekeeper: nobody yet"):
+                   "- Lead: Ana", "- Timekeeper: (open)", "Still open", "someone for Timekeeper"):
         assert needed in text, needed
     assert text.count("(v") == 3  # created, then two changes
 

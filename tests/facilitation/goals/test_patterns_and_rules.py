@@ -90,7 +90,7 @@ def test_refused_slots_are_said_in_words_and_their_paths_are_in_the_details(patt
 def test_role_assignment_done_and_missing():
     art = patterns.empty_artifact("role_assignment", ROLES)
     check = patterns.check("role_assignment", ROLES, art)
-    assert not check.done and check.missing == ["Lead: nobody yet", "Scribe: nobody yet", "Timekeeper: nobody yet"]
+    assert not check.done and check.missing == ["someone for Lead", "someone for Scribe", "someone for Timekeeper"]
     art["roles"] = {"Lead": "Ana", "Scribe": "Ana", "Timekeeper": "Bo"}
     assert patterns.check("role_assignment", ROLES, art).missing == ["Ana holds 2 roles (Lead, Scribe); one each"]
     assert patterns.check("role_assignment", {**ROLES, "allowMultiple": True}, art).done
@@ -255,14 +255,14 @@ def test_texts_say_what_the_run_is():
     assert texts.readable_targets([]) == ""
     assert "only to take minutes" in texts.handshake(texts.RunInfo(**{**info.__dict__, "mode": "record"}))
     art = {"roles": {"Lead": "Ana", "Scribe": None, "Timekeeper": None}}
-    status = texts.status(info, art, ["Scribe: nobody yet"], "active")
-    assert "Lead: Ana" in status and "Scribe: (open)" in status and "Still missing: Scribe: nobody yet" in status
+    status = texts.status(info, art, ["someone for Scribe"], "active")
+    assert "Lead: Ana" in status and "Scribe: (open)" in status and "Still missing: someone for Scribe." in status
     assert "I am Convener, moderating this run (in progress)." in status
     done = texts.board(info, {"roles": {"Lead": "Ana"}}, [], "completed")
     assert done.startswith("Roles for the Q3 launch (done and confirmed)\n") and "Nothing is missing. Deadline" in done
     assert "Still missing: your confirmation." in texts.board(info, art, [], "confirming")
     assert "Still missing: confirmation from Ana." in texts.board(info, art, [], "confirming", ["Ana"])
-    assert "Cy, we have not heard" in texts.nudge(["Scribe: nobody yet"], ["Cy"])
+    assert "Cy, we have not heard" in texts.nudge(["someone for Scribe"], ["Cy"])
     assert texts.report(info, art, False, [], "deadline passed").startswith("Partial result (not completed: deadline passed)")
 
 

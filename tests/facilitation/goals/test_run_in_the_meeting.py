@@ -1181,7 +1181,7 @@ def test_someone_who_addresses_the_facilitator_without_changing_anything_hears_w
     run_tasks()
     answer = telegram.sent_to(GROUP["id"])[-1]
     assert answer["text"] == ("Convener: @cy_d, here is where we stand:\n• Lead: Ana\n• Scribe: (open)\n"
-                              f"Still missing: Scribe: nobody yet. Deadline: {data['run']['deadline'][:10]} "
+                              f"Still missing: someone for Scribe. Deadline: {data['run']['deadline'][:10]} "
                               f"{data['run']['deadline'][11:16]} UTC.")
     assert [e["type"] for e in answer["entities"]] == ["bold", "mention"]
     bot_message = {"message_id": int(answer["message_id"]), "from": tu.BOT, "chat": GROUP, "date": 1_700_000_000,
