@@ -20,10 +20,11 @@ import logging
 import random
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from channels_bridge import bots
-from facilitation.goals.voice import MOMENTARY, STEERING
+from facilitation.goals.voice import MOMENTARY, STEERING, report_refused
 from rooms.actions import deliveries as outbox
 from rooms.models import Delivery, Observation, Room
 
@@ -75,12 +76,10 @@ def send_delivery(delivery_id: int) -> float | None:
         outbox.release_delivery(d.pk, wait=result.wait)
         return max(0.05, result.wait)
     if result.kind == "undeliverable":
-        outbox.mark_undeliverable(d.pk, diagnostic=result.diagnostic)
-        return _hand_over(d.pk)
+        return _refused(d, result.diagnostic)
     limit = settings.BRIDGES.get("MAX_ATTEMPTS", 8)
     if d.attempts >= limit:
-        outbox.mark_undeliverable(d.pk, diagnostic=f"{result.diagnostic} Gave up after {d.attempts} attempts.")
-        return _hand_over(d.pk)
+        return _refused(d, f"{result.diagnostic} Gave up after {d.attempts} attempts.")
     wait = result.wait if result.wait is not None else backoff(d.attempts)
     outbox.mark_retrying(d.pk, wait=wait, diagnostic=result.diagnostic)
     return max(0.05, wait)
@@ -112,6 +111,15 @@ def _moment_passed(d, wait: float = 0.0) -> str:
         return (f"Not sent: the facilitator's {purpose} was said {round(age / 60)} minutes ago and its moment has passed "
                 f"(such a line goes out within {round(limit / 60)} minutes or not at all).")
     return ""
+
+
+def _refused(d, diagnostic: str) -> None:
+    """The platform refused the delivery (or kept failing): undeliverable, and a run's report refused so is told to
+    the run's owner in the same transaction (``voice.report_refused``); the next in line goes on."""
+    with transaction.atomic():
+        outbox.mark_undeliverable(d.pk, diagnostic=diagnostic)
+        report_refused(d.pk)
+    return _hand_over(d.pk)
 
 
 def _drop(d, reason: str) -> None:

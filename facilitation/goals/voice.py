@@ -239,24 +239,59 @@ def close_and_report(room: Room, run: FacilitationRun, *, completed: bool, reaso
         report = texts.minutes_report(info, people.count(), sorted(set(people.values_list("author_name", flat=True))))
         say(room, texts.closing_without_steering(info, reason or "stopped", md), "closing")
     show_status(room, run)
-    attachment = {"kind": "run_minutes", "roomId": room.pk, "filename": f"minutes-{room.pk}.docx"}
+    attachment = {"kind": REPORT_ATTACHMENT, "roomId": room.pk, "filename": f"minutes-{room.pk}.docx"}
     problems = []
     reached: set = set()  # one report (and one copy of the minutes) per person, however many targets name them
     for principal in run.report_to:
         for delivery in queue_direct(principal, report, room=room, attachment=attachment, plain=True, reached=reached):
             if delivery.status == Delivery.Status.UNDELIVERABLE:
-                target, why = texts.readable_targets([principal]), _unreached(delivery)
-                # "ben has no linked chat account", not "ben: ben has ..."; a role names its holder after it
-                problems.append(why if why.startswith(f"{target} ") else f"{target}: {why}")
+                problems.append(_problem(delivery))
     if problems:
-        owner = _owner_name(room)
-        reasons = "; ".join(problem.rstrip(". ") for problem in problems)  # a diagnostic may end with its own full stop
-        details = "I could not deliver the report to everyone: " + reasons + ". " + texts.DELIVERIES_HINT
-        if run.disclose_report_to:
-            say(room, f"{addressee(owner)}, {md(details)}" if owner else md(details), "report-diagnostic")
-        else:
-            say(room, texts.REPORT_NOT_EVERYONE, "report-diagnostic")
-            if room.owner_id:
-                queue_direct(f"user:{room.owner.get_username()}", f"Run \"{info.goal}\": {details}\n{texts.which_run(info)}",
-                             room=room, plain=True)
+        _tell_report_problems(room, run, info, problems)
     record("goals.report", room=room, data={"completed": completed, "reportTo": run.report_to, "problems": problems})
+
+
+#: The attachment a run's report carries (its minutes): what marks a delivery as a run's report.
+REPORT_ATTACHMENT = "run_minutes"
+
+
+def _problem(delivery: Delivery) -> str:
+    target, why = texts.readable_targets([delivery.principal]), _unreached(delivery)
+    # "ben has no linked chat account", not "ben: ben has ..."; a role names its holder after it
+    return why if why.startswith(f"{target} ") else f"{target}: {why}"
+
+
+def _tell_report_problems(room: Room, run: FacilitationRun, info, problems: list[str], *, later: bool = False) -> None:
+    """Reports that could not go out, said in the room to the run's owner when the report's targets are disclosed;
+    when they are not, the room only hears that the report did not reach everyone and the owner gets the details by
+    direct message (the caller holds the room's lock). ``later``: the platform refused them after the closing said
+    they were being sent, and the owner is also told by direct message (the run's chats may be unlinked by then)."""
+    owner = _owner_name(room)
+    reasons = "; ".join(problem.rstrip(". ") for problem in problems)  # a diagnostic may end with its own full stop
+    details = "I could not deliver the report to everyone: " + reasons + ". " + texts.DELIVERIES_HINT
+    if run.disclose_report_to:
+        say(room, f"{addressee(owner)}, {md(details)}" if owner else md(details), "report-diagnostic")
+    else:
+        say(room, texts.REPORT_NOT_EVERYONE, "report-diagnostic")
+    if room.owner_id and (later or not run.disclose_report_to):
+        queue_direct(f"user:{room.owner.get_username()}", f"Run \"{info.goal}\": {details}\n{texts.which_run(info)}",
+                     room=room, plain=True)
+
+
+def report_refused(delivery_id: int) -> None:
+    """A run's report that its platform refused once it was tried (a person who blocked the bot, a 403 on the direct
+    message...), after the closing had said it was being sent: the owner learns it as the closing tells of a report
+    that could not go out (``_tell_report_problems``). Called in the transaction that marks the delivery
+    undeliverable, so it is said once. Any other delivery is left alone."""
+    delivery = Delivery.objects.filter(pk=delivery_id, kind=Delivery.Kind.DIRECT,
+                                       status=Delivery.Status.UNDELIVERABLE).first()
+    attachment = delivery.attachment if delivery is not None and isinstance(delivery.attachment, dict) else {}
+    if attachment.get("kind") != REPORT_ATTACHMENT or "offer" in attachment or delivery.room_id is None:
+        return
+    room = Room.objects.select_for_update().filter(pk=delivery.room_id).first()
+    run = FacilitationRun.objects.filter(room_id=delivery.room_id).first() if room is not None else None
+    if run is None:
+        return
+    problem = _problem(delivery)
+    _tell_report_problems(room, run, run_info(run, room), [problem], later=True)
+    record("goals.report_refused", room=room, data={"delivery": delivery.pk, "problem": problem})

@@ -779,6 +779,34 @@ def test_a_report_problem_in_the_room_is_addressed_to_the_owner_and_quotes_no_ap
                              "linked chat account") and "/api/" not in notice
 
 
+def test_a_report_the_platform_refuses_after_the_closing_is_told_to_the_owner_once(telegram, post_telegram, run_tasks):
+    """The closing says the report is being sent; Telegram then refuses mia's direct message (she blocked the bot): olga,
+    the owner, hears it in the room and by direct message, once, whatever else is still sent."""
+    place = Telegram(telegram, post_telegram, run_tasks)
+    mia = make_user("mia")
+    Group.objects.create(name="management").user_set.add(mia)
+    ChatIdentity.objects.create(platform="telegram", external_id="710", name="mia", user=mia)
+    telegram.forbid(710)
+    make_facilitator("Convener", key="convener")
+    owner = make_user("olga")
+    olga = ChatIdentity.objects.create(platform="telegram", external_id="709", name="olga", user=owner)
+    data = create_run(owner)
+    place.join(data["joinCode"], owner)
+    place.say("ana", "I'll take Lead")
+    place.say("ana", "/facilitator stop")
+    run_tasks()
+    report = Delivery.objects.get(room_id=data["id"], principal="role:management", attachment__kind="run_minutes")
+    assert report.status == "undeliverable" and "403" in report.diagnostic
+    notices = Observation.objects.filter(room_id=data["id"], data__purpose="report-diagnostic")
+    (notice,) = notices
+    assert notice.content.startswith("olga, I could not deliver the report to everyone: everyone in management: ")
+    assert "mia" in notice.content and "/api/" not in notice.content
+    (told,) = [m["text"] for m in telegram.sent_to(olga.external_id)]
+    assert "could not deliver the report" in told and "mia" in told and "Launch roles" in told
+    run_tasks()  # nothing more: the refusal is said once
+    assert notices.count() == 1 and len(telegram.sent_to(olga.external_id)) == 1
+
+
 @pytest.mark.parametrize("place", ["telegram", "teams"], indirect=True)
 def test_stop_in_the_chat_ends_the_run_shows_it_in_place_and_unlinks_the_chat(place, managers):
     owner, data, room = joined_in(place)
