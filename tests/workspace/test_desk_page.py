@@ -120,3 +120,16 @@ def test_the_desk_takes_the_narrative_s_length_limit_from_the_server_s_check(set
     assert 'id="task-description-length"' in html
     script = (Path(settings.BASE_DIR) / "frontend" / "static" / "convene" / "workspace.js").read_text()
     assert str(inputs.NARRATIVE) not in script and f"{inputs.NARRATIVE:_}" not in script
+
+
+def test_the_desk_takes_the_budget_s_upper_limit_from_the_server_s_check(setup):
+    """The USD budget field stops at the largest budget the server takes (page data: ``MAX_USD``), not a copy of it."""
+    from facilitation.actions.inputs import MAX_USD
+
+    client, room, owner, _, _ = setup
+    client.force_login(owner)
+    html = client.get(f"/workspaces/{room.pk}/").content.decode()
+    data = json.loads(re.search(r'<script id="page-data" type="application/json">(.*?)</script>', html, re.S).group(1))
+    assert data["budgetUsdLimit"] == float(MAX_USD)
+    script = (Path(settings.BASE_DIR) / "frontend" / "static" / "convene" / "workspace.js").read_text()
+    assert "page.budgetUsdLimit" in script and str(MAX_USD) not in script

@@ -30,6 +30,8 @@
   const NARRATIVE_LIMIT = page.narrativeLimit;
   // The most characters a task's description may have (page data: facilitation.workspace.inputs.COMMENT).
   const TASK_DESCRIPTION_LIMIT = page.taskDescriptionLimit;
+  // The largest budget in USD the server takes (page data: facilitation.actions.inputs.MAX_USD).
+  const BUDGET_USD_LIMIT = page.budgetUsdLimit;
   const NEAR_LIMIT = 0.9;  // from this share of the limit on, an editor counts the characters
 
   // An API error as the manager reads it: its message, then what is wrong with each field, a line each, in the desk's words.
@@ -1103,6 +1105,7 @@
     if (end) end.addEventListener("click", () => control("end"));
     const pacing = $("#pacing-form");
     if (pacing) {
+      if (BUDGET_USD_LIMIT != null) $("#budget-usd").max = String(BUDGET_USD_LIMIT);  // the browser says it before sending
       $("#btn-pacing").addEventListener("click", () => (pacing.hidden ? openPacing() : closePacing()));
       $("#btn-pacing-cancel").addEventListener("click", closePacing);
       pacing.addEventListener("submit", savePacing);
