@@ -278,4 +278,8 @@ def _failure(d: Delivery, exc: connector.ConnectorError) -> outcome.Outcome:
         return outcome.undeliverable(f"Teams rejected the message (400: {exc.message}).")
     if exc.status == 413:  # the same message would be refused again
         return outcome.undeliverable(f"Teams refused the message as too large (413: {exc.message}).")
-    return outcome.retry(f"Teams could not take the message ({exc.status or 'no answer'}: {exc.message}).")
+    if not exc.status:  # no answer: the connection failed or timed out (the message says which)
+        return outcome.retry(f"Teams could not be reached: {exc.message}")
+    if exc.status >= 500:
+        return outcome.retry(f"Teams answered with an error {exc.status}: {exc.message}")
+    return outcome.retry(f"Teams could not take the message ({exc.status}: {exc.message}).")

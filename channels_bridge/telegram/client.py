@@ -4,7 +4,10 @@ Calls go to ``{TELEGRAM_API_BASE}/bot<token>/<method>`` (files to ``.../file/bot
 and run on the bridge's event loop (``channels_bridge.aio``), so Django and Celery code
 calls them synchronously. Errors are python-telegram-bot's (``telegram.error``):
 ``RetryAfter`` (429), ``Forbidden`` (403), ``ChatMigrated``, ``BadRequest``, ``NetworkError``...
+An answer with a 5xx status is ``ServerError`` (a ``NetworkError`` that keeps the status): Telegram was reached
+and said it failed, which is not the same as a connection that failed or timed out.
 """
+import json
 import threading
 
 from django.conf import settings
@@ -29,16 +32,42 @@ def client() -> "TelegramClient":
         return _clients[(token, base)]
 
 
+def server_error(status: int, payload: bytes) -> Exception:
+    """A 5xx answer from Telegram as a ``NetworkError`` (so it is retried) that says its ``status``."""
+    from telegram.error import NetworkError
+
+    try:
+        description = json.loads(payload or b"{}").get("description") or ""
+    except (ValueError, AttributeError):
+        description = ""
+    exc = NetworkError(str(description)[:300] or f"HTTP {status}")
+    exc.status = status
+    return exc
+
+
+def answered_status(exc: Exception) -> int | None:
+    """The 5xx status Telegram answered with, when the error is such an answer (None: no answer came)."""
+    status = getattr(exc, "status", None)
+    return status if isinstance(status, int) else None
+
+
 class TelegramClient:
     def __init__(self, token: str, api_base: str):
         from telegram import Bot
         from telegram.request import HTTPXRequest
 
+        class Request(HTTPXRequest):  # a 5xx answer told apart from a failed connection
+            async def do_request(self, *args, **kwargs):
+                status, payload = await super().do_request(*args, **kwargs)
+                if status >= 500:
+                    raise server_error(status, payload)
+                return status, payload
+
         self.token = token
         self.bot = Bot(
             token, base_url=f"{api_base}/bot", base_file_url=f"{api_base}/file/bot",
-            request=HTTPXRequest(connection_pool_size=32, connect_timeout=5, read_timeout=15, write_timeout=15, pool_timeout=5),
-            get_updates_request=HTTPXRequest(connection_pool_size=1),
+            request=Request(connection_pool_size=32, connect_timeout=5, read_timeout=15, write_timeout=15, pool_timeout=5),
+            get_updates_request=Request(connection_pool_size=1),
         )
 
     def _run(self, coro, timeout: float = 40.0):

@@ -189,6 +189,9 @@ def deliver(d: Delivery) -> outcome.Outcome:
     except error.InvalidToken as exc:
         return outcome.retry(f"Telegram rejected the bot token: {exc.message}")
     except (error.TimedOut, error.NetworkError) as exc:
+        status = tg.answered_status(exc)
+        if status is not None:
+            return outcome.retry(f"Telegram answered with an error {status}: {exc.message}")
         return outcome.retry(f"Telegram could not be reached: {exc.message}")
     except TimeoutError:
         return outcome.retry("Telegram did not answer in time.")

@@ -669,3 +669,22 @@ def test_a_chat_linked_to_another_room_gets_that_room_s_status_as_a_new_card(tea
     assert new_card and new_card != old_card
     (posted,) = [a for a in teams.sent_to(chat_conv["id"]) if a["id"] == new_card]
     assert posted["activity"]["summary"] == "Second room: in progress"
+
+
+def test_an_error_answer_is_told_apart_from_the_connector_not_being_reached(teams, settings, chat_conv):
+    """A 5xx is the connector answering with an error; "could not be reached" is kept for a connection that failed."""
+    from channels_bridge.sender import send_delivery
+
+    chat = Chat.objects.create(platform="teams", external_id=chat_conv["id"], kind="group", service_url=teams.service_url)
+    teams.fail_next(503)
+    delivery = committed(queue_post, chat, "Hello")
+    committed(send_delivery, delivery.pk)
+    delivery.refresh_from_db()
+    assert delivery.status != "sent" and "Teams answered with an error 503" in delivery.diagnostic
+    assert "could not be reached" not in delivery.diagnostic
+    Delivery.objects.filter(pk=delivery.pk).delete()
+    Chat.objects.filter(pk=chat.pk).update(service_url="http://127.0.0.1:9/")  # nothing listens there
+    delivery = committed(queue_post, Chat.objects.get(pk=chat.pk), "Hello again")
+    committed(send_delivery, delivery.pk)
+    delivery.refresh_from_db()
+    assert delivery.status != "sent" and "Teams could not be reached" in delivery.diagnostic

@@ -750,3 +750,24 @@ def test_help_in_a_group_whose_room_has_ended_says_it_ended(telegram, post_teleg
     assert telegram.sent_to(-4001)[-1]["text"].startswith(
         f"I do not know \u201c/facilitator what\u201d. The discussion \u201c{room.name}\u201d has ended (stopped), so nothing "
         "said here is relayed any more.")
+
+
+def test_an_error_answer_is_told_apart_from_telegram_not_being_reached(telegram, settings):
+    """A 5xx is Telegram answering with an error; "could not be reached" is kept for a connection that failed."""
+    from channels_bridge.sender import send_delivery
+    from rooms.actions.deliveries import queue_post
+
+    chat = Chat.objects.create(platform="telegram", external_id="-4001", title="Roles")
+    for status in (500, 502, 503):
+        telegram.fail_next(status, method="sendMessage")
+        delivery = committed(queue_post, chat, f"Hello {status}")
+        committed(send_delivery, delivery.pk)
+        delivery.refresh_from_db()
+        assert delivery.status != "sent" and f"Telegram answered with an error {status}" in delivery.diagnostic
+        assert "could not be reached" not in delivery.diagnostic
+        Delivery.objects.filter(pk=delivery.pk).delete()
+    settings.BRIDGES = {**settings.BRIDGES, "TELEGRAM_API_BASE": "http://127.0.0.1:9"}  # nothing listens there
+    delivery = committed(queue_post, chat, "Hello again")
+    committed(send_delivery, delivery.pk)
+    delivery.refresh_from_db()
+    assert delivery.status != "sent" and "Telegram could not be reached" in delivery.diagnostic
