@@ -82,7 +82,8 @@ def help_direct(identity: ChatIdentity) -> str:
                 "read direct messages: say what you want a discussion or run to hear in its group. Reports for you arrive "
                 "here.")
     return ("Hello! To link this account to your Convene user, open Convene in your browser, choose "
-            f"Chat accounts, get a code there and send {start} here.")
+            f"Chat accounts, get a code there and send {start} here. I relay group chats to Convene discussions and "
+            "facilitation runs and back; reports for you arrive here.")
 
 
 def greeting(chat: Chat) -> str:
@@ -109,13 +110,25 @@ def _reply(chat: Chat, text: str, room=None, card: dict | None = None) -> Delive
 def on_bot_added(ev: BotAdded, correlation: str) -> Chat:
     """The bot joined a chat. Telegram tells it twice (a ``my_chat_member`` update and a service message listing the new
     members): only the first, which finds the bot absent, greets the group and is published as ``bot_added``. A group
-    linked before (the bot was removed and added back) gets its status posted afresh: the old one is far above."""
+    linked before (the bot was removed and added back) gets its status posted afresh: the old one is far above.
+
+    A person who installs the Teams app for themselves (Teams says so twice: ``installationUpdate`` and
+    ``conversationUpdate``) is greeted once in that personal chat with what the bot does and how to link their
+    account (``help_direct``, the answer to anything they write there)."""
+    direct = ev.chat.kind == Chat.Kind.DIRECT
     with transaction.atomic():
+        if direct:  # the row exists first, so a second notice of the same install waits here for the first one
+            chat_actions.see_chat(ev.chat)
         known = Chat.objects.select_for_update().filter(platform=ev.chat.platform, external_id=ev.chat.external_id).first()
-        again = known is not None and known.bot_present
+        # A personal chat seen before only through a message has ``bot_present`` already, never ``added_at``.
+        again = known is not None and known.bot_present and (known.added_at is not None or not direct)
         chat = chat_actions.do_record_bot_added(ev.chat, ev.actor, correlation_id=correlation)
     if again:
         return chat
+    if direct and chat.platform == "teams" and ev.actor is not None and not ev.actor.is_bot:
+        identity = chat_actions.see_identity(ev.actor, service_url=ev.chat.service_url)
+        chat_actions.do_note_direct_chat(identity, conversation_id=chat.external_id, correlation_id=correlation)
+        queue_direct_to_identity(identity, help_direct(identity), kind=Delivery.Kind.REPLY, correlation_id=correlation)
     if chat.platform == "teams" and chat.kind != Chat.Kind.DIRECT:
         _fetch_teams_roster(chat, correlation)
     if chat.status_message_id:

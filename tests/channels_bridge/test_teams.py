@@ -688,3 +688,21 @@ def test_an_error_answer_is_told_apart_from_the_connector_not_being_reached(team
     committed(send_delivery, delivery.pk)
     delivery.refresh_from_db()
     assert delivery.status != "sent" and "Teams could not be reached" in delivery.diagnostic
+
+
+def test_installing_the_app_for_oneself_greets_once_in_the_personal_chat(teams, post_teams, run_tasks, people):
+    """A personal install is announced twice (``installationUpdate`` and ``conversationUpdate``); the person hears
+    once what the bot does and how to link their account: the same words as the answer to what they write there."""
+    personal = teams.conversation("a:1personal-ben", "personal")
+    post_teams(teams.activity("installationUpdate", personal, people["ben"], action="add"))
+    post_teams(teams.bot_added(personal, people["ben"]))
+    post_teams(teams.bot_added(personal, people["ben"]))
+    run_tasks()
+    sent = [a["activity"]["text"] for a in teams.sent_to(personal["id"])]
+    assert len(sent) == 1
+    assert "send start CODE here" in sent[0] and "group chats" in sent[0]
+    post_teams(teams.message(personal, people["ben"], "hello", mention_bot=False))
+    run_tasks()
+    assert [a["activity"]["text"] for a in teams.sent_to(personal["id"])] == [sent[0], sent[0]]
+    identity = ChatIdentity.objects.get(platform="teams", external_id=people["ben"]["id"])
+    assert identity.started_bot and identity.direct_conversation_id == personal["id"]
