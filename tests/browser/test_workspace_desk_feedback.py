@@ -280,6 +280,25 @@ def test_a_budget_over_the_server_s_limit_is_stopped_by_the_browser_before_sendi
     assert page.errors == []
 
 
+def test_a_viewer_reads_the_narrative_as_rendered_text_not_in_a_form_control(make_page):
+    page, manager = make_page("nell")
+    room_id = running_workspace(page, narrative=True)
+    narrative = Narrative.objects.get(room_id=room_id, round=1)
+    narrative.content = "**Ship** the outbox first.\n\n- one\n- two\n\n<script>window.pwned = 1</script><img src=x onerror=1>"
+    narrative.save(update_fields=["content"])
+    viewer_page, viewer = make_page("vera")
+    RoomMember.objects.create(room_id=room_id, user=viewer, access=RoomMember.Access.VIEWER)
+    open_desk(viewer_page, room_id, narrative=True)
+    read = viewer_page.locator("#narrative-read")
+    read.locator("strong").wait_for()
+    assert read.locator("strong").inner_text() == "Ship" and read.locator("li").all_inner_texts() == ["one", "two"]
+    # What people wrote is text: no script, no image, nothing run.
+    assert read.locator("script, img").count() == 0 and "<script>" in read.inner_text()
+    assert viewer_page.evaluate("() => window.pwned") is None
+    assert viewer_page.locator("#narrative-body textarea, #narrative-body [readonly]").count() == 0
+    assert viewer_page.errors == []
+
+
 def test_saving_the_pacing_form_says_what_was_saved_the_budget_too(make_page):
     """The form holds the pacing and the budget: what the desk says once it saved names both, so a manager who
     only raised the budget does not read about the pacing alone."""

@@ -133,3 +133,13 @@ def test_the_desk_takes_the_budget_s_upper_limit_from_the_server_s_check(setup):
     assert data["budgetUsdLimit"] == float(MAX_USD)
     script = (Path(settings.BASE_DIR) / "frontend" / "static" / "convene" / "workspace.js").read_text()
     assert "page.budgetUsdLimit" in script and str(MAX_USD) not in script
+
+
+def test_a_viewer_gets_the_narrative_to_read_and_the_manager_an_editor(setup):
+    client, room, owner, viewer, _ = setup
+    client.force_login(viewer)
+    html = client.get(f"/workspaces/{room.pk}/").content.decode()
+    assert 'id="narrative-read"' in html and 'id="narrative-content"' not in html and "<textarea" not in html
+    client.force_login(owner)
+    html = client.get(f"/workspaces/{room.pk}/").content.decode()
+    assert re.search(r'<textarea id="narrative-content"[^>]*>', html) and 'id="narrative-read"' not in html

@@ -517,6 +517,7 @@
     $("#narrative-generated").textContent = n.generatedContent;
     $("#narrative-rehearsal").hidden = !n.rehearsal;
     renderEdited(n);
+    renderNarrativeRead(n);
     const fields = editorFields();
     const saved = { text: n.content, decisions: lines(n.keyDecisions), steps: lines(n.nextSteps) };
     // The editor follows the narrative unless the manager changed something in it since it was loaded. Changes not
@@ -670,11 +671,22 @@
       ? `The description has ${n.toLocaleString("en")} characters: at most ${TASK_DESCRIPTION_LIMIT.toLocaleString("en")}.` : "";
   }
 
-  // The narrative's editable parts: its text and, for the manager, its decisions and next steps (one per line).
+  // The narrative's editable parts, the manager's only: its text, its decisions and next steps (one per line).
+  // People who may only view it have none: they read it (renderNarrativeRead).
   function editorFields() {
-    const fields = { text: $("#narrative-content") };
-    if ($("#narrative-decisions-edit")) Object.assign(fields, { decisions: $("#narrative-decisions-edit"), steps: $("#narrative-steps-edit") });
-    return fields;
+    if (!$("#narrative-content")) return {};
+    return { text: $("#narrative-content"), decisions: $("#narrative-decisions-edit"), steps: $("#narrative-steps-edit") };
+  }
+
+  // The narrative's text as people who may only view it read it: Markdown, like the topic and the task descriptions
+  // (sanitized by ConveneMarkdown), drawn again only when another narrative or version of it is shown.
+  function renderNarrativeRead(n) {
+    const box = $("#narrative-read");
+    if (!box) return;
+    const key = `${n.id}:${n.version}`;
+    if (box.dataset.key === key) return;
+    box.dataset.key = key;
+    box.replaceChildren(window.ConveneMarkdown.markdownNode(n.content));
   }
 
   function lines(items) { return (items || []).join("\n"); }
