@@ -43,7 +43,13 @@ from facilitation.actions.comments import (
     do_record_chat_message,
     do_restore_chat_message,
 )
-from facilitation.goals.voice import command_in, escaper_for, outcome_after_the_end, run_state_after_the_end
+from facilitation.goals.voice import (
+    command_in,
+    escaper_for,
+    outcome_after_the_end,
+    page_url,
+    run_state_after_the_end,
+)
 from rooms import meeting
 from rooms.actions import chat as chat_actions
 from rooms.actions.chat import AlreadyLinked, CodeRefused, LinkHeld
@@ -231,10 +237,22 @@ def on_message_changed(ev: MessageChanged, own_id: str, correlation: str) -> str
 def on_file_consent(ev: FileConsent, correlation: str) -> str:
     """A person accepted or declined a file the bot offered them in a personal chat."""
     identity = chat_actions.see_identity(ev.sender, service_url=ev.chat.service_url)
-    upload = answer_file_offer(ev.offer_id, identity, accepted=ev.accepted, upload=ev.upload, correlation_id=correlation)
-    if upload is not None:
-        return "file upload queued"
-    return "file accepted, nothing to upload" if ev.accepted else "file declined"
+    queued = answer_file_offer(ev.offer_id, identity, accepted=ev.accepted, upload=ev.upload,
+                               declined=lambda offer: file_declined(offer, identity), correlation_id=correlation)
+    if ev.accepted:
+        return "file upload queued" if queued is not None else "file accepted, nothing to upload"
+    return "file declined: answered" if queued is not None else "file declined"
+
+
+def file_declined(offer: Delivery, identity: ChatIdentity) -> str:
+    """The answer to a declined file (a report's minutes): it was not sent, and where it can still be downloaded (the
+    room's page, the address the report gave)."""
+    name = (offer.attachment or {}).get("filename") or ""
+    what = f"The minutes ({escaper_for(identity)(name)})" if name else "The minutes"
+    if offer.room is None:
+        return f"{what} were not sent, as you declined the file."
+    return (f"{what} were not sent, as you declined the file. They can still be downloaded from the "
+            f"{_kind_word(offer.room)}'s page: {page_url(offer.room)}")
 
 
 def _touch_mentioned(chat: Chat, ev: Message) -> None:

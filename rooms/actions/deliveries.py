@@ -8,6 +8,7 @@ on the ``bridge`` queue) once the transaction commits. The sender reports back t
 ``claim_delivery``, ``record_part_sent``, ``mark_sent``, ``mark_retrying`` and
 ``mark_undeliverable``.
 """
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -296,13 +297,14 @@ def queue_direct_to_identity(identity: ChatIdentity, text: str, *, room: Room | 
 
 
 def answer_file_offer(offer_id: int | None, identity: ChatIdentity, *, accepted: bool, upload: dict | None = None,
-                      correlation_id: str | None = None) -> Delivery | None:
+                      declined: Callable[[Delivery], str] | None = None, correlation_id: str | None = None) -> Delivery | None:
     """Someone answered a file offer (Teams' consent card on a direct message with an attachment).
 
-    Only the person the offer went to can accept it, and only once: an accepted offer queues one
-    delivery that uploads the file where Teams said (``upload``) and shows it in the chat. Anything
-    else (an unknown offer, someone else's, a second answer, a decline) queues nothing; every answer
-    leaves an audit row. Returns the upload delivery, or None.
+    Only the person the offer went to can answer it, and only once: an accepted offer queues one
+    delivery that uploads the file where Teams said (``upload``) and shows it in the chat; a declined one
+    queues one answer in that personal chat, ``declined(offer)`` (its ``card.declinedOffer`` names the offer),
+    when given. Anything else (an unknown offer, someone else's, a second answer) queues nothing; every
+    answer leaves an audit row. Returns the upload delivery or the answer to a decline, or None.
     """
     correlation = correlation_id or new_correlation_id()
     with transaction.atomic():
@@ -313,8 +315,16 @@ def answer_file_offer(offer_id: int | None, identity: ChatIdentity, *, accepted:
             problem = "unknown offer"
         elif offer.identity_id != identity.pk:
             problem = "offered to someone else"
-        elif Delivery.objects.filter(attachment__offer=offer.pk).exists():
+        elif Delivery.objects.filter(Q(attachment__offer=offer.pk) | Q(card__declinedOffer=offer.pk)).exists():
             problem = "answered already"
+        if not problem and not accepted and declined is not None:
+            answer = _create(correlation_id=offer.correlation_id or correlation, room=offer.room, kind=Delivery.Kind.REPLY,
+                             principal=f"identity:{identity.pk}", platform=identity.platform, identity=identity,
+                             recipient=offer.recipient, text=declined(offer), card={"declinedOffer": offer.pk})
+            record("bridge.file_offer_answered", room=offer.room_id, correlation_id=answer.correlation_id,
+                  data={"offer": offer.pk, "identity": identity.pk, "accepted": False, "delivery": answer.pk})
+            _event(answer, offer.room)
+            return answer
         if problem or not accepted:
             record("bridge.file_offer_answered", room=offer.room_id if offer is not None else None, correlation_id=correlation,
                   data={"offer": offer_id, "identity": identity.pk, "accepted": accepted, "refused": problem or None})

@@ -123,3 +123,28 @@ def test_an_upload_address_that_is_not_a_session_is_refused(teams, post_teams, r
     upload = Delivery.objects.get(attachment__offer=report["delivery"].pk)
     assert upload.status == "undeliverable" and "https upload session" in upload.diagnostic
     assert teams.uploads == []
+
+
+def test_declining_is_answered_once_with_where_the_minutes_can_still_be_downloaded(teams, post_teams, run_tasks, report,
+                                                                                   ana, settings):
+    from facilitation.goals.voice import page_url
+
+    settings.CONVENE = {**settings.CONVENE, "PUBLIC_URL": "https://convene.example.org"}
+    conv = _personal(teams, report["conversation"])
+    before = len(teams.sent_to(report["conversation"]))
+    decline = teams.file_consent(conv, ana, {"delivery": report["delivery"].pk}, accept=False)
+    post_teams(decline)
+    run_tasks()
+    post_teams(teams.file_consent(conv, ana, {"delivery": report["delivery"].pk}, accept=False))  # clicked again
+    run_tasks()
+    answers = [m["activity"]["text"] for m in teams.sent_to(report["conversation"])[before:]]
+    url = page_url(report["room"])
+    assert url.startswith("https://convene.example.org/")
+    assert answers == ["The minutes (minutes-roles.docx) were not sent, as you declined the file. They can still be "
+                       f"downloaded from the discussion's page: {url}"]
+    # A declined offer is answered: accepting it afterwards uploads nothing.
+    post_teams(teams.file_consent(conv, ana, {"delivery": report["delivery"].pk}))
+    run_tasks()
+    assert teams.uploads == [] and len(teams.sent_to(report["conversation"])) == before + 1
+    refused = [a.input.get("refused") for a in Invocation.objects.filter(component="bridge.file_offer_answered").order_by("pk")]
+    assert refused == [None, "answered already", "answered already"]
