@@ -5,7 +5,7 @@ rehearsal model.
 """
 import pytest
 
-from rooms.models import Invocation, Narrative, Observation, Role, Room, RoomMember, Seat, TaskAssignment
+from rooms.models import Invocation, Narrative, Observation, Persona, Role, Room, RoomMember, Seat, TaskAssignment
 from tests.browser.conftest import api
 from tests.browser.test_workspace_desk import create_workspace, typed
 from tests.waiting import wait_for
@@ -123,6 +123,30 @@ def test_an_agent_is_offered_only_roles_it_works_in(make_page):
     page.get_by_label(f"Role of {seat.agent.name}").select_option(label="Devil's advocate")
     wait_for(lambda: Seat.objects.get(pk=seat.pk).work_role_id == Role.objects.get(key="devil_advocate", is_builtin=True).pk
              or None, timeout=20)
+    assert page.errors == []
+
+
+def test_a_refused_persona_swap_is_said_next_to_its_select(make_page):
+    page, manager = make_page("rafa")
+    room_id = create_workspace(page)
+    seat = Seat.objects.filter(room_id=room_id, role="participant").select_related("agent").order_by("position").first()
+    gone = Persona.objects.create(key="desk-doubter", name="Doubter", prompt="You doubt every plan.", created_by=manager)
+    open_desk(page, room_id)
+    select = page.get_by_label(f"Persona of {seat.agent.name}")
+    select.wait_for()
+    before = select.input_value()
+    gone_id = gone.pk
+    gone.delete()  # deleted after the desk listed it: the server refuses the swap
+    select.select_option(label="Doubter")
+    error = page.locator(f"#seat-{seat.pk}-personaId-error")
+    error.wait_for()
+    assert "Unknown persona" in error.inner_text()
+    select = page.get_by_label(f"Persona of {seat.agent.name}")
+    assert select.get_attribute("aria-describedby") == f"seat-{seat.pk}-personaId-error"
+    # The choice went back to what the seat has.
+    assert select.input_value() == before != str(gone_id) and Seat.objects.get(pk=seat.pk).persona_id == seat.persona_id
+    page.wait_for_timeout(300)
+    assert "Unknown persona" not in (page.locator("#toast").text_content() or "")  # not in a pop-up as well
     assert page.errors == []
 
 

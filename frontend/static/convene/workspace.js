@@ -208,24 +208,34 @@
           if (current != null && !items.some((x) => x.id === current)) {
             options.push({ id: current, name: `${label.toLowerCase()} #${current}`, disabled: true });
           }
-          const sel = el("select", { "aria-label": `${label} of ${name}` },
+          // A swap the server refuses is said next to its select (the select is described by that line), as the
+          // desk's forms say theirs under them.
+          const selId = `seat-${s.seatId}-${key}`, errorId = `${selId}-error`;
+          const sel = el("select", { id: selId, "aria-label": `${label} of ${name}`, "aria-describedby": errorId },
             ...options.map((x) => el("option", { value: x.id, selected: x.id === (current ?? ""), disabled: x.disabled }, x.name)));
           sel.addEventListener("change", async () => {
+            let refusal = null;
             try {
               await request("PATCH", `${base}/participants/${s.seatId}`, { [key]: sel.value ? Number(sel.value) : null, version: s.version });
               toast(`${name} now ${said} ${sel.value ? sel.selectedOptions[0].textContent : "as the agent itself"}`);
-            } catch (err) { failed(err); }
+            } catch (err) { refusal = err; }
             list.dataset.key = "";  // drawn again: what the seat has now (a refused choice goes back)
-            await loadRoom();
+            try { await loadRoom(); } finally {
+              if (refusal) {
+                refused(`#${errorId}`, refusal);  // next to the select as drawn again (a seat gone meanwhile: a toast)
+                const again = document.getElementById(selId);
+                if (again) again.focus();
+              }
+            }
           });
-          return sel;
+          return [sel, el("span", { id: errorId, class: "error form-error small", role: "alert", hidden: true })];
         };
-        li.append(el("span", { class: "muted small" }, " · works as "), swap("Persona", "personaId", state.personas, s.personaId, "works as"));
+        li.append(el("span", { class: "muted small" }, " · works as "), ...swap("Persona", "personaId", state.personas, s.personaId, "works as"));
         // Only roles an agent works in; one it holds otherwise (its own, from before) shows, but cannot be chosen again.
         const roles = state.roles.filter((x) => !NOT_WORK_ROLES.includes(x.key));
         const held = state.roles.find((x) => x.id === s.roleId && NOT_WORK_ROLES.includes(x.key));
         if (held) roles.unshift({ ...held, disabled: true });
-        li.append(el("span", { class: "muted small" }, " in the role "), swap("Role", "roleId", roles, s.roleId, "works in the role"));
+        li.append(el("span", { class: "muted small" }, " in the role "), ...swap("Role", "roleId", roles, s.roleId, "works in the role"));
       } else {
         const p = state.personas.find((x) => x.id === s.personaId);
         const r = state.roles.find((x) => x.id === s.roleId);
