@@ -41,8 +41,9 @@ def note_teams_bot(bot_id: str, name: str) -> None:
     a chat identity too: the hints that say how to @mention the bot use its name from there."""
     from rooms.models import ChatIdentity
 
-    if not bot_id:
+    if not bot_id or len(bot_id) > BotState._meta.get_field("bot_id").max_length:
         return
+    name = (name or "")[:BotState._meta.get_field("bot_name").max_length]
     row = state("teams")
     if row.bot_id != bot_id or row.bot_name != name:
         BotState.objects.filter(pk=row.pk).update(bot_id=bot_id, bot_name=name or "")

@@ -8,11 +8,14 @@ message's id: such an activity's key adds its type, ``channelData.eventType`` an
 time and text, so each change is stored once and not taken for the message itself. A NUL
 character (U+0000) anywhere in an update (a message, a name, a title) is dropped before it is
 stored: PostgreSQL refuses it in text and JSON, and a webhook failing on it would be retried by
-the platform without end.
+the platform without end. A Teams activity with an id longer than the column that would keep it (a
+conversation, an account, a tenant; ``teams.parse.oversized``) is acknowledged and ignored with a log line:
+nothing is stored or sent.
 """
 import hashlib
 import hmac
 import json
+import logging
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -23,9 +26,10 @@ from django.views.decorators.http import require_POST
 from channels_bridge import bots
 from channels_bridge.models import InboundUpdate
 from channels_bridge.teams import auth
-from channels_bridge.teams.parse import Malformed, event_type, load
+from channels_bridge.teams.parse import Malformed, event_type, load, oversized
 from rooms.dispatch import enqueue_on_commit
 
+log = logging.getLogger("convene.bridge")
 MAX_BODY = 1024 * 1024
 #: Deeper JSON is refused (400): an update or activity nests a few levels (an Adaptive Card some more).
 MAX_DEPTH = 64
@@ -141,6 +145,9 @@ def teams_messages(request):
         return _refuse(401, str(exc))
     if not activity.id:
         return _refuse(400, "The activity has no id.")
+    if too_long := oversized(activity):  # acknowledged, so the connector does not send it again; nothing kept
+        log.warning("Teams activity of type %s ignored: %s", str(activity.type)[:40], too_long)
+        return JsonResponse({}, status=200)
     if not _store("teams", teams_key(activity, payload), payload, service_url=activity.service_url):
         return JsonResponse({}, status=200)
     return JsonResponse({}, status=200)

@@ -16,6 +16,7 @@ back) carries the revised message under the original message's ``id``; a ``messa
 (``softDeleteMessage``) names the deleted message by its ``id``; ``from`` is who changed it.
 """
 import html
+import logging
 import re
 
 from microsoft_agents.activity import Activity
@@ -29,6 +30,7 @@ from rooms.actions.chat import Account, ChatRef
 PLATFORM = "teams"
 FILE_CONSENT = "fileConsent/invoke"
 KINDS = {"personal": "direct", "groupChat": "group", "channel": "channel"}
+log = logging.getLogger("convene.bridge")
 LIKE, THUMBS_UP = "like", "\U0001F44D"
 #: ``channelData.eventType`` of a ``messageUpdate`` / ``messageDelete``, and what it means for the message.
 CHANGES = {("messageUpdate", "editMessage"): "edited", ("messageUpdate", "undeleteMessage"): "restored",
@@ -37,6 +39,43 @@ CHANGES = {("messageUpdate", "editMessage"): "edited", ("messageUpdate", "undele
 
 class Malformed(ValueError):
     pass
+
+
+def _column(model, field: str) -> int:
+    return model._meta.get_field(field).max_length
+
+
+def id_limits() -> dict[str, int]:
+    """The longest id of each kind an activity may carry: what the columns that keep it hold (a chat's and a personal
+    chat's conversation id, an account id, an Entra object id, a tenant id, the service URL). The activity id has no
+    column of its own; it is kept with the conversation id in the stored update's key."""
+    from rooms.models import Chat, ChatIdentity
+
+    return {"conversation": min(_column(Chat, "external_id"), _column(ChatIdentity, "direct_conversation_id")),
+            "account": _column(ChatIdentity, "external_id"), "aad": _column(ChatIdentity, "aad_object_id"),
+            "tenant": min(_column(Chat, "tenant_id"), _column(ChatIdentity, "tenant_id")),
+            "service_url": min(_column(Chat, "service_url"), _column(ChatIdentity, "service_url")),
+            "activity": _column(ChatIdentity, "external_id")}
+
+
+def oversized(activity: Activity) -> str:
+    """What in the activity is longer than the column that would keep it ("" when nothing is): such an activity is
+    acknowledged and ignored, since storing it would fail (PostgreSQL) or keep a cut id that names nobody."""
+    limits = id_limits()
+    values = [("conversation.id", "conversation", activity.conversation.id if activity.conversation else ""),
+              ("serviceUrl", "service_url", activity.service_url), ("id", "activity", activity.id),
+              ("replyToId", "activity", activity.reply_to_id), ("tenant", "tenant", tenant_of(activity))]
+    accounts = [("from", activity.from_property), ("recipient", activity.recipient)]
+    accounts += [("membersAdded", m) for m in activity.members_added or []]
+    accounts += [("membersRemoved", m) for m in activity.members_removed or []]
+    accounts += [("mentioned", m.mentioned) for m in activity.get_mentions()]
+    for where, member in accounts:
+        if member is not None:
+            values += [(f"{where}.id", "account", member.id), (f"{where}.aadObjectId", "aad", member.aad_object_id)]
+    for where, kind, value in values:
+        if value and len(str(value)) > limits[kind]:
+            return f"{where} is {len(str(value))} characters long, longer than the {limits[kind]} kept"
+    return ""
 
 
 def load(payload: dict) -> Activity:
@@ -48,6 +87,8 @@ def load(payload: dict) -> Activity:
         raise Malformed(f"Not a valid activity: {exc.errors()[0].get('msg', 'invalid')}") from exc
     if not activity.type or activity.conversation is None or not activity.conversation.id or not activity.service_url:
         raise Malformed("An activity needs type, conversation.id and serviceUrl.")
+    if not isinstance(activity.channel_data, dict):  # a list, a string, a number: nothing Teams would say
+        activity.channel_data = {}
     return activity
 
 
@@ -98,6 +139,9 @@ def plain_text(text: str) -> str:
 
 def parse_activity(payload: dict) -> list:
     activity = load(payload)
+    if problem := oversized(activity):
+        log.warning("Teams activity ignored: %s", problem)
+        return []
     chat = chat_ref(activity)
     tenant = chat.tenant_id
     bot_id = activity.recipient.id if activity.recipient is not None else ""
