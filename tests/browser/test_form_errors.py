@@ -69,9 +69,9 @@ def test_the_desk_names_fields_in_its_words_a_line_each(make_page):
         status=400, body=json.dumps(refusal), content_type="application/json") if route.request.method == "PATCH"
         else route.continue_())
     page.locator("#pacing-form").get_by_role("button", name="Save").click()
-    toast = page.locator("#toast")
-    expect(toast).to_contain_text("Observations per round")
-    assert toast.inner_text().split("\n") == [
+    said = page.locator("#pacing-error")  # under the form it refused
+    expect(said).to_contain_text("Observations per round")
+    assert said.inner_text().split("\n") == [
         "The budget is not valid.", "Observations per round: Must be a whole number from 1 to 1000.",
         "Token budget: Must be a positive whole number.", "Something else is off."]
     assert not page.errors, page.errors

@@ -85,7 +85,7 @@ def test_the_desk_says_what_is_wrong_and_sends_nothing_blank(make_page):
     page.get_by_role("button", name="Save narrative").click()
     page.wait_for_function("() => document.querySelector('#narrative-error').textContent.includes('Key decisions')")
     assert page.locator("#narrative-error").inner_text() == (
-        "The narrative edit is not valid. Key decisions: Each item has at most 1000 characters.")
+        "The narrative edit is not valid.\nKey decisions: Each item has at most 1000 characters.")  # a line each
     assert page.get_by_label("Key decisions (one per line)").input_value() == "x" * 1001  # nothing typed is lost
     assert Narrative.objects.get(pk=narrative.pk).version == narrative.version
     assert not Invocation.objects.filter(room_id=room_id, component="manager.edit_narrative").exists()

@@ -40,7 +40,7 @@
   // An API error refusing what a form sent, said in the form's own line under it (where the manager is looking),
   // in the desk's words; what was typed stays in the form.
   function refused(selector, err, words = FIELD_LABELS) {
-    if ($(selector)) formMessage(selector, errorText(err, words, " "));
+    if ($(selector)) formMessage(selector, errorText(err, words, "\n"));  // a line each (the box keeps line breaks)
     else failed(err);
   }
 
