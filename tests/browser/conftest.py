@@ -158,6 +158,17 @@ def make_page(browser, browser_stack):
         context.close()
 
 
+def pause_quietly(room) -> None:
+    """The room paused with no step running (people may speak in it), as its event log says too: a page that joins
+    replays the log's status, and a log still saying draft would close the comment box under the test."""
+    from rooms.events import EventType, build, record_event
+    from rooms.models import Room
+
+    Room.objects.filter(pk=room.pk).update(status="paused")
+    room.refresh_from_db()
+    record_event(room, EventType.STATUS, build.status(room))
+
+
 def sign_in_as(page, username, shot: str | None = None):
     page.goto("/login/")
     page.get_by_label("Username").fill(username)

@@ -6,7 +6,8 @@ import pytest
 from playwright.sync_api import expect
 
 from rooms.actions.rooms import do_create_room
-from rooms.models import Agent, Room
+from rooms.models import Agent
+from tests.browser.conftest import pause_quietly
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -47,7 +48,7 @@ def test_the_comment_box_says_how_to_vote_and_mention_in_a_line_it_is_described_
     architect = Agent.objects.get(is_builtin=True, alias="architect")
     room = do_create_room(owner, name="Helpful", topic="Ship it?", moderator_id=chair.pk,
                           participants=[{"agent_id": architect.pk, "role": "participant"}])
-    Room.objects.filter(pk=room.pk).update(status="paused")  # people may speak; no step runs
+    pause_quietly(room)  # people may speak; no step runs
     page.goto(f"/discussions/{room.pk}/")
     box = page.get_by_role("textbox", name="Your comment")
     help_line = page.locator("#comment-help")

@@ -8,7 +8,7 @@ from facilitation.actions.comments import do_post_comment, do_record_chat_messag
 from facilitation.actions.lifecycle import do_start_discussion
 from rooms.models import Chat, ChatIdentity, ChatLink, Room
 from rooms.actions.rooms import do_create_room
-from tests.browser.conftest import HOSTILE_SPEAKER, api, shot
+from tests.browser.conftest import HOSTILE_SPEAKER, api, pause_quietly, shot
 from tests.factories import make_discussion, make_facilitator, make_participant
 from tests.waiting import wait_for
 
@@ -86,7 +86,7 @@ def test_docx_minutes_read_back_with_headings_lists_and_one_conclusion(make_page
 def test_a_chat_message_shows_as_the_plain_text_it_was(make_page):
     page, owner = make_page("ines")
     room = make_discussion(owner, max_rounds=2)
-    Room.objects.filter(pk=room.pk).update(status="paused")  # a room people talk in, with no step running
+    pause_quietly(room)  # people may speak; no step runs
     chat = Chat.objects.create(platform="telegram", external_id="-4100", title="Roles")
     ChatLink.objects.create(chat=chat, room=room)
     ben = ChatIdentity.objects.create(platform="telegram", external_id="502", name="Ben")

@@ -4,19 +4,11 @@ import pytest
 
 from rooms.actions.catalog import do_create_agent
 from rooms.actions.rooms import do_create_room, do_share_room
-from rooms.events import EventType, build, record_event
 from rooms.events.log import next_seq
-from rooms.models import Agent, Observation, Room, Seat
-from tests.browser.conftest import sign_in_as, shot
+from rooms.models import Agent, Observation, Seat
+from tests.browser.conftest import pause_quietly, sign_in_as, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def _pause(room):
-    """The room paused, as its event log says too (a page that joins replays the log's status)."""
-    Room.objects.filter(pk=room.pk).update(status="paused")
-    room.refresh_from_db()
-    record_event(room, EventType.STATUS, build.status(room))
 
 
 def _turn(room, seat, **fields):
@@ -41,7 +33,7 @@ def test_two_architects_are_told_apart_in_the_room(make_page):
                                kind="contribution", content="Mind the cart.")
     _turn(room, seats[mine.pk], round=1, kind="contribution", content="Cache the catalogue.", tokens=120)
     _turn(room, seats[builtin.pk], round=2, kind="contribution", content="Not the cart.", tokens=80)
-    _pause(room)
+    pause_quietly(room)
 
     ours, theirs = "Architect (@architect-2, yours)", "Architect (@architect, built-in)"
     page.goto(f"/discussions/{room.pk}/")
@@ -95,7 +87,7 @@ def test_a_room_s_errors_name_no_api_field_and_a_vote_mid_line_is_said_not_to_co
     chair = Agent.objects.get(is_builtin=True, name="The Impartial Chair")
     room = do_create_room(owner, name="Votes", topic="Ship it?", moderator_id=chair.pk,
                           participants=[{"agent_id": builtin.pk, "role": "participant"}])
-    _pause(room)  # people may speak; no step runs
+    pause_quietly(room)  # people may speak; no step runs
     page.goto(f"/discussions/{room.pk}/")
     page.locator("#comment-form:not([hidden])").wait_for()
 

@@ -3,8 +3,8 @@ import pytest
 
 from facilitation.actions.comments import do_delete_chat_message, do_edit_chat_message, do_record_chat_message
 from rooms.actions.rooms import do_create_room
-from rooms.models import Agent, Chat, ChatIdentity, ChatLink, Room
-from tests.browser.conftest import shot
+from rooms.models import Agent, Chat, ChatIdentity, ChatLink
+from tests.browser.conftest import pause_quietly, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -15,7 +15,7 @@ def test_an_edited_chat_message_changes_its_card_live(make_page):
     architect = Agent.objects.get(is_builtin=True, alias="architect")
     room = do_create_room(owner, name="Edits", topic="Who leads?", moderator_id=chair.pk,
                           participants=[{"agent_id": architect.pk, "role": "participant"}])
-    Room.objects.filter(pk=room.pk).update(status="paused")  # people may speak; no step runs
+    pause_quietly(room)  # people may speak; no step runs
     chat = Chat.objects.create(platform="telegram", external_id="-4001", kind="group", title="Roles", bot_present=True)
     ChatLink.objects.create(chat=chat, room=room)
     ben = ChatIdentity.objects.create(platform="telegram", external_id="502", name="Ben")
