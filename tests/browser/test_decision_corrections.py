@@ -4,7 +4,8 @@ import pytest
 
 from rooms.actions.rooms import do_create_room
 from rooms.models import Agent, Seat
-from tests.browser.test_room_names_and_messages import _pause, _turn
+from tests.browser.conftest import pause_quietly
+from tests.browser.test_room_names_and_messages import _turn
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,7 +28,7 @@ def test_a_corrected_decision_names_the_rule_that_changed_it(make_page):
     _turn(room, facilitator, round=1, author_kind="facilitator", kind="decision", content="Go on.",
           data={"decision": "continue", "nextParticipantId": seats[architect.pk].pk, "question": "Go on.",
                 "reasoning": "Balance.", "fallback": None, "corrections": []})
-    _pause(room)
+    pause_quietly(room)
     page.goto(f"/discussions/{room.pk}/")
     cards = page.locator("#timeline .tcard.moderator")
     cards.nth(1).wait_for()
