@@ -53,7 +53,13 @@ def _dispatch(delivery: Delivery, countdown: float | None = None) -> None:
     enqueue_on_commit(SEND_TASK, delivery.pk, queue=QUEUE, countdown=countdown)
 
 
+#: The most characters a delivery's ``recipient`` (who it went to, as people read it) keeps.
+_RECIPIENT = Delivery._meta.get_field("recipient").max_length
+
+
 def _create(*, correlation_id: str, **fields) -> Delivery:
+    if isinstance(fields.get("recipient"), str):  # a chat's title or a person's name may be longer than the column
+        fields["recipient"] = fields["recipient"][:_RECIPIENT]
     delivery = Delivery.objects.create(correlation_id=correlation_id, **fields)
     if delivery.status == Delivery.Status.QUEUED:
         _dispatch(delivery)
