@@ -125,7 +125,7 @@ def on_bot_added(ev: BotAdded, correlation: str) -> Chat:
     with transaction.atomic():
         if direct:  # the row exists first, so a second notice of the same install waits here for the first one
             chat_actions.see_chat(ev.chat)
-        known = Chat.objects.select_for_update().filter(platform=ev.chat.platform, external_id=ev.chat.external_id).first()
+        known = Chat.objects.select_for_update(no_key=True).filter(platform=ev.chat.platform, external_id=ev.chat.external_id).first()
         # A personal chat seen before only through a message has ``bot_present`` already, never ``added_at``.
         again = known is not None and known.bot_present and (known.added_at is not None or not direct)
         chat = chat_actions.do_record_bot_added(ev.chat, ev.actor, correlation_id=correlation)
