@@ -123,8 +123,8 @@ def do_create_run(owner, body: dict) -> Room:
     name, goal = body.get("name"), body.get("topic")
     if not isinstance(name, str) or not same_name(name) or len(name) > limits.NAME:
         errors["name"] = [f"A name of 1 to {limits.NAME} characters."]
-    elif name_problem(name.strip()):
-        errors["name"] = [name_problem(name.strip())]
+    elif problem := name_problem(name.strip()):
+        errors["name"] = [problem]
     if not isinstance(goal, str) or not goal.strip() or len(goal) > limits.TOPIC:
         errors["topic"] = [f"The goal: 1 to {limits.TOPIC} characters."]
     if errors:
