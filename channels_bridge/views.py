@@ -5,7 +5,9 @@ A request that fails verification (401/403) or is malformed (400: not JSON, nest
 nothing and sends nothing. A repeated update (same Telegram ``update_id``, same Teams activity) is
 acknowledged and ignored. Teams names an edited, deleted or restored message by the original
 message's id: such an activity's key adds its type, ``channelData.eventType`` and a digest of its
-time and text, so each change is stored once and not taken for the message itself. A NUL
+time and text, so each change is stored once and not taken for the message itself. A key longer than its column
+(a conversation id and an activity id both near their limits) keeps its beginning and ends in a digest of the whole
+key (``fitted_key``): two activities never share a key for differing only past the column's length. A NUL
 character (U+0000) anywhere in an update (a message, a name, a title) is dropped before it is
 stored: PostgreSQL refuses it in text and JSON, and a webhook failing on it would be retried by
 the platform without end. A Teams activity with an id longer than the column that would keep it (a
@@ -114,15 +116,26 @@ def telegram_webhook(request):
     return JsonResponse({"ok": True})
 
 
+def fitted_key(key: str) -> str:
+    """``key`` as the column keeps it: as it is when it fits; a longer one (a conversation id and an activity id
+    near their limits) keeps its beginning and ends in a digest of the whole key, so two keys that differ
+    only past the column's length stay two keys."""
+    limit = InboundUpdate._meta.get_field("key").max_length
+    if len(key) <= limit:
+        return key
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{key[:limit - len(digest) - 1]}#{digest}"
+
+
 def teams_key(activity, payload: dict) -> str:
     """The stored update's key: the conversation and activity id; for a change to a message (which carries
-    the original's id) also what changed, when and to what."""
+    the original's id) also what changed, when and to what (``fitted_key`` to the column)."""
     key = f"{activity.conversation.id}|{activity.id}"
     if activity.type in ("messageUpdate", "messageDelete"):
         when = f"{payload.get('timestamp') or ''}|{payload.get('text') or ''}"
         digest = hashlib.sha256(when.encode("utf-8", "surrogatepass")).hexdigest()[:24]
         key = f"{activity.type}:{event_type(payload)}:{digest}|{key}"
-    return key[:400]
+    return fitted_key(key)
 
 
 @csrf_exempt

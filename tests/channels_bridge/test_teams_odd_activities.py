@@ -103,3 +103,34 @@ def test_a_stored_activity_with_an_id_too_long_is_ignored_by_the_worker(teams, p
         external_id__startswith="29:").exists()
     assert not Delivery.objects.exists() and teams.activities == []
     assert any("ignored" in r.getMessage() and "from.id is 5003 characters" in r.getMessage() for r in caplog.records)
+
+
+def test_two_long_activities_that_differ_only_at_their_end_are_two_updates(teams, post_teams):
+    """A conversation id and an activity id at their limits (300 and 200 characters) make a key longer than the
+    stored key's column (400): its beginning and a digest of the whole key are kept, so two activities differing only
+    in the last character of their ids are each stored once, and each repeat of them is a duplicate."""
+    limit = InboundUpdate._meta.get_field("key").max_length
+    conversation = teams.conversation("19:" + "c" * 280 + "@thread.v2", "groupChat")
+    assert len(conversation["id"]) <= 300
+    first = teams.message(conversation, teams.account(1, "Ana Lima"), "hello", mention_bot=False)
+    first["id"] = "f:" + "a" * 197 + "1"
+    second = {**first, "id": first["id"][:-1] + "2"}
+    assert len(first["conversation"]["id"] + "|" + first["id"]) > limit
+    for activity in (first, second, first, second):
+        assert post_teams(activity).status_code == 200
+    keys = list(InboundUpdate.objects.order_by("pk").values_list("key", flat=True))
+    assert len(keys) == 2 and keys[0] != keys[1] and all(len(k) == limit for k in keys)
+    assert all(k.startswith(f"{conversation['id']}|f:aaa") for k in keys)
+
+
+def test_a_key_that_fits_its_column_is_kept_as_it_was(teams):
+    """Keys stored before long keys were digested keep matching: a key that fits is the conversation and activity id."""
+    from channels_bridge.teams.parse import load
+    from channels_bridge.views import teams_key
+
+    payload = teams.message(teams.conversation("19:roles_chat@thread.v2", "groupChat"), teams.account(1, "Ana Lima"), "hi")
+    assert teams_key(load(payload), payload) == f"19:roles_chat@thread.v2|{payload['id']}"
+    limit = InboundUpdate._meta.get_field("key").max_length
+    exact = {**payload, "conversation": {**payload["conversation"], "id": "19:" + "c" * (limit - len(payload["id"]) - 4)}}
+    key = teams_key(load(exact), exact)
+    assert len(key) == limit and key == f"{exact['conversation']['id']}|{payload['id']}"
