@@ -64,6 +64,9 @@ class Message:
     command: tuple[str, tuple[str, ...]] | None = None
     # Teams: the text with our @mention taken out.
     clean_text: str = ""
+    # Teams channel: the id of the post at the root of the thread the message was written in ("" elsewhere: group and
+    # personal chats have no threads). An answer to the message goes into that thread.
+    thread: str = ""
     extra: dict = field(default_factory=dict)
 
     @property

@@ -106,7 +106,19 @@ def _publish_on_commit(event: meeting.MeetingEvent) -> None:
     transaction.on_commit(lambda: meeting.publish(event))
 
 
-def _reply(chat: Chat, text: str, room=None, card: dict | None = None) -> Delivery:
+def answering(chat: Chat, ev: Message) -> dict:
+    """What an answer to ``ev`` carries so that it goes where the message was written: in a Teams channel, the
+    message and the thread it is in (``{chatId, messageId, thread}``, in the delivery's ``card["answers"]``);
+    empty where a chat has no threads (an answer there is a message to the chat, as any other)."""
+    if not ev.thread or not ev.message_id:
+        return {}
+    return {"chatId": chat.pk, "messageId": ev.message_id, "thread": ev.thread}
+
+
+def _reply(chat: Chat, text: str, room=None, card: dict | None = None, answers: dict | None = None) -> Delivery:
+    """An answer in the chat; ``answers`` (``answering``): the message it answers, for it to go into its thread."""
+    if answers:
+        card = {**(card or {}), "answers": answers}
     return queue_post(chat, text, kind=Delivery.Kind.REPLY, room=room, card=card)
 
 
@@ -198,20 +210,22 @@ def on_message(ev: Message, own_id: str, correlation: str) -> str:
     else:
         chat_actions.touch_member(chat, identity, ChatMember.Via.MESSAGE)
         _touch_mentioned(chat, ev)
+    answers = answering(chat, ev)
     if ev.command is not None:
-        return on_command(chat, identity, ev.command, direct=ev.is_direct, correlation=correlation)
+        return on_command(chat, identity, ev.command, direct=ev.is_direct, correlation=correlation, answers=answers)
     if ev.is_direct:
         queue_direct_to_identity(identity, help_direct(identity), kind=Delivery.Kind.REPLY, correlation_id=correlation)
         return "direct message answered"
     obs = do_record_chat_message(chat, identity, ev.clean_text or ev.text, message_id=ev.message_id, reply_to=ev.reply_to,
-                                 addressed=ev.mentions_bot, correlation_id=correlation)
+                                 addressed=ev.mentions_bot, correlation_id=correlation, thread=ev.thread)
     if obs is not None:
         return f"turn {obs.seq}"
     link = chat_actions.live_link(chat)
     if link is None:
         return "not linked"
     if link.room.is_terminal:
-        told = queue_ended_notice(link, ended_notice(link.room, chat), correlation_id=correlation)
+        told = queue_ended_notice(link, ended_notice(link.room, chat), correlation_id=correlation,
+                                  card={"answers": answers} if answers else None)
         return "room ended: told" if told is not None else "room ended"
     return "not recorded"
 
@@ -268,35 +282,40 @@ def _touch_mentioned(chat: Chat, ev: Message) -> None:
 # --- commands -------------------------------------------------------------------------------
 
 
-def on_command(chat: Chat, identity: ChatIdentity, command: tuple[str, tuple[str, ...]], *, direct: bool, correlation: str) -> str:
+def on_command(chat: Chat, identity: ChatIdentity, command: tuple[str, tuple[str, ...]], *, direct: bool, correlation: str,
+               answers: dict | None = None) -> str:
+    """A command in a chat; every answer to it goes where it was written (``answers``: ``answering``)."""
     name, args = command
     if direct:
         return _direct_command(identity, name, args, correlation)
+    answers = answers or {}
     link = chat_actions.live_link(chat)
-    offered = meeting.offer_command(meeting.Command(name, args, chat, identity, link.room_id if link else None))
+    offered = meeting.offer_command(meeting.Command(name, args, chat, identity, link.room_id if link else None,
+                                                    answers=answers))
     if offered is not None:
         if offered:  # an empty answer: the listener already spoke in the room (relayed here)
-            _reply(chat, offered, room=link.room if link else None)
+            _reply(chat, offered, room=link.room if link else None, answers=answers)
         return f"{name} handled by a listener"
     verb, rest = (args[0].lower(), args[1:]) if name == "facilitator" and args else (name, args)
     if name == "start":  # the ?startgroup=CODE deep link arrives as "/start CODE"
         verb, rest = "start", args
     if name == "start" and not args and link is not None:  # a bare /start in a linked group: what it is linked to
-        _reply(chat, help_group(chat, link), room=link.room)
+        _reply(chat, help_group(chat, link), room=link.room, answers=answers)
         return "help"
     if verb == "start":
-        return _link(chat, identity, rest, correlation)
+        return _link(chat, identity, rest, correlation, answers)
     if verb == "status":
         if link is not None and link.room.is_terminal:
             text, markdown_from = ended_status(link.room, chat)
-            _reply(chat, text, room=link.room, card={"markdownFrom": markdown_from} if markdown_from is not None else None)
+            _reply(chat, text, room=link.room, card={"markdownFrom": markdown_from} if markdown_from is not None else None,
+                   answers=answers)
             return "status of an ended room"
-        _reply(chat, status_text(link, chat), room=link.room if link else None)
+        _reply(chat, status_text(link, chat), room=link.room if link else None, answers=answers)
         return "status"
     if verb == "stop":
-        return _stop(chat, identity, link, correlation)
+        return _stop(chat, identity, link, correlation, answers)
     unknown = args[0][:40] if name == "facilitator" and args and verb != "help" else ""
-    _reply(chat, help_group(chat, link, unknown=unknown), room=link.room if link else None)
+    _reply(chat, help_group(chat, link, unknown=unknown), room=link.room if link else None, answers=answers)
     return "help"
 
 
@@ -319,26 +338,27 @@ def _direct_command(identity: ChatIdentity, name: str, args: tuple[str, ...], co
     return "identity linked"
 
 
-def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation: str) -> str:
+def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation: str, answers: dict) -> str:
     if not args:
-        _reply(chat, f"Send {command_in(chat, 'facilitator start CODE')} with the code from the owner of the discussion or run.")
+        _reply(chat, f"Send {command_in(chat, 'facilitator start CODE')} with the code from the owner of the discussion or run.",
+               answers=answers)
         return "start without code"
     try:
         link = chat_actions.do_link_chat(chat, args[0], identity, correlation_id=correlation)
     except LinkHeld as exc:
-        _reply(chat, link_held(exc.room, chat), room=exc.room)
+        _reply(chat, link_held(exc.room, chat), room=exc.room, answers=answers)
         return "link refused: the chat's room is live"
     except AlreadyLinked as exc:
-        _reply(chat, already_linked(exc.room, chat), room=exc.room)
+        _reply(chat, already_linked(exc.room, chat), room=exc.room, answers=answers)
         return "already linked"
     except (CodeRefused, ActionError) as exc:
-        _reply(chat, f"{escaper_for(chat)(exc.message)} Ask the owner of the discussion or run for a new code.")
+        _reply(chat, f"{escaper_for(chat)(exc.message)} Ask the owner of the discussion or run for a new code.", answers=answers)
         return "link refused"
     room = link.room
     if room.kind != Room.Kind.FACILITATION:  # a facilitation run opens with its handshake instead
         _reply(chat, f"Linked to the discussion \u201c{escaper_for(chat)(room.name)}\u201d. What is said here appears there, and what is said "
                  f"there appears here. {command_in(chat, 'facilitator status')} tells more; {command_in(chat, 'facilitator stop')} ends it.",
-               room=room)
+               room=room, answers=answers)
     transaction.on_commit(lambda: meeting.publish(meeting.MeetingEvent("linked", chat.platform, chat.pk, room_id=room.pk,
                                                                        actor=_person(identity))))
     return f"linked to room {room.pk}"
@@ -420,20 +440,20 @@ def ended_status(room: Room, chat: Chat) -> tuple[str, int | None]:
     return text + conclusion, len(text)  # the conclusion is Markdown (Telegram: rendered as entities)
 
 
-def _stop(chat: Chat, identity: ChatIdentity, link: ChatLink | None, correlation: str) -> str:
+def _stop(chat: Chat, identity: ChatIdentity, link: ChatLink | None, correlation: str, answers: dict) -> str:
     if link is None:
-        _reply(chat, "Nothing to stop: this chat is not linked to a discussion or run.")
+        _reply(chat, "Nothing to stop: this chat is not linked to a discussion or run.", answers=answers)
         return "stop without link"
     if not chat_actions.may_end_link(link, identity):
         refusal = f"Only {_who_may_end(link.room)}, can stop it."
         chat_actions.do_refuse_stop(chat, link, identity, refusal, correlation_id=correlation)
-        _reply(chat, refusal, room=link.room)
+        _reply(chat, refusal, room=link.room, answers=answers)
         return "stop refused"
     room = link.room
     chat_actions.do_unlink_chat(link, user=identity.user if identity.user_id else None, reason="stopped in chat",
                                 correlation_id=correlation)
     _reply(chat, f"Stopped: this chat is no longer linked to \u201c{escaper_for(chat)(room.name)}\u201d. Thank you all.",
-           room=room)
+           room=room, answers=answers)
     transaction.on_commit(lambda: meeting.publish(meeting.MeetingEvent("unlinked", chat.platform, chat.pk, room_id=room.pk,
                                                                        actor=_person(identity))))
     return "unlinked"

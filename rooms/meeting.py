@@ -76,6 +76,9 @@ class Command:
     chat: Chat
     sender: ChatIdentity
     room_id: int | None  # the room the chat is linked to, if any
+    # The message the command was written in, for an answer to go where it was asked (a Teams channel's thread):
+    # ``{chatId, messageId, thread}``, empty where the chat has no threads.
+    answers: dict = field(default_factory=dict)
 
 
 def person_of_identity(identity: ChatIdentity) -> Person:

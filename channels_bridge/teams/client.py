@@ -1,7 +1,9 @@
 """Calls to the Bot Connector (the Bot Framework REST API) at an activity's ``serviceUrl``.
 
 ``POST /v3/conversations`` creates a conversation (a direct chat needs the tenant id);
-``POST /v3/conversations/{id}/activities`` sends; ``PUT .../activities/{activityId}``
+``POST /v3/conversations/{id}/activities`` sends; ``POST .../activities/{activityId}`` replies to an
+activity (in a channel, into the thread the conversation id names after ``;messageid=``, as the Agents SDK's
+``reply_to_activity`` does for an answer in a turn); ``PUT .../activities/{activityId}``
 updates a message in place; ``GET /v3/conversations/{id}/members`` lists the roster.
 A file a person accepted goes to the OneDrive upload session Teams gave (``upload_file``).
 """
@@ -92,6 +94,12 @@ def _call(method: str, url: str, body: dict | None = None) -> dict | list:
 
 def send_activity(service_url: str, conversation_id: str, activity: dict) -> str:
     return str(_call("POST", _url(service_url, conversation_id, "activities"), activity).get("id", ""))
+
+
+def reply_to_activity(service_url: str, conversation_id: str, activity_id: str, activity: dict) -> str:
+    """Send ``activity`` as a reply to the activity ``activity_id`` (its ``replyToId``)."""
+    body = {**activity, "replyToId": activity_id}
+    return str(_call("POST", _url(service_url, conversation_id, "activities", activity_id), body).get("id", ""))
 
 
 def update_activity(service_url: str, conversation_id: str, activity_id: str, activity: dict) -> str:

@@ -4,7 +4,8 @@ SDK's schema (``microsoft_agents.activity.Activity``).
 What matters, per Teams: ``conversationUpdate`` with ``membersAdded`` containing the bot's
 own id (the ``recipient``) means the bot was added, and ``from`` is who added it;
 ``conversation.conversationType`` is ``personal``, ``groupChat`` or ``channel`` (a channel's
-conversation id names the thread after ``;messageid=``: the chat is the channel); in groups
+conversation id names the thread after ``;messageid=``: the chat is the channel, and a message keeps its thread
+for the answer to it); in groups
 the bot receives messages that @mention it, with ``<at>Name</at>`` in the text and a
 ``mention`` entity; the tenant is ``conversation.tenantId`` or ``channelData.tenant.id``.
 An ``invoke`` named ``fileConsent/invoke`` is a person's answer to a file consent card (personal
@@ -108,13 +109,31 @@ def _account(member, tenant: str) -> Account | None:
                    tenant_id=tenant)
 
 
+THREAD = ";messageid="
+
+
 def chat_id(conversation_id: str, conversation_type: str) -> str:
     """The chat a conversation id belongs to. In a channel Teams names the thread too
     (``19:...@thread.tacv2;messageid=<root post>``): every thread of the channel is the one chat the bot was
-    added to, so a link covers the whole channel and the bot posts to it as a new post."""
+    added to, so a link covers the whole channel and the bot posts to it as a new post (its answer to a message goes
+    into that message's thread: ``thread_of``)."""
     if conversation_type == "channel":
-        return conversation_id.split(";messageid=", 1)[0]
+        return conversation_id.split(THREAD, 1)[0]
     return conversation_id
+
+
+def thread_of(activity: Activity) -> str:
+    """In a channel, the id of the post at the root of the thread an activity was written in: Teams names it in the
+    conversation id (``19:...@thread.tacv2;messageid=<root post>``), or, for a message, failing that in
+    ``replyToId``. "" elsewhere: group and personal chats have no threads (a reaction's ``replyToId`` is the message
+    it reacts to, not a thread)."""
+    conv = activity.conversation
+    if conv is None or conv.conversation_type != "channel":
+        return ""
+    root = (conv.id or "").partition(THREAD)[2]
+    if not root and activity.type == "message":
+        root = activity.reply_to_id or ""
+    return root
 
 
 def chat_ref(activity: Activity) -> ChatRef:
@@ -180,7 +199,7 @@ def parse_activity(payload: dict) -> list:
     command = commands.parse_addressed(clean) if (mentions_bot or direct) else None
     return [Message(chat=chat, sender=actor, text=plain_text(activity.text or ""), message_id=activity.id or "",
                     reply_to=activity.reply_to_id or "", mentioned=tuple(mentioned), mentions_bot=mentions_bot,
-                    command=command, clean_text=clean)]
+                    command=command, clean_text=clean, thread=thread_of(activity))]
 
 
 def event_type(activity_or_payload) -> str:
@@ -223,7 +242,7 @@ def _liked(activity: Activity, chat: ChatRef, actor: Account | None) -> list:
     if actor is None or chat.kind == "direct" or not any((r.type or "").lower() == LIKE for r in activity.reactions_added or []):
         return []
     return [Message(chat=chat, sender=actor, text=THUMBS_UP, message_id=activity.id or "",
-                    reply_to=activity.reply_to_id or "", clean_text=THUMBS_UP)]
+                    reply_to=activity.reply_to_id or "", clean_text=THUMBS_UP, thread=thread_of(activity))]
 
 
 def _file_consent(activity: Activity, chat: ChatRef, actor: Account | None) -> list:

@@ -11,11 +11,19 @@ consent: after the text the bot offers it with a file consent card; when the per
 Teams names an upload session (``rooms.actions.deliveries.answer_file_offer`` queues a delivery
 holding it), the file is put there and shown in the chat with a file info card.
 
+In a channel, an answer to someone's message (a command's answer, the facilitator answering a person: ``answered``)
+goes into the thread the message was written in: a reply to that message's activity in the conversation that names
+the thread (``<channel>;messageid=<root post>``), as the Agents SDK replies in a turn. Everything else (relayed turns,
+the status card, reminders, a run's closing) is posted to the channel as before, and group and personal chats, which
+have no threads, get every message as a message to the chat. An answer whose thread Teams no longer has (404: its post
+was deleted) is posted to the channel instead.
+
 A relayed turn is Markdown (``textFormat``); Teams shows no headings in text messages, so they go out
 as bold lines, and it runs a paragraph's lines together, so each line break goes out as a blank line. A message a person wrote in another chat goes out as written: escaped in Teams' XML
 format, with the writer's name in bold.
 """
 import html
+import logging
 import re
 
 from django.conf import settings
@@ -23,11 +31,12 @@ from microsoft_agents.activity.teams import FileConsentCard, FileInfoCard
 
 from channels_bridge import attachments, bots, mentions, outcome, ratelimit
 from channels_bridge.teams import client as connector
+from channels_bridge.teams.parse import THREAD
 from channels_bridge.text import Span, markdown_from, split_message, utf16_len
 from facilitation.exports.markdown import escape_markdown
 from rooms.actions.chat import do_forget_status_message, do_note_direct_chat, do_set_status_message
 from rooms.actions.deliveries import record_part_sent
-from rooms.models import Delivery
+from rooms.models import Chat, Delivery, Observation
 
 #: A message's text as sent, in UTF-16 code units: Teams takes an activity of up to 40 KB counted in UTF-16 (two bytes
 #: a unit), so this leaves room for the rest of it (mentions, the envelope).
@@ -35,6 +44,7 @@ LIMIT = 18_000
 CARD_TYPE = "application/vnd.microsoft.card.adaptive"
 FILE_CONSENT_TYPE = "application/vnd.microsoft.teams.card.file.consent"
 FILE_INFO_TYPE = "application/vnd.microsoft.teams.card.file.info"
+log = logging.getLogger("convene.bridge")
 
 
 def status_card(text: str, card: dict | None = None) -> dict:
@@ -174,6 +184,42 @@ def _where(d: Delivery) -> tuple[str, str]:
     return service_url, identity.direct_conversation_id
 
 
+def answered(d: Delivery) -> tuple[str, str] | None:
+    """Where an answer to a message written in a channel goes: (the conversation id of the message's thread, the
+    message's activity id to reply to). None for anything else: a message to the channel that answers nobody, and every
+    message to a group or personal chat (no threads there). An answer is a reply queued for the message
+    (``card["answers"]``: ``channels_bridge.inbound.answering``) or a facilitator's turn that answers it
+    (``data.answers``), relayed to the chat the message was written in; ``{chatId, messageId, thread}`` either way."""
+    if not d.chat_id or d.chat.kind != Chat.Kind.CHANNEL:
+        return None
+    answers = (d.card or {}).get("answers")
+    if answers is None and d.kind == Delivery.Kind.RELAY and d.source_id:
+        turn = d.source
+        if turn is not None and turn.author_kind == Observation.AuthorKind.FACILITATOR and isinstance(turn.data, dict):
+            answers = turn.data.get("answers")
+    if not isinstance(answers, dict) or answers.get("chatId") != d.chat_id:
+        return None
+    thread, message_id = str(answers.get("thread") or ""), str(answers.get("messageId") or "")
+    if not thread or not message_id:
+        return None
+    return f"{d.chat.external_id}{THREAD}{thread}", message_id
+
+
+def _post(service_url: str, conversation: str, activity: dict, answer: tuple[str, str] | None) -> str:
+    """Post ``activity`` to the conversation, or, as an answer (``answered``), into the thread of the message it
+    answers; when Teams no longer has that message or thread (404), to the conversation after all."""
+    if answer is None:
+        return connector.send_activity(service_url, conversation, activity)
+    thread, message_id = answer
+    try:
+        return connector.reply_to_activity(service_url, thread, message_id, activity)
+    except connector.ConnectorError as exc:
+        if exc.status != 404:
+            raise
+        log.info("Teams has no thread %s any more (%s): the answer is posted to the channel", thread, exc.message)
+    return connector.send_activity(service_url, conversation, activity)
+
+
 def deliver(d: Delivery) -> outcome.Outcome:
     if not connector.configured():
         return outcome.undeliverable("Teams is not configured (TEAMS_APP_ID and TEAMS_APP_PASSWORD are empty).")
@@ -207,6 +253,7 @@ def deliver(d: Delivery) -> outcome.Outcome:
         if (d.attachment or {}).get("upload"):
             return _upload(d, service_url, conversation, bucket)
         sent_ids = list(d.message_ids)
+        answer = answered(d)
         bold = (d.card or {}).get("boldPrefix") or 0
         plain = bool((d.card or {}).get("plainText"))
         mentioned = _mentioned(d)
@@ -217,7 +264,7 @@ def deliver(d: Delivery) -> outcome.Outcome:
             wait = ratelimit.buckets().take([bucket])
             if wait > 0:
                 return outcome.wait(wait)
-            activity_id = connector.send_activity(service_url, conversation, message_activity(text, spans, bold if index == 0 else 0, plain))
+            activity_id = _post(service_url, conversation, message_activity(text, spans, bold if index == 0 else 0, plain), answer)
             record_part_sent(d.pk, activity_id)
             sent_ids.append(activity_id)
         if d.attachment and not d.chat_id and d.parts_sent <= len(parts):  # the offer of the file follows the text

@@ -479,7 +479,7 @@ def test_a_channel_is_one_chat_whatever_thread_people_write_in(teams, post_teams
     assert chat.external_id == channel_id and chat.added_by.external_id == people["ana"]["id"]
     assert ChatLink.objects.get(active=True).chat == chat
     assert Observation.objects.get(room=room, author_kind="human").content == "A new post: I take QA"
-    answer = teams.sent_to(channel_id)[-1]["activity"]["text"]
+    answer = teams.sent_to(f"{channel_id};messageid=1700000000099")[-1]["activity"]["text"]  # in the asker's thread
     assert "not linked" not in answer and room.topic in answer
 
 

@@ -5,7 +5,8 @@ with a JWKS whose keys sign test tokens (RSA keys made with ``cryptography``).
   ``endorsements``, as the Bot Framework's do); ``rotate()`` adds a new signing key.
 - ``POST /botframework.com/oauth2/v2.0/token``: client credentials -> ``access_token``.
 - Connector under ``service_url`` (``{root}/amer/``): ``POST v3/conversations``,
-  ``POST v3/conversations/{id}/activities``, ``PUT v3/conversations/{id}/activities/{aid}``,
+  ``POST v3/conversations/{id}/activities``, ``POST v3/conversations/{id}/activities/{aid}`` (a reply to the
+  activity ``aid``, recorded as its ``replyTo``), ``PUT v3/conversations/{id}/activities/{aid}``,
   ``GET v3/conversations/{id}/members``; every call needs a token from the token endpoint.
   Scriptable: ``fail_next(status, retry_after=...)``, ``refuse_direct(member_id)`` (403).
 - ``sign(...)`` makes the JWT the connector would put on a request to the bot;
@@ -56,7 +57,7 @@ class FakeBotFramework(LoopbackServer):
         self.issued: dict[str, float] = {}
         self.token_requests = 0
         self.key_requests = 0
-        self.activities: list[dict] = []     # sent: {"conversation", "activity", "id", "at"}
+        self.activities: list[dict] = []     # sent: {"conversation", "activity", "id", "at", "replyTo"}
         self.updates: list[dict] = []        # updated in place: {"conversation", "id", "activity"}
         self.conversations: list[dict] = []  # created: {"id", "params"}
         self.members: dict[str, list[dict]] = {}
@@ -196,10 +197,11 @@ class FakeBotFramework(LoopbackServer):
         if refusal:
             return refusal
         conversation = unquote(request.match["conv"])
+        reply_to = unquote(request.match["aid"]) if "aid" in request.match.groupdict() else None  # the route replied to
         activity_id = f"1:{next(self._ids)}"
         with self._lock:
             self.activities.append({"conversation": conversation, "activity": request.json or {}, "id": activity_id,
-                                    "at": time.monotonic()})
+                                    "at": time.monotonic(), "replyTo": reply_to})
         return 201, {"id": activity_id}, {}
 
     def _update(self, request):

@@ -1,0 +1,134 @@
+"""Teams channels have threads: an answer to someone's message goes into the thread the message was written in (a
+reply to its activity in the conversation that names the thread), while what nobody asked for (relayed turns, the
+status card, a greeting) is posted to the channel. Group and personal chats have no threads: every message goes to the
+chat, as before."""
+import pytest
+
+from facilitation.actions.comments import do_post_comment
+from rooms.actions.chat import do_create_room_code
+from rooms.actions.deliveries import queue_status
+from rooms.models import Chat, Delivery, Observation
+from tests.channels_bridge.conftest import committed
+from tests.factories import make_discussion, make_user
+
+pytestmark = pytest.mark.django_db
+
+CHANNEL = "19:general0123@thread.tacv2"
+
+
+@pytest.fixture
+def people(teams):
+    return {"ana": teams.account(1, "Ana Lima"), "ben": teams.account(2, "Ben Okafor")}
+
+
+@pytest.fixture
+def channel(teams, post_teams, people):
+    """A team's channel the bot was added to by Ana; ``say(root, sender, text)`` posts in the thread of ``root``."""
+    data = {"tenant": {"id": teams.tenant_id}, "team": {"id": CHANNEL}, "channel": {"id": CHANNEL}}
+    post_teams({**teams.bot_added(teams.conversation(CHANNEL, "channel"), people["ana"]), "channelData": data})
+
+    def say(root: str | None, sender: dict, text: str, **kwargs) -> dict:
+        conversation = f"{CHANNEL};messageid={root}" if root else CHANNEL
+        activity = teams.message(teams.conversation(conversation, "channel"), sender, text, **kwargs)
+        return {**activity, "channelData": data}
+
+    return say
+
+
+def _thread(root: str) -> str:
+    return f"{CHANNEL};messageid={root}"
+
+
+def _linked_discussion(teams, post_teams, run_tasks, people, channel):
+    owner = make_user("olga")
+    room = make_discussion(owner)
+    code = committed(do_create_room_code, room, owner)
+    start = channel("1700000000001", people["ana"], f"facilitator start {code.code}")
+    post_teams(start)
+    run_tasks()
+    return room, start
+
+
+def test_a_command_asked_in_a_thread_is_answered_in_that_thread(teams, post_teams, run_tasks, people, channel):
+    """The link's acknowledgement and ``facilitator status`` are replies to the messages that asked, in their threads
+    (``POST .../conversations/<channel>;messageid=<root>/activities/<the message's id>``); the greeting nobody asked
+    for is a post in the channel."""
+    room, start = _linked_discussion(teams, post_teams, run_tasks, people, channel)
+    status = channel("1700000000099", people["ben"], "facilitator status")
+    post_teams(status)
+    run_tasks()
+    (greeting,) = teams.sent_to(CHANNEL)
+    assert "Nothing here is relayed" in greeting["activity"]["text"] and greeting["replyTo"] is None
+    (linked,) = teams.sent_to(_thread("1700000000001"))
+    assert linked["replyTo"] == start["id"] and linked["activity"]["replyToId"] == start["id"]
+    assert "Linked to the discussion" in linked["activity"]["text"]
+    (answer,) = teams.sent_to(_thread("1700000000099"))
+    assert answer["replyTo"] == status["id"] and room.topic in answer["activity"]["text"]
+    reply = Delivery.objects.get(kind="reply", text__contains=room.topic)
+    assert reply.card["answers"] == {"chatId": reply.chat_id, "messageId": status["id"], "thread": "1700000000099"}
+
+
+def test_a_thread_named_only_by_reply_to_id_is_answered_there(teams, post_teams, run_tasks, people, channel):
+    """A channel message whose conversation id names no thread but whose ``replyToId`` is the thread's root post."""
+    room, _ = _linked_discussion(teams, post_teams, run_tasks, people, channel)
+    asked = {**channel(None, people["ben"], "facilitator status"), "replyToId": "1700000000555"}
+    post_teams(asked)
+    run_tasks()
+    (answer,) = teams.sent_to(_thread("1700000000555"))
+    assert answer["replyTo"] == asked["id"] and room.topic in answer["activity"]["text"]
+
+
+def test_what_nobody_asked_for_is_posted_to_the_channel(teams, post_teams, run_tasks, people, channel):
+    """A browser comment relayed, a chat message's turn relayed elsewhere and the status card go to the channel, even
+    after people wrote in threads."""
+    room, _ = _linked_discussion(teams, post_teams, run_tasks, people, channel)
+    post_teams(channel("1700000000099", people["ben"], "We should cache the index", mention_bot=False))
+    run_tasks()
+    assert Observation.objects.get(room=room, author_kind="human").data["source"]["thread"] == "1700000000099"
+    room.status = "active"
+    room.save(update_fields=["status"])
+    committed(do_post_comment, room.pk, room.owner, "Agreed, with a TTL")
+    chat = Chat.objects.get(platform="teams", external_id=CHANNEL)
+    committed(queue_status, chat, "Where we stand", room=room)
+    run_tasks()
+    relayed = [a for a in teams.sent_to(CHANNEL) if "Agreed, with a TTL" in (a["activity"].get("text") or "")]
+    assert len(relayed) == 1 and relayed[0]["replyTo"] is None
+    assert any(a["activity"].get("attachments") for a in teams.sent_to(CHANNEL))
+    assert teams.sent_to(_thread("1700000000099")) == []
+
+
+def test_an_answer_whose_thread_is_gone_is_posted_to_the_channel(teams, post_teams, run_tasks, people, channel):
+    """Teams answers 404 when the thread's post was deleted: the answer still reaches the channel, once."""
+    room, _ = _linked_discussion(teams, post_teams, run_tasks, people, channel)
+    post_teams(channel("1700000000099", people["ben"], "facilitator status"))
+    teams.fail_next(404)
+    run_tasks()
+    answers = [a for a in teams.activities if room.topic in (a["activity"].get("text") or "")]
+    assert len(answers) == 1 and answers[0]["conversation"] == CHANNEL and answers[0]["replyTo"] is None
+    assert Delivery.objects.get(kind="reply", text__contains=room.topic).status == "sent"
+
+
+def test_a_group_chat_gets_its_answers_as_messages_to_the_chat(teams, post_teams, run_tasks, people):
+    """Group chats have no threads: the answer goes to the conversation, as a message, and carries no thread."""
+    group = teams.conversation("19:roles_chat@thread.v2", "groupChat")
+    post_teams(teams.bot_added(group, people["ana"]))
+    post_teams({**teams.message(group, people["ben"], "facilitator status"), "replyToId": "1700000000777"})
+    run_tasks()
+    answer = teams.sent_to(group["id"])[-1]
+    assert "No facilitation is active here" in answer["activity"]["text"] and answer["replyTo"] is None
+    assert "replyToId" not in answer["activity"]
+    assert all(a["conversation"] == group["id"] for a in teams.activities)
+    assert "answers" not in Delivery.objects.filter(kind="reply").last().card
+
+
+def test_the_first_message_after_the_end_is_told_so_in_its_thread(teams, post_teams, run_tasks, people, channel):
+    """The notice that the room has ended answers the message that found it so."""
+    room, _ = _linked_discussion(teams, post_teams, run_tasks, people, channel)
+    room.status = "concluded"
+    room.save(update_fields=["status"])
+    late = channel("1700000000123", people["ben"], "Anyone there?", mention_bot=False)
+    post_teams(late)
+    run_tasks()
+    (notice,) = teams.sent_to(_thread("1700000000123"))
+    assert notice["replyTo"] == late["id"] and "has ended" in notice["activity"]["text"]
+    assert not Observation.objects.filter(room=room, author_kind="human").exists()
