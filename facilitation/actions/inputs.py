@@ -199,8 +199,15 @@ def _deliberation_fields() -> tuple:
 
 # --- parsing -----------------------------------------------------------------------------------
 
+def flat_errors(errors: dict) -> dict:
+    """DRF's nested errors with one key per field, as the wire names it: ``{"participants[1].agentId": [...]}``
+    for an item's field, ``{"expertise[2]": [...]}`` for a list's item. The messages keep their codes."""
+    out: dict = {}
+    _flatten(errors, "", out)
+    return out
+
+
 def _flatten(errors, path: str, out: dict) -> None:
-    """DRF's nested errors as ``{"participants[1].agentId": [...]}`` (the wire's names)."""
     if isinstance(errors, dict):
         for key, value in errors.items():
             if key == "non_field_errors":
@@ -210,7 +217,7 @@ def _flatten(errors, path: str, out: dict) -> None:
             else:
                 _flatten(value, f"{path}.{wire_name(key)}" if path else wire_name(key), out)
     elif errors and all(isinstance(e, str) for e in errors):
-        out.setdefault(path, []).extend(str(e) for e in errors)
+        out.setdefault(path, []).extend(errors)
     else:
         for i, item in enumerate(errors):
             if item:
@@ -241,9 +248,7 @@ class Parsed(serializers.Serializer):
             headline = headline(errors[field])
         elif field is not None and is_type_error(errors[field]):
             headline = type_headline({field: errors[field]})  # "moderatorId must be a whole number."
-        details: dict = {}
-        _flatten(errors, "", details)
-        raise ValidationFailed(headline, details)
+        raise ValidationFailed(headline, flat_errors(errors))
 
 
 def _deliberation(values: dict) -> dict:

@@ -43,7 +43,7 @@ def test_agent_crud(owner_api):
     ("agents", {"name": "x", "expertise": "not a list"}, "expertise"),
     ("agents", {"name": "x" * 121}, "name"),
     ("personas", {"name": "No prompt"}, "prompt"),
-    ("personas", {"name": "x", "prompt": "p", "bestFor": ["debate"]}, "bestFor"),
+    ("personas", {"name": "x", "prompt": "p", "bestFor": ["debate"]}, "bestFor[0]"),
     ("personas", {"name": "x", "prompt": "p", "key": "has spaces"}, "key"),
     ("roles", {"name": ""}, "name"),
     ("roles", {"name": "nul\x00"}, "name"),
@@ -157,3 +157,28 @@ def test_agent_that_facilitates_must_stay_a_facilitator(owner_api, catalog):
     response = owner_api.patch(f"/api/agents/{chair['id']}", {"isFacilitator": False})
     assert response.status_code == 409
     assert Agent.objects.get(pk=chair["id"]).is_facilitator is True
+
+
+@pytest.mark.parametrize("kind, body, details", [
+    ("agents", {"name": "x", "expertise": ["caching", 5, "y" * 301]},
+     {"expertise[1]": ["Must be text."], "expertise[2]": ["Ensure this field has no more than 300 characters."]}),
+    ("agents", {"name": "x", "concerns": ["cost", ["nested"]]}, {"concerns[1]": ["Must be text."]}),
+    ("personas", {"name": "x", "prompt": "p", "bestFor": ["review", "debate"]},
+     {"bestFor[1]": ['"debate" is not a valid choice.']}),
+])
+def test_a_list_item_s_error_is_named_flat_as_the_discussions_name_theirs(owner_api, kind, body, details):
+    """One key per wrong item, ``expertise[1]`` as a discussion's ``participants[0].agentId``, never an object of
+    indexes under the field; nothing is created."""
+    before = (Agent.objects.count(), Persona.objects.count())
+    response = owner_api.post(f"/api/{kind}", body)
+    assert response.status_code == 400 and response.json()["error"]["details"] == details
+    assert (Agent.objects.count(), Persona.objects.count()) == before
+
+
+def test_a_list_item_s_error_is_named_flat_on_patch_too(owner_api):
+    agent = owner_api.post("/api/agents", {"name": "Critic", "expertise": ["caching"]}).json()["data"]
+    response = owner_api.patch(f"/api/agents/{agent['id']}", {"expertise": ["ok", 7]})
+    assert response.status_code == 400
+    assert response.json()["error"] == {"code": "validation_error", "message": "expertise[1] must be text.",
+                                        "details": {"expertise[1]": ["Must be text."]}}
+    assert Agent.objects.get(pk=agent["id"]).expertise == ["caching"]

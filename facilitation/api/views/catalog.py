@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.views import APIView
 
-from facilitation.actions.inputs import type_headline
+from facilitation.actions.inputs import flat_errors, type_headline
 from facilitation.api import inputs, schemas
 from facilitation.api.envelope import ok
 from facilitation.api.pagination import paginate
@@ -24,7 +24,9 @@ from rooms.queries import usable_by
 def _parse(serializer_class, request, partial: bool) -> dict:
     serializer = serializer_class(data=json_body(request), partial=partial)
     if not serializer.is_valid():
-        raise ValidationFailed(type_headline(serializer.errors) or "The request is not valid.", serializer.errors)
+        # One key per field, as the discussions name theirs: ``expertise[2]`` for a list's third item.
+        errors = flat_errors(serializer.errors)
+        raise ValidationFailed(type_headline(errors) or "The request is not valid.", errors)
     if hasattr(serializer, "to_action"):
         return serializer.to_action()
     return dict(serializer.validated_data)

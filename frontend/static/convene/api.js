@@ -162,6 +162,24 @@
     }).filter(Boolean).join(" ");
   }
 
+  // The details of a list field's items, which the API names one by one ("expertise[2]"), gathered under the field
+  // when the form has an input for it ({expertise: {"2": [...]}}), as fieldText says them.
+  function byField(details, fields) {
+    const out = {};
+    for (const [key, msgs] of Object.entries(details)) {
+      const match = /^(.+)\[(\d+)\]$/.exec(key);
+      if (!match || fields[key] || !fields[match[1]]) {
+        out[key] = msgs;
+        continue;
+      }
+      const prior = out[match[1]];
+      const items = prior && typeof prior === "object" && !Array.isArray(prior) ? prior : prior ? { "": prior } : {};
+      items[match[2]] = msgs;
+      out[match[1]] = items;
+    }
+    return out;
+  }
+
   // The server's refusal put where it belongs: each field of `fields` ({api field: input or its selector}) that the details
   // name gets its text next to it (two API fields on one input are one line; a list field's items as
   // `item(field, index)` names them); what is left (the message, fields without an input) is returned in the
@@ -169,7 +187,7 @@
   function placeErrors(err, fields, words, item) {
     const rest = {};
     const placed = new Map();
-    for (const [field, msgs] of Object.entries((err && err.details) || {})) {
+    for (const [field, msgs] of Object.entries(byField((err && err.details) || {}, fields))) {
       const input = typeof fields[field] === "string" ? document.querySelector(fields[field]) : fields[field];
       if (!input) { rest[field] = msgs; continue; }
       const text = fieldText(field, msgs, item);
