@@ -143,13 +143,19 @@ class ParticipantIn(serializers.Serializer):
     agent_id = WholeNumber(help_text="An agent you may use (built-in or your own).",
                            error_messages=_messages("Unknown agent {value}.", required="Unknown agent None.",
                                                     null="Unknown agent None."))
-    role = serializers.ChoiceField(choices=SEAT_ROLES, default=Seat.Role.PARTICIPANT,
+    role = serializers.ChoiceField(choices=SEAT_ROLES, default=Seat.Role.PARTICIPANT, allow_null=True,
+                                   help_text="Left out or null: participant.",
                                    error_messages=_messages(f"Role must be one of {', '.join(sorted(SEAT_ROLES))}."))
     persona_id = WholeNumber(required=False, allow_null=True,
-                             help_text="Workspace rooms: the persona this seat starts with (default: the agent's).",
+                             help_text="Workspace rooms: the persona this seat starts with; left out or null: the agent's.",
                              error_messages=_messages("Unknown persona {value}."))
 
     default_error_messages = {"invalid": "Each participant is an object with an agent id and a role."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and "role" in data and data["role"] is None:  # null: the default role
+            data = {k: v for k, v in data.items() if k != "role"}
+        return super().to_internal_value(data)
 
 
 class TurnPolicyIn(serializers.Serializer):
@@ -189,10 +195,12 @@ def _deliberation_fields() -> tuple:
     return (
         serializers.ChoiceField(
             choices=["feature", "code_review", "adr"], required=False,
-            help_text="Phases with their own instructions and voting mode.",
+            help_text="Phases with their own instructions and voting mode; left out or null: none.",
             error_messages=_messages(f"Unknown template; choose one of {', '.join(sorted(TEMPLATES))}.")),
-        ConsensusIn(required=False),
-        WholeNumber(min_value=1, max_value=MAX_PARALLEL, required=False, help_text="How many turns may run at once (default 1).",
+        ConsensusIn(required=False, help_text="The consensus rules; left out or null: the defaults (threshold 0.67, "
+                                              "rejectBlocks true, humanRequired false)."),
+        WholeNumber(min_value=1, max_value=MAX_PARALLEL, required=False,
+                    help_text="How many turns may run at once; left out or null: 1.",
                     error_messages=_messages(f"Must be a whole number from 1 to {MAX_PARALLEL}.")),
     )
 
@@ -229,7 +237,14 @@ def _flatten(errors, path: str, out: dict) -> None:
 class Parsed(serializers.Serializer):
 
     HEADLINES: dict = {}
-    NONE_IS_ABSENT: tuple = ()  # fields whose ``null`` means "not sent" (the default applies)
+    # Fields whose ``null`` (or "") means "not sent": the default applies. The schema says they may be null.
+    NONE_IS_ABSENT: tuple = ()
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for name in self.NONE_IS_ABSENT:
+            fields[name].allow_null = True
+        return fields
 
     def to_internal_value(self, data):
         if isinstance(data, dict):
@@ -293,14 +308,14 @@ def _policy_headline(errors) -> str:
 class DiscussionCreateIn(Parsed):
     name = Name(max_length=limits.NAME, error_messages=_messages("A name is required.", max_length=f"At most {limits.NAME} characters."))
     topic = Text(max_length=limits.TOPIC, error_messages=_messages("A topic is required.", max_length=f"At most {limits.TOPIC} characters."))
-    format = serializers.ChoiceField(choices=Room.Format.choices, required=False, help_text="Default: deliberation.",
+    format = serializers.ChoiceField(choices=Room.Format.choices, required=False, help_text="Left out or null: deliberation.",
                                      error_messages=_messages(f"Must be one of {', '.join(Room.Format.values)}."))
     # A facilitation run (kind facilitation) has a body of its own (``facilitation.goals.creation``).
-    kind = serializers.ChoiceField(choices=ROOM_KINDS, required=False, help_text="Default: discussion.",
+    kind = serializers.ChoiceField(choices=ROOM_KINDS, required=False, help_text="Left out or null: discussion.",
                                    error_messages=_messages(f"Must be one of {', '.join(Room.Kind.values)}."))
     moderator_id = WholeNumber(help_text="The facilitator: an agent with isFacilitator.",
                                error_messages=_messages("Choose a facilitator agent."))
-    max_rounds = WholeNumber(min_value=1, max_value=20, required=False, allow_null=True, help_text="Default 5.",
+    max_rounds = WholeNumber(min_value=1, max_value=20, required=False, allow_null=True, help_text="Left out or null: 5.",
                              error_messages=_messages("Must be an integer from 1 to 20.", min_value="Must be from 1 to 20.",
                                                       max_value="Must be from 1 to 20."))
     participants = ParticipantIn(many=True, allow_empty=False,
@@ -308,11 +323,14 @@ class DiscussionCreateIn(Parsed):
                                  error_messages=dict.fromkeys(("required", "null", "not_a_list", "empty"),
                                                               "Add at least one participant."))
     budget_tokens = WholeNumber(min_value=1, max_value=MAX_BIG, required=False, allow_null=True,
+                                help_text="The room's token budget; left out or null: none.",
                                 error_messages=_messages("Must be a positive whole number."))
     budget_usd = Money(min_value=0, max_value=MAX_USD, required=False, allow_null=True,
+                       help_text="The room's budget in USD; left out or null: none.",
                        error_messages=_messages(f"Must be a number from 0 to {MAX_USD:,}."))
     template, consensus, max_parallel = _deliberation_fields()
-    turn_policy = TurnPolicyIn(required=False, help_text="Workspace rooms: when a round ends by itself.")
+    turn_policy = TurnPolicyIn(required=False, help_text="Workspace rooms: when a round ends by itself; left out or "
+                                                         "null: the defaults.")
 
     # Reported in this order: the first field wrong names the error.
     HEADLINES = {

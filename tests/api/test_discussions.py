@@ -1,4 +1,5 @@
 """Discussions over REST: creation and its validation, updates, the lifecycle, turns, pagination and filters."""
+import jsonschema
 import pytest
 
 from facilitation.actions import lifecycle
@@ -433,3 +434,38 @@ def test_turns_asked_after_a_seq_the_room_never_reached_point_back_to_the_rooms_
     assert [t["content"] for t in following["data"]] == ["a new turn"]
     caught_up = owner_api.get(url, {"afterSeq": 13}).json()
     assert caught_up["data"] == [] and caught_up["meta"]["lastSeq"] == 13
+
+
+def _schema_component(api, name: str) -> dict:
+    schema = api.get("/api/schema").json()
+    return schema["components"]["schemas"][name], schema["components"]
+
+
+def _allows_null(node: dict, components: dict) -> bool:
+    return jsonschema.Draft202012Validator({**node, "components": components}).is_valid(None)
+
+
+def test_every_optional_create_field_takes_null_for_its_default_as_the_schema_says(owner_api, catalog):
+    """An optional field of the create body sent as null is read as left out (its default), and the schema says
+    each may be null and what null means: a client that writes null for "not set" is not told otherwise by either."""
+    body_schema, components = _schema_component(owner_api, "DiscussionCreateInRequest")
+    optional = sorted(set(body_schema["properties"]) - set(body_schema["required"]))
+    assert {"format", "kind", "maxRounds", "template", "consensus", "maxParallel", "turnPolicy"} <= set(optional)
+    for field in optional:
+        node = body_schema["properties"][field]
+        assert _allows_null(node, components), f"{field}: the schema does not say it may be null"
+        assert "null" in node.get("description", ""), f"{field}: the schema does not say what null means"
+    role = components["schemas"]["ParticipantInRequest"]["properties"]["role"]
+    assert _allows_null(role, components) and "null" in role["description"]
+
+    body = create_body(catalog, **dict.fromkeys(optional))
+    body["participants"][0]["role"] = None
+    jsonschema.Draft202012Validator({**body_schema, "components": components}).validate(body)
+    response = owner_api.post("/api/discussions", body)
+    assert response.status_code == 201, response.json()
+    data = response.json()["data"]
+    assert (data["format"], data["kind"], data["maxRounds"], data["template"], data["maxParallel"]) == (
+        "deliberation", "discussion", 5, None, 1)
+    assert (data["budgetTokens"], data["budgetUsd"], data["turnPolicy"]) == (None, None, None)
+    assert data["consensus"] == {"threshold": 0.67, "rejectBlocks": True, "humanRequired": False}
+    assert [p["role"] for p in data["participants"]] == ["participant", "devil_advocate"]
