@@ -99,6 +99,7 @@ class TaskOut(Out):
     status = serializers.ChoiceField(choices=TaskAssignment.Status.choices)
     assignee_id = serializers.IntegerField(allow_null=True)
     claimed_by_id = serializers.IntegerField(allow_null=True)
+    version = serializers.IntegerField(help_text="Grows with every change; send it back with PATCH .../tasks/{tid}.")
     claimed_at = Timestamp(allow_null=True)
     started_at = Timestamp(allow_null=True)
     completed_at = Timestamp(allow_null=True)

@@ -132,6 +132,7 @@ class TaskAssignment(models.Model):
     """A unit of work in a workspace: assigned to a seat or claimed by one.
 
     ``pending -> claimed -> in_progress -> completed``; everyone in the room sees every task.
+    ``version`` grows with every change (an edit or a step): an edit names the version it was made on.
     """
 
     class Status(models.TextChoices):
@@ -154,6 +155,7 @@ class TaskAssignment(models.Model):
     source = models.ForeignKey(Observation, null=True, blank=True, on_delete=models.SET_NULL, related_name="tasks")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     due_at = models.DateTimeField(null=True, blank=True)
+    version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -76,7 +76,8 @@ def test_the_routes_that_change_a_row_field_by_field_refuse_a_field_they_do_not_
     for method, path, body in [
         ("patch", f"/api/discussions/{ws.pk}", {"name": "Renamed", "colour": "blue"}),
         ("post", f"/api/discussions/{ws.pk}/tasks", {"title": "Another", "colour": "blue"}),
-        ("patch", f"/api/discussions/{ws.pk}/tasks/{task['id']}", {"title": "Renamed", "colour": "blue"}),
+        ("patch", f"/api/discussions/{ws.pk}/tasks/{task['id']}", {"title": "Renamed", "version": task["version"],
+                                                                         "colour": "blue"}),
         ("patch", f"/api/discussions/{ws.pk}/participants/{seat.pk}", {"personaId": None, "version": seat.version,
                                                                          "colour": "blue"}),
     ]:

@@ -165,11 +165,68 @@ def test_tasks_lifecycle_and_illegal_steps(clients, ws):
     assert done["status"] == "completed" and done["completedAt"]
     r = clients["owner"].post(f"{base(ws)}/tasks/{tid}/claim")
     assert r.status_code == 409 and r.json()["error"]["code"] == "invalid_transition"
-    assert clients["owner"].patch(f"{base(ws)}/tasks/{tid}", {"priority": 2}).status_code == 409
+    r = clients["owner"].patch(f"{base(ws)}/tasks/{tid}", {"priority": 2, "version": done["version"]})
+    assert r.status_code == 409 and r.json()["error"]["code"] == "task_completed"
     assert [e["task"]["status"] for e in events(ws, "discussion:task")] == ["pending", "claimed", "in_progress", "completed"]
     components = list(Invocation.objects.filter(room=ws, component__contains="task").values_list("component", flat=True))
     assert components == ["manager.create_task", "manager.claim_task", "manager.start_task", "manager.complete_task"]
     assert clients["viewer"].get(f"{base(ws)}/tasks").json()["data"][0]["id"] == tid
+
+
+def test_a_task_edit_names_its_version_and_a_stale_one_is_409_with_the_current_task(clients, ws, people):
+    """Two tabs editing one task: the second save, made on the version both read, is refused with the task as it is
+    now (as a narrative's stale edit is), and changes nothing."""
+    seats = agent_seats(ws)
+    task = clients["owner"].post(f"{base(ws)}/tasks", {"title": "Write the outbox", "priority": 2}).json()["data"]
+    assert task["version"] == 1
+    url = f"{base(ws)}/tasks/{task['id']}"
+    r = clients["owner"].patch(url, {"title": "Write the outbox table", "version": 1})
+    assert r.status_code == 200, r.json()
+    assert r.json()["data"]["version"] == 2 and r.json()["data"]["title"] == "Write the outbox table"
+    r = clients["owner"].patch(url, {"priority": 5, "version": 1})  # the other tab, on what it read
+    assert r.status_code == 409 and r.json()["error"]["code"] == "stale_version", r.json()
+    assert r.json()["error"]["message"] == ("The task changed meanwhile: compare your changes with the current task "
+                                            "and save again.")
+    details = r.json()["error"]["details"]
+    assert details["yourVersion"] == 1
+    assert details["current"] == clients["viewer"].get(f"{base(ws)}/tasks").json()["data"][0]
+    assert details["current"]["title"] == "Write the outbox table" and details["current"]["version"] == 2
+    row = TaskAssignment.objects.get(pk=task["id"])
+    assert (row.priority, row.version) == (2, 2)
+    assert Invocation.objects.filter(room=ws, component="manager.edit_task").count() == 1
+    assert len(events(ws, "discussion:task")) == 2  # created, edited once
+    # Without a version, or with one that is not a whole number from 1, nothing changes either: 400 on it.
+    for body in ({"priority": 5}, {"priority": 5, "version": 0}, {"priority": 5, "version": "2"}, {"priority": 5, "version": True}):
+        r = clients["owner"].patch(url, body)
+        assert r.status_code == 400 and list(r.json()["error"]["details"]) == ["version"], (body, r.json())
+    assert TaskAssignment.objects.get(pk=task["id"]).priority == 2
+    # Every step moves the version on too: an edit made before a claim is stale after it.
+    claimed = clients["owner"].post(f"{url}/claim", {"seatId": seats[0].pk}).json()["data"]
+    assert claimed["version"] == 3
+    r = clients["owner"].patch(url, {"description": "Before the claim", "version": 2})
+    assert r.status_code == 409 and r.json()["error"]["details"]["current"]["status"] == "claimed"
+    r = clients["owner"].patch(url, {"description": "After the claim", "version": 3})
+    assert r.status_code == 200 and r.json()["data"]["version"] == 4
+    assert [e["task"]["version"] for e in events(ws, "discussion:task")] == [1, 2, 3, 4]
+    assert TaskAssignment.objects.get(pk=task["id"]).description == "After the claim"
+
+
+def test_an_agent_s_step_moves_a_task_s_version_on(clients, ws):
+    """A task an agent claims meanwhile has changed too: an edit made before is stale."""
+    from django.db import transaction
+
+    from facilitation.workspace.actions.tasks import advance_task
+    from facilitation.workspace.rules import locked
+
+    seat = agent_seats(ws)[0]
+    task = clients["owner"].post(f"{base(ws)}/tasks", {"title": "Measure the queue", "assigneeId": seat.pk}).json()["data"]
+    with transaction.atomic():
+        room = locked(ws)
+        advance_task(room, TaskAssignment.objects.select_for_update().get(pk=task["id"]), "claim", seat, agent_id=seat.agent_id)
+    r = clients["owner"].patch(f"{base(ws)}/tasks/{task['id']}", {"priority": 5, "version": task["version"]})
+    assert r.status_code == 409 and r.json()["error"]["code"] == "stale_version"
+    assert r.json()["error"]["details"]["current"]["claimedById"] == seat.pk
+    assert TaskAssignment.objects.get(pk=task["id"]).priority == 3
 
 
 def test_the_manager_deletes_a_task_that_is_not_done_and_nobody_else_may(clients, ws, people):

@@ -60,7 +60,7 @@ def test_scoped_to_the_room_and_kept_current(room):
     assert search_room(other.pk, "invoices").data == {"observations": [], "tasks": [], "narratives": []}
     task = room.tasks.get()
     with inline():
-        do_update_task(room, task.pk, owner, title="Draft the migration plan", description="")
+        do_update_task(room, task.pk, owner, title="Draft the migration plan", description="", version=task.version)
     assert search_room(room.pk, "outbox").data["tasks"] == []
     assert [t["id"] for t in search_room(room.pk, "migration").data["tasks"]] == [task.pk]
     room.narratives.all().delete()

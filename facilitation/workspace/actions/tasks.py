@@ -1,6 +1,8 @@
 """Tasks: the manager creates, assigns and deletes them; a seat claims, starts and completes them.
 
 ``pending -> claimed -> in_progress -> completed``; any other step is 409 and changes nothing.
+Every change adds one to the task's ``version``; an edit names the version it was made on, and a stale
+one is refused with the task as it is now (as a narrative's edit is).
 """
 from django.db import transaction
 from django.utils import timezone
@@ -77,9 +79,10 @@ def do_update_task(room: Room, task_id: int, user, **fields) -> TaskAssignment:
         require_open(room)
         task = _task(room, task_id)
         errors = inputs.Errors()
-        unknown = sorted(k for k in fields if k not in EDITABLE)
+        unknown = sorted(k for k in fields if k not in (*EDITABLE, "version"))
         for key in unknown:
             errors.add(key, "Unknown or read-only field (status changes through claim, start and complete).")
+        version = inputs.version(fields.get("version"), errors)
         changes = {}
         if "title" in fields:
             changes["title"] = inputs.text(fields["title"], "title", errors, limit=inputs.TITLE)
@@ -92,15 +95,19 @@ def do_update_task(room: Room, task_id: int, user, **fields) -> TaskAssignment:
             changes["assignee"] = _seat(room, fields["assignee_id"], "assigneeId", errors)
         errors.raise_if_any("The task update is not valid.")
         if not changes:
-            raise ValidationFailed("Nothing to change.", {"body": ["Send title, description, priority or assigneeId."]})
+            raise ValidationFailed("Nothing to change.", {"body": ["Send title, description, priority or assigneeId with the version."]})
         if task.status == T.COMPLETED:
             raise StateConflict("A completed task cannot be changed.", {"status": task.status}, code="task_completed")
+        if version != task.version:
+            raise StateConflict("The task changed meanwhile: compare your changes with the current task and save again.",
+                                {"yourVersion": version, "current": task_payload(task)}, code="stale_version")
         if "assignee" in changes and task.status != T.PENDING and changes["assignee"] != task.claimed_by:
             raise StateConflict("The task was already claimed; it stays with the seat that claimed it.",
                                 {"status": task.status, "claimedById": task.claimed_by_id}, code="task_claimed")
         before = task_payload(task)
         for name, value in changes.items():
             setattr(task, name, value)
+        task.version += 1
         task.save()
         _changed(room, task, "manager.edit_task", user=user, before=before)
     return task
@@ -143,6 +150,7 @@ def advance_task(room: Room, task: TaskAssignment, verb: str, seat: Seat | None,
                             code="task_claimed")
     task.status = target
     setattr(task, stamp, timezone.now())
+    task.version += 1
     task.save()
     who = "agent" if agent_id else "manager"
     _changed(room, task, f"{who}.{verb}_task", user=user, agent_id=agent_id, correlation=correlation)
