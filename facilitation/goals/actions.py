@@ -14,8 +14,8 @@ from django.utils import timezone
 
 from facilitation.goals import patterns, rules, texts
 from facilitation.goals.shapes import artifact_shape
-from facilitation.goals.voice import (addressee, answer_addressed, close_and_report, commands_for, escaper_for,
-                                      linked_chats, md, react, run_info, say, show_status, unconfirmed)
+from facilitation.goals.voice import (addressee, answer_addressed, answer_unplaced, close_and_report, commands_for,
+                                      escaper_for, linked_chats, md, react, run_info, say, show_status, unconfirmed)
 from rooms.actions.deliveries import queue_direct, queue_post
 from rooms.audit import record
 from rooms.errors import StateConflict
@@ -40,9 +40,23 @@ def already_read(room_id: int, seq: int, edit: int | None = None) -> bool:
     return (read if edit is None else read.filter(input__edit=edit)).exists()
 
 
+def _unplaced(run: FacilitationRun, speaker: str, text: str, roster: list[str] | None, changes: list,
+              before: str | None = None) -> list:
+    """What a message asks of the roles that cannot be done as said (``rules.unplaced``: someone nobody here is
+    called, a name several people share, a role the run does not have), less the roles its ``changes`` place (a
+    model may have placed a name the rules do not); for an edit, less what the text ``before`` it asked already."""
+    placed = {c.role for c in changes if isinstance(c, (rules.Assign, rules.Conflict, rules.Release))}
+    notes = [n for n in rules.unplaced(run.pattern, run.slots, speaker, text, roster)
+             if isinstance(n, rules.NoSuchRole) or n.role not in placed]
+    if before is not None:
+        earlier = set(rules.unplaced(run.pattern, run.slots, speaker, before, roster))
+        notes = [n for n in notes if n not in earlier]
+    return notes
+
+
 def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | None = None, *,
                     addressed: bool = False, seq: int | None = None, changes: list | None = None,
-                    via: str = "rules", edit: int | None = None, before: str = "") -> dict:
+                    via: str = "rules", edit: int | None = None, before: str = "", platform: str = "") -> dict:
     """Apply what one person said to the artifact (rehearsal rules) and answer as the floor allows:
     the status shown in place when the artifact changed, a mediation on a conflict, a request for
     confirmation once the machine check passes, the closing and the reports when it is confirmed.
@@ -56,6 +70,9 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
     artifact still holds it from them (a role they claimed, an item they added, their confirmation), and what the
     new text says counts; an edit that says the same as before changes nothing. An edit of a turn not read yet
     waits for that read, which reads the text as it is then.
+    A role given to someone the run does not know, to a name several people share, or a role the run does not have
+    changes nothing and is answered, addressed to ``speaker``, once (``voice.answer_unplaced``; ``platform``: where
+    they wrote, for how someone becomes known there); an edit answers only what its text before did not ask.
     Returns ``{"changed", "resultChanged", "withdrawn", "conflicts", "confirmed", "completed"}``."""
     out = {"changed": False, "resultChanged": False, "withdrawn": [], "conflicts": [], "confirmed": False,
            "completed": False}
@@ -70,8 +87,11 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
             said_before = rules.said(run.pattern, run.slots, speaker, before, roster)
             said_now = rules.said(run.pattern, run.slots, speaker, text, roster)
             if said_before == said_now:
+                notes = _unplaced(run, speaker, text, roster, [], before)
                 _audit("goals.read_message", room, speaker=speaker, seq=seq, edit=edit, changes=[],
-                       version=run.artifact_version, state=run.state, via="rules (edit says the same)")
+                       version=run.artifact_version, state=run.state, via="rules (edit says the same)",
+                       **_noted(notes))
+                answer_unplaced(room, run, speaker, notes, platform)
                 return out
             changes = rules.withdrawals(run.pattern, run.artifact, said_before, said_now)
             changes += rules.read(run.pattern, run.slots, run.artifact, speaker, text, roster)
@@ -88,11 +108,14 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
             changes = [rules.Conflict(c.role, holders[c.role], c.person)
                        if isinstance(c, rules.Assign) and holders.get(c.role) not in (None, c.person) else c
                        for c in changes]
+        notes = _unplaced(run, speaker, text, roster, changes, before if edit is not None else None)
         if not changes and not taken_back:
             if seq is not None:
                 _audit("goals.read_message", room, speaker=speaker, seq=seq, changes=[], version=run.artifact_version,
-                       state=run.state, via=via, **({"edit": edit} if edit is not None else {}))
-            if addressed and edit is None:  # asked something that changed nothing: where the run stands
+                       state=run.state, via=via, **({"edit": edit} if edit is not None else {}), **_noted(notes))
+            if notes:  # a role given that could not be: the answer says why and how
+                answer_unplaced(room, run, speaker, notes, platform)
+            elif addressed and edit is None:  # asked something that changed nothing: where the run stands
                 answer_addressed(room, run, speaker)
             return out
         new, changed = rules.apply(run.pattern, run.artifact, changes)
@@ -136,11 +159,18 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
             close_and_report(room, run, completed=True)
         elif changed or out["conflicts"] or out["confirmed"] or taken_back:
             react(room, run, out, addressed=addressed)
+        answer_unplaced(room, run, speaker, notes, platform)  # said only while the run goes on
         _audit("goals.read_message", room, speaker=speaker, seq=seq, via=via, changes=[type(c).__name__ for c in changes],
-               version=run.artifact_version, state=run.state, **({"edit": edit} if edit is not None else {}))
+               version=run.artifact_version, state=run.state, **({"edit": edit} if edit is not None else {}),
+               **_noted(notes))
         if changed or out["confirmed"] or out["completed"] or taken_back:
             record_event(room, EventType.ARTIFACT, build.artifact(artifact_shape(run)))
     return out
+
+
+def _noted(notes: list) -> dict:
+    """The audit row's record of a message's unplaced roles (``unplaced``: the kinds, in order), when it has any."""
+    return {"unplaced": [type(n).__name__ for n in notes]} if notes else {}
 
 
 def do_end_run(room_id: int, state: str, reason: str, user=None) -> FacilitationRun:

@@ -32,16 +32,18 @@ def uses_model(run: FacilitationRun) -> bool:
 
 
 def _context(room_id: int, seq: int):
+    """The run, the turn, the people in the meeting, whether the turn addressed the facilitator, and where it was
+    written (``telegram``, ``teams``, ``web``...)."""
     run = FacilitationRun.objects.filter(room_id=room_id).select_related("room__moderator").first()
     obs = Observation.objects.filter(room_id=room_id, seq=seq).first()
     if run is None or obs is None or run.is_terminal:
-        return None, None, [], False
+        return None, None, [], False, ""
     roster = [p.name for p in meeting.RoomMeetingSource(run.room).roster() if not p.is_bot]
     facilitator = (run.room.moderator.name if run.room.moderator_id else "").lower()
     # Named, or (in a chat) the bot mentioned or one of its messages replied to.
-    addressed = (bool(facilitator) and facilitator in obs.content.lower()) or bool(
-        ((obs.data or {}).get("source") or {}).get("addressed"))
-    return run, obs, roster, addressed
+    source = (obs.data or {}).get("source") or {}
+    addressed = (bool(facilitator) and facilitator in obs.content.lower()) or bool(source.get("addressed"))
+    return run, obs, roster, addressed, str(source.get("platform") or "web")
 
 
 def _text_before(room_id: int, seq: int, edit: int) -> str:
@@ -55,23 +57,24 @@ def read_turn(room_id: int, seq: int) -> None:
     """A person's turn in a facilitation room: read now (rules) or hand it to a worker (model). A turn offered
     again after its chat message was edited is read as the person's new statement, by the rules, once per edit
     (``actions.do_read_message``); a deleted one is not read."""
-    run, obs, roster, addressed = _context(room_id, seq)
+    run, obs, roster, addressed, platform = _context(room_id, seq)
     if run is None or (obs.data or {}).get("deleted"):
         return
     edit = int(((obs.data or {}).get("edited") or {}).get("count") or 0)
     if edit and actions.already_read(room_id, seq):
         actions.do_read_message(room_id, obs.author_name, obs.content, roster, addressed=addressed, seq=seq, edit=edit,
-                                before=_text_before(room_id, seq, edit))
+                                before=_text_before(room_id, seq, edit), platform=platform)
         return
     if uses_model(run) and run.mode == FacilitationRun.Mode.FACILITATE:
         dispatch.enqueue_on_commit(READ_TASK, room_id, seq, queue="default")
         return
-    actions.do_read_message(room_id, obs.author_name, obs.content, roster, addressed=addressed, seq=seq)
+    actions.do_read_message(room_id, obs.author_name, obs.content, roster, addressed=addressed, seq=seq,
+                            platform=platform)
 
 
 def read_with_model(room_id: int, seq: int, *, last_attempt: bool) -> str:
     """The worker's side. Raises ``TransientLLMError`` for a retry unless this is the last attempt."""
-    run, obs, roster, addressed = _context(room_id, seq)
+    run, obs, roster, addressed, platform = _context(room_id, seq)
     if run is None or actions.already_read(room_id, seq):
         return "nothing to read"
     info = actions.run_info(run, run.room)
@@ -84,14 +87,14 @@ def read_with_model(room_id: int, seq: int, *, last_attempt: bool) -> str:
             raise
         log.warning("the model stayed unavailable; rules read turn %s of room %s", seq, room_id)
         actions.do_read_message(room_id, obs.author_name, obs.content, roster, addressed=addressed, seq=seq,
-                                via="rules (model unavailable)")
+                                via="rules (model unavailable)", platform=platform)
         return "read by rules"
     except LLMError as exc:
         log.warning("the model refused to read turn %s of room %s: %s", seq, room_id, exc)
         actions.do_read_message(room_id, obs.author_name, obs.content, roster, addressed=addressed, seq=seq,
-                                via="rules (model error)")
+                                via="rules (model error)", platform=platform)
         return "read by rules"
     changes = extraction.changes(run.pattern, run.slots, run.artifact, obs.author_name, response.text, roster)
     actions.do_read_message(room_id, obs.author_name, obs.content, roster, addressed=addressed, seq=seq, changes=changes,
-                            via=f"model {response.provider}")
+                            via=f"model {response.provider}", platform=platform)
     return f"read by {response.provider}"

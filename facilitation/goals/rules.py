@@ -5,6 +5,8 @@ rules understand the common ways people say it, with speakers told apart:
 
     "I'll take Scribe" / "I can be the Scribe" / "put me down for Scribe"   -> speaker holds Scribe
     "Ana should be Lead" / "let Ana be Lead" / "Ana takes Lead"               -> Ana holds Lead
+    "let Dan be Lead" (nobody called Dan here) / "let Ben be Lead" (two Bens)  -> nothing, said back (``unplaced``)
+    "let Ana be Emperor" (no such role in the run)                            -> nothing, said back (``unplaced``)
     "I drop Scribe" / "I can't do Scribe"                                     -> the speaker lets go of it
     "I choose B" / "let's go with B" / "DECISION: B"  / "I propose C"         -> the decision pattern
     "add: X" / "TODO: X" / "+ X"                                              -> the list pattern
@@ -13,6 +15,10 @@ rules understand the common ways people say it, with speakers told apart:
 Roles are found by the run's own role names (its slots), matched as written: in any case, whole, the
 longest first ("Time keeper" before "Time"), so a name of several words or with punctuation
 ("Q&A host", "C++ dev", "Lead*") is claimed like any other.
+
+A person is named by full or first name as the run knows them (the people of the room and of its linked chats):
+a name that fits nobody, or the first name of several people, places nobody (no guess); ``unplaced`` says which
+(for the facilitator to answer), and a role the run does not have too.
 
 What people write is data: nothing here can change the goal, the deadline or who receives the
 report; only artifact changes come out. A claim on a role someone else holds is a conflict
@@ -44,6 +50,33 @@ class Conflict:
     role: str
     holder: str
     claimant: str
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """Someone named for a role whom the run does not know (nobody of that name has written, joined or been mentioned
+    where the run is): ``name`` as written (cut to ``NAME_SHOWN``)."""
+
+    name: str
+    role: str
+
+
+@dataclass(frozen=True)
+class Ambiguous:
+    """A name given a role that fits several people of the run (``people``: each as the run knows them)."""
+
+    name: str
+    role: str
+    people: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NoSuchRole:
+    """A role the run does not have, given to someone ("let Ana be Emperor"): ``role`` and ``person`` as written
+    (cut to ``NAME_SHOWN``)."""
+
+    role: str
+    person: str
 
 
 @dataclass(frozen=True)
@@ -89,7 +122,7 @@ _SELF_CLAIMS = [
 ]
 _OTHER_CLAIMS = [  # case-sensitive: the person is a capitalised name (the role names match in any case)
     rf"\b(?P<person>[A-Z][\w\-]*)\s+(?:should|could|will|can|shall)\s+(?:be|take|do)\s+{_ARTICLE}{{role}}",
-    rf"\blet\s+(?P<person>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)*)\s+(?:be|take|do)\s+{_ARTICLE}{{role}}",
+    rf"\b[Ll]et\s+(?P<person>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)*)\s+(?:be|take|do)\s+{_ARTICLE}{{role}}",
     rf"\b(?P<person>[A-Z][\w\-]*)\s+(?:takes|is|as)\s+{_ARTICLE}{{role}}",
     rf"\b(?P<person>[A-Z][\w\-]*)\s+for\s+{_ARTICLE}{{role}}",
 ]
@@ -125,25 +158,36 @@ def _role_patterns(roles: tuple[str, ...]) -> tuple[list, list, list]:
     return build(_RELEASES, re.IGNORECASE), build(_SELF_CLAIMS, re.IGNORECASE), build(_OTHER_CLAIMS, 0)
 
 
+@lru_cache(maxsize=256)
+def _slot(roles: tuple[str, ...]) -> re.Pattern:
+    """The run's role names (``_role_slot``), compiled once per set of names."""
+    return re.compile(_role_slot(roles))
+
+
 def _match_role(raw: str, roles) -> str | None:
     """The slot role a matched name is (its spelling in the slots)."""
     words = same_name(raw)
     return next((role for role in roles if same_name(role) == words), None)
 
 
-def _person(raw: str, roster: list[str], before: str = "") -> str | None:
-    """Who ``raw`` (one capitalised word) names: someone of the roster by full or first name; or, when the words
-    ``before`` it end with someone's full name of several words ("Ben Okafor should be Lead", as a Teams @mention
-    writes the name), that person."""
+def _people(raw: str, roster: list[str], before: str = "") -> tuple[str, ...]:
+    """Whom ``raw`` (a capitalised word, or the words after "let") may name: when the words ``before`` it end with
+    someone's full name of several words ("Ben Okafor should be Lead", as a Teams @mention writes the name), that
+    person; else whoever is called ``raw`` in full; else everyone whose first name it is (possibly several)."""
     said = before.lower()
     for name in sorted((n for n in roster if len(n.split()) > 1), key=len, reverse=True):
         start = len(said) - len(name)
         if said.endswith(name.lower()) and (start == 0 or not said[start - 1].isalnum()):
-            return name
-    for name in roster:
-        if name.lower() == raw.lower() or name.split()[0].lower() == raw.lower():
-            return name
-    return None
+            return (name,)
+    raw = raw.lower()
+    whole = tuple(dict.fromkeys(n for n in roster if n.lower() == raw))
+    return whole or tuple(dict.fromkeys(n for n in roster if n.split() and n.split()[0].lower() == raw))
+
+
+def _person(raw: str, roster: list[str], before: str = "") -> str | None:
+    """The one person ``raw`` names (``_people``); None when it fits nobody, or several people (no guess)."""
+    people = _people(raw, roster, before)
+    return people[0] if len(people) == 1 else None
 
 
 def _role_changes(speaker: str, line: str, roles: list[str], holders: dict, roster: list[str]) -> list:
@@ -227,6 +271,86 @@ def said(pattern: str, slots: dict, speaker: str, text: str, roster: list[str] |
     read as if nothing were held yet (so two texts can be compared)."""
     empty = {"roles": {}, "proposals": [], "items": []}
     return set(read(pattern, slots, empty, speaker, text, roster))
+
+
+#: How much of a name or a role as someone wrote it the facilitator says back (a longer one is cut, ending with "…").
+NAME_SHOWN = 40
+#: Words that start a sentence the way a name would, and are none: "Who should be Lead?", "Nobody can take Scribe".
+_NOT_NAMES = frozenset("""
+    i me we us you he him she her they them it who whom whoever what which whichever someone somebody anyone anybody
+    everyone everybody nobody none no one each either neither both all this that these those there here then maybe
+    perhaps so and but or also still yes ok okay well now why how when where if let please surely probably really just
+    only else another other others
+""".split())
+#: Capitalised words after "be" that are no role: "Ana should be OK", "let Cy be Fine".
+_NOT_ROLES = _NOT_NAMES | frozenset("a an the our my your their his its fine sure done ready free back able available "
+                                    "away late off on in out not here there around".split())
+_NAME = r"[A-Z][\w\-]*"
+#: A role the run may not have, given to someone: capitalised words after "be", whole (not "Ana's").
+_GIVEN_ROLE = rf"{_ARTICLE}(?P<role>{_NAME}(?:[ \t]+{_NAME}){{0,3}})(?![\w\-'\u2019])"
+_GIVEN = [re.compile(p) for p in (
+    rf"\b[Ll]et\s+(?P<person>{_NAME}(?:\s+{_NAME})*)\s+be\s+{_GIVEN_ROLE}",
+    rf"\b(?P<person>{_NAME})\s+(?:should|could|can|shall)\s+be\s+{_GIVEN_ROLE}",
+)]
+_NAME_RUN = re.compile(rf"(?<![\w\-])(?:{_NAME}\s+){{0,3}}{_NAME}$")
+
+
+def _shown(text: str) -> str:
+    """A name or a role as someone wrote it, to be said back: on one line, cut to ``NAME_SHOWN``."""
+    text = " ".join(text.split())
+    return text if len(text) <= NAME_SHOWN else text[:NAME_SHOWN - 1].rstrip() + "\u2026"
+
+
+def _named_before(line: str, end: int) -> str:
+    """The name a claim gives, as written: the capitalised words ending at ``end`` ("Dan Okafor should be Lead"),
+    without words that only start the sentence ("Maybe Dan should be Lead")."""
+    found = _NAME_RUN.search(line[:end])
+    words = found.group().split() if found else []
+    while len(words) > 1 and words[0].lower() in _NOT_NAMES:
+        words.pop(0)
+    return " ".join(words)
+
+
+def unplaced(pattern: str, slots: dict, speaker: str, text: str, roster: list[str] | None = None) -> list:
+    """What a message asks of the roles that cannot be done as said, for the facilitator to answer: a role given to
+    someone the run does not know (``Unknown``: "let Dan be Lead", "Dan should be Lead") or to a first name several
+    people share (``Ambiguous``), or a role the run does not have (``NoSuchRole``: "let Ana be Emperor"). One note a
+    role, in the order written; none for a role the message does place (``read``). Names and roles are as written,
+    cut to ``NAME_SHOWN``."""
+    if pattern != "role_assignment":
+        return []
+    roster = list(roster or [])
+    if speaker not in roster:
+        roster.append(speaker)
+    roles = [r for r in slots.get("roles") or [] if r.strip()]
+    notes: dict = {}  # role (or the unknown role as written) -> (where it was written, its note)
+    placed: set = set()
+    for number, line in enumerate((text or "").splitlines()):
+        line = without_glue(line)
+        if roles:
+            _, self_claims, other_claims = _role_patterns(tuple(roles))
+            placed |= {_match_role(m.group("role"), roles) for p in self_claims for m in p.finditer(line)}
+            for index, claim in enumerate(other_claims):
+                for m in claim.finditer(line):
+                    role, raw = _match_role(m.group("role"), roles), m.group("person")
+                    people = _people(raw, roster, line[:m.end("person")])
+                    if role is None or len(people) == 1:
+                        placed.add(role)
+                    elif people:
+                        notes.setdefault(role, ((number, m.start()), Ambiguous(_shown(raw), role, people)))
+                    elif index < 2 and raw.split()[0].lower() not in _NOT_NAMES:  # "should/could..." and "let" only
+                        name = raw if index == 1 else _named_before(line, m.end("person"))
+                        notes.setdefault(role, ((number, m.start()), Unknown(_shown(name), role)))
+        slot = _slot(tuple(roles)) if roles else None
+        for given in _GIVEN:
+            for m in given.finditer(line):
+                said, person = m.group("role"), m.group("person")
+                if ((slot is not None and slot.match(line, m.start("role"))) or said.split()[0].lower() in _NOT_ROLES
+                        or person.split()[0].lower() in _NOT_NAMES or _people(said.split()[0], roster)):
+                    continue
+                name = person if given is _GIVEN[0] else _named_before(line, m.end("person"))
+                notes.setdefault(same_name(said), ((number, m.start()), NoSuchRole(_shown(said), _shown(name))))
+    return [note for role, (_, note) in sorted(notes.items(), key=lambda item: item[1][0]) if role not in placed]
 
 
 def withdrawals(pattern: str, artifact: dict, before: set, after: set) -> list:

@@ -214,6 +214,54 @@ def conflict(role: str, holder: str, claimant: str, esc: Escape = as_written, wh
             f"it? If {holder} lets it go (\"I drop {role}\"), {claimant} can take it.")
 
 
+def _one_of(names: list[str]) -> str:
+    """``A``, ``A or B``, ``A, B or C``."""
+    return names[0] if len(names) < 2 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def _all_of(names: list[str]) -> str:
+    """``A``, ``A and B``, ``A, B and C``."""
+    return names[0] if len(names) < 2 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+#: How someone the facilitator does not know yet becomes known, where the person who named them writes: on Telegram
+#: by writing in the group (a bot sees no member list, and an @username names nobody it has not seen); on Teams also
+#: by an @mention, which carries the person's account; in the browser room by writing in a linked chat, or by being
+#: given access to the room.
+_BECOME_KNOWN = {
+    "telegram": "Once {name} has written something in this group (anything will do), say it again.",
+    "teams": "Say it again with {name} @mentioned (type @ and pick them), or once they have written something in "
+             "this chat.",
+    "web": "Once {name} has written something in a chat linked to this run, or the run's owner has shared this room "
+           "with them, say it again.",
+}
+
+
+def not_known(name: str, role: str, platform: str, esc: Escape = as_written) -> str:
+    """A role given to someone the facilitator does not know here (``name`` as written); ``platform``: where the
+    person who said it writes (``telegram``, ``teams``, anything else the browser room)."""
+    how = _BECOME_KNOWN.get(platform, _BECOME_KNOWN["web"]).format(name=esc(name))
+    return f"I don't know anyone called \u201c{esc(name)}\u201d here yet, so I have left {esc(role)} as it is. {how}"
+
+
+#: How many people a name that fits several lists (the rest are counted).
+CANDIDATES_SHOWN = 5
+
+
+def could_be(name: str, role: str, people: list[str], esc: Escape = as_written) -> str:
+    """A role given to a name that fits several people: whom it could mean, and how to say which."""
+    shown = [esc(p) for p in people[:CANDIDATES_SHOWN]]
+    if len(people) > CANDIDATES_SHOWN:
+        shown.append(f"{len(people) - CANDIDATES_SHOWN} more")
+    return (f"\u201c{esc(name)}\u201d could be {_one_of(shown)}, so I have left {esc(role)} as it is. Say it again "
+            f"with the full name (\u201clet {esc(people[0])} be {esc(role)}\u201d).")
+
+
+def no_such_role(role: str, roles: list[str], esc: Escape = as_written) -> str:
+    """A role given that the run does not have (``role`` as written): the roles it has."""
+    return f"I have no role \u201c{esc(role)}\u201d to give: this run's roles are {_all_of([esc(r) for r in roles])}."
+
+
 def closing(info: RunInfo, completed: bool, reason: str = "", esc: Escape = as_written) -> str:
     if completed:
         return f"Done: the goal is met and confirmed. I am sending the result to {_targets(info)}. Thank you all."

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from facilitation.exports.markdown import escape_markdown as md
-from facilitation.goals import floor, patterns, texts
+from facilitation.goals import floor, patterns, rules, texts
 from facilitation.goals.minutes import run_facts
 from rooms.actions.chat import typed_command
 from rooms.actions.deliveries import queue_direct, queue_relay, queue_status
@@ -207,6 +207,26 @@ def answer_addressed(room: Room, run: FacilitationRun, asker: str) -> Observatio
     check = patterns.check(run.pattern, run.slots, run.artifact)
     return say(room, texts.where_we_stand(run_info(run, room), run.artifact, check.missing, run.state, asker, md,
                                           addressee, unconfirmed(run)), "answer")
+
+
+def answer_unplaced(room: Room, run: FacilitationRun, writer: str, notes: list,
+                    platform: str = "") -> Observation | None:
+    """Someone gave a role to a person the facilitator cannot place (nobody of that name here, or several), or gave a
+    role the run does not have (``rules.unplaced``'s notes): it tells them, addressed, in one message, as the floor
+    allows (as when addressed). ``platform``: where they wrote, for how someone unknown becomes known there."""
+    if not notes or run.state not in (FacilitationRun.State.ACTIVE, FacilitationRun.State.CONFIRMING):
+        return None
+    if not _floor_allows(room, floor.Moment(now=0.0, addressed=True)):
+        return None
+    said = []
+    for note in notes:
+        if isinstance(note, rules.Unknown):
+            said.append(texts.not_known(note.name, note.role, platform, md))
+        elif isinstance(note, rules.Ambiguous):
+            said.append(texts.could_be(note.name, note.role, list(note.people), md))
+        elif isinstance(note, rules.NoSuchRole):
+            said.append(texts.no_such_role(note.role, list(run.slots.get("roles") or []), md))
+    return say(room, f"{addressee(writer)}, " + "\n".join(said), "unplaced") if said else None
 
 
 def _unreached(delivery: Delivery) -> str:

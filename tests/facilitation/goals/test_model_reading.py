@@ -37,6 +37,8 @@ def understand(body: dict) -> dict:
         answer["claims"].append({"role": "Scribe", "person": "Ben"})
     if "Bob" in message:
         answer["claims"].append({"role": "Lead", "person": "Bob"})  # nobody called Bob is in the meeting
+    if "Benny" in message:
+        answer["claims"].append({"role": "Lead", "person": "Ben"})  # a nickname the rules cannot place
     if "Admiral" in message:
         answer["claims"].append({"role": "Admiral", "person": speaker})  # no such role
     if "works for me" in message:
@@ -115,6 +117,21 @@ def test_what_the_model_invents_is_dropped_and_a_turn_is_read_once(group_run, mo
     calls = len(model.requests)
     assert committed(read_with_model, room.pk, seq, last_attempt=True) == "nothing to read"
     assert len(model.requests) == calls  # a redelivered task neither calls the model again nor reads twice
+
+
+def test_a_role_given_to_someone_unknown_is_answered_unless_the_model_placed_it(group_run, model, telegram):
+    room, say = group_run
+    say("ben", "hello")
+    before = len(telegram.sent_to(GROUP["id"]))
+    say("ana", "let Benny be Lead")  # the model knows Benny is Ben: nothing to answer
+    assert FacilitationRun.objects.get(room=room).artifact["roles"]["Lead"] == "Ben"
+    assert not [m for m in telegram.sent_to(GROUP["id"])[before:] if "know" in m["text"]]
+    say("ana", "let Dan be Scribe")  # nobody the model or the rules can place: Ana hears it
+    assert FacilitationRun.objects.get(room=room).artifact["roles"]["Scribe"] is None
+    (answer,) = [m["text"] for m in telegram.sent_to(GROUP["id"])[before:] if "know" in m["text"]]
+    assert answer.startswith("Convener: @ana_s, I don't know anyone called \u201cDan\u201d here yet")
+    read = Invocation.objects.filter(room=room, component="goals.read_message").order_by("-id").first()
+    assert read.input["via"] == "model anthropic" and read.input["unplaced"] == ["Unknown"]
 
 
 def test_an_unavailable_model_retries_then_the_rules_read_the_message(group_run, model, post_telegram, run_tasks):

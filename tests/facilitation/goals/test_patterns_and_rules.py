@@ -3,7 +3,7 @@ rules that read plain statements, the facilitator's texts and floor arbitration.
 import pytest
 
 from facilitation.goals import floor, patterns, rules, texts
-from facilitation.goals.rules import Assign, Conflict, Confirm, Release
+from facilitation.goals.rules import Ambiguous, Assign, Conflict, Confirm, NoSuchRole, Release, Unknown
 
 ROLES = {"roles": ["Lead", "Scribe", "Timekeeper"], "allowMultiple": False}
 ROSTER = ["Ana", "Bo", "Cy"]
@@ -128,6 +128,7 @@ def test_confirmation_by_everyone_named_or_the_initiator():
     ("Bo", "I'm the timekeeper", [Assign("Timekeeper", "Bo", "Bo")]),
     ("Bo", "Ana should be Lead", [Assign("Lead", "Ana", "Bo")]),
     ("Bo", "let Cy be the Timekeeper", [Assign("Timekeeper", "Cy", "Bo")]),
+    ("Bo", "Let Cy be the Timekeeper", [Assign("Timekeeper", "Cy", "Bo")]),  # at the start of a sentence
     ("Bo", "I think Ana should be Lead and I'll take Scribe", [Assign("Scribe", "Bo", "Bo"), Assign("Lead", "Ana", "Bo")]),
     ("Bo", "Dave should be Lead", []),  # not in the group: nobody to assign
     ("Bo", "What does a scribe do?", []),
@@ -149,10 +150,49 @@ FULL_NAMES = ["Ana Lima", "Ben Okafor", "Cy Park", "Ben Stone"]
     ("Cy should be Lead", [Assign("Lead", "Cy Park", "Ana Lima")]),  # a first name still names its person
     ("Dan Okafor should be Lead", []),  # nobody of that name
     ("let Dan Okafor be Lead", []),
+    ("Ben should be Lead", []),  # Ben Okafor or Ben Stone: no guess
+    ("let Ben be Lead", []),
+    ("Ben takes Lead", []),
 ])
 def test_a_person_named_in_full_is_assigned_the_role(text, expected):
     art = patterns.empty_artifact("role_assignment", ROLES)
     assert rules.read("role_assignment", ROLES, art, "Ana Lima", text, FULL_NAMES) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("let Dan be Lead", [Unknown("Dan", "Lead")]),
+    ("Let Dan be the Scribe, please", [Unknown("Dan", "Scribe")]),
+    ("Dan should be Lead", [Unknown("Dan", "Lead")]),
+    ("Maybe Dan Okafor should be Lead", [Unknown("Dan Okafor", "Lead")]),  # the name as written, not "Maybe"
+    ("let Ben be Lead", [Ambiguous("Ben", "Lead", ("Ben Okafor", "Ben Stone"))]),
+    ("Ben takes Lead", [Ambiguous("Ben", "Lead", ("Ben Okafor", "Ben Stone"))]),
+    ("let Ana be Emperor", [NoSuchRole("Emperor", "Ana")]),
+    ("Cy should be Vice President.", [NoSuchRole("Vice President", "Cy")]),
+    ("Ana could be Emperor and Dan should be Scribe", [NoSuchRole("Emperor", "Ana"), Unknown("Dan", "Scribe")]),
+    ("let Dan be Lead\nlet Eve be Lead", [Unknown("Dan", "Lead")]),  # one answer a role
+    ("let " + "Z" * 500 + " be Lead", [Unknown("Z" * 39 + "\u2026", "Lead")]),  # cut, visibly
+    # What the message does place, and what only looks like a name or a role, is not answered.
+    ("Ben Okafor should be Lead", []),
+    ("let Cy be Lead", []),
+    ("I'll take Lead. Let Dan be Lead too", []),
+    ("Who should be Lead?", []),
+    ("Nobody can take Scribe", []),
+    ("Let it be Lead", []),
+    ("Ana should be OK with that", []),
+    ("Ana should be Ben's backup", []),
+    ("What does a Scribe do?", []),
+    ("Dave will be Late", []),  # "will be" gives no role the run lacks
+])
+def test_what_cannot_be_placed_is_noted_for_the_facilitator_to_answer(text, expected):
+    assert rules.unplaced("role_assignment", ROLES, "Ana Lima", text, FULL_NAMES) == expected
+    art = patterns.empty_artifact("role_assignment", ROLES)
+    if expected:  # nothing of it changes the artifact
+        assert not [c for c in rules.read("role_assignment", ROLES, art, "Ana Lima", text, FULL_NAMES)
+                    if isinstance(c, Assign) and c.role in {n.role for n in expected}]
+
+
+def test_only_a_role_assignment_has_roles_to_place():
+    assert rules.unplaced("decision", {"options": ["A", "B"]}, "Ana", "let Dan be Lead", ["Ana"]) == []
 
 
 WORDY = {"roles": ["Time keeper", "Time", "Lead*", "<b>Time</b>", "C++ dev", "Q&A host", "Scribe_x"], "allowMultiple": False}
@@ -295,3 +335,23 @@ def test_saying_again_what_the_artifact_holds_changes_nothing_and_only_the_resul
     assert texts.confirmations_withdrawn([]) == ""
     assert texts.confirmations_withdrawn(["Ana", "Bo"]) == \
         "The result changed, so the confirmations given so far (Ana, Bo) no longer hold."
+
+
+def test_the_answers_to_what_cannot_be_placed_say_how_to_fix_it_where_it_was_said():
+    from facilitation.exports.markdown import escape_markdown as md
+
+    assert texts.not_known("Dan", "Lead", "telegram") == (
+        "I don't know anyone called \u201cDan\u201d here yet, so I have left Lead as it is. Once Dan has written "
+        "something in this group (anything will do), say it again.")
+    assert "@mentioned" in texts.not_known("Dan", "Lead", "teams") and "@" not in texts.not_known("Dan", "Lead", "telegram")
+    assert "shared this room with them" in texts.not_known("Dan", "Lead", "web")
+    assert texts.not_known("Dan", "Lead", "cli") == texts.not_known("Dan", "Lead", "web")
+    people = [f"Ben {n}" for n in "ABCDEFG"]
+    assert texts.could_be("Ben", "Lead", people) == (
+        "\u201cBen\u201d could be Ben A, Ben B, Ben C, Ben D, Ben E or 2 more, so I have left Lead as it is. Say it again "
+        "with the full name (\u201clet Ben A be Lead\u201d).")
+    assert texts.no_such_role("Emperor", ["Lead", "Scribe", "Q&A host"], md) == (
+        "I have no role \u201cEmperor\u201d to give: this run's roles are Lead, Scribe and Q\\&A host.")
+    assert texts.could_be("Cy", "Lead*", ["Cy [x](http://evil)", "Cy *Lee*"], md) == (
+        "\u201cCy\u201d could be Cy \\[x\\](http://evil) or Cy \\*Lee\\*, so I have left Lead\\* as it is. Say it again "
+        "with the full name (\u201clet Cy \\[x\\](http://evil) be Lead\\*\u201d).")
