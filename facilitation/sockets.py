@@ -282,6 +282,24 @@ async def _follow_revocations(sio) -> None:
             await asyncio.sleep(1.0)
 
 
+def standing_access(user_id, discussion_id) -> str | None:
+    """The user's access to the room as it stands now: ``owner`` or ``staff`` (whatever a membership says),
+    their membership's access, or None when they may not view it (or it is gone)."""
+    from django.contrib.auth import get_user_model
+
+    from rooms.models import Room, RoomMember
+
+    user = get_user_model().objects.filter(pk=user_id, is_active=True).first()
+    room = Room.objects.filter(pk=discussion_id).only("owner_id").first()
+    if user is None or room is None:
+        return None
+    if room.owner_id == user.pk:
+        return "owner"
+    if user.is_staff:
+        return "staff"
+    return RoomMember.objects.filter(room=room, user=user).values_list("access", flat=True).first()
+
+
 async def _apply_revocation(sio, data: dict) -> None:
     if data.get("disconnect"):
         await _disconnect(sio, data.get("userId"), data.get("tokenId"), data.get("session"))
@@ -289,14 +307,20 @@ async def _apply_revocation(sio, data: dict) -> None:
     room = socket_room(data.get("discussionId"))
     user_id = data.get("userId")
     holders = user_room(user_id) if user_id else room
-    sids = [sid for sid, _ in sio.manager.get_participants("/", holders)]
+    sids = [sid for sid, _ in sio.manager.get_participants("/", holders) if user_id is None or room in sio.rooms(sid)]
+    if sids and user_id:
+        # A member's access changed or ended: what they may see now decides. Staff (and the owner) see the room
+        # whatever their membership says, so neither touches their pages; someone shared with again since still
+        # sees it. Only those who may no longer view the room leave its live channel.
+        standing = await db(standing_access)(user_id, data.get("discussionId"))
+        if standing in ("owner", "staff") or (standing is not None and not data.get("access")):
+            return
     for sid in sids:
-        if user_id is None or room in sio.rooms(sid):
-            if data.get("access"):  # changed, not taken away: the connection stays in the room
-                await sio.emit(EventType.ACCESS.value, build.access(data.get("discussionId"), data["access"]), to=sid)
-                continue
-            await sio.leave_room(sid, room)
-            await sio.emit(EventType.REVOKED.value, build.revoked(data.get("discussionId")), to=sid)
+        if data.get("access"):  # changed, not taken away: the connection stays in the room
+            await sio.emit(EventType.ACCESS.value, build.access(data.get("discussionId"), data["access"]), to=sid)
+            continue
+        await sio.leave_room(sid, room)
+        await sio.emit(EventType.REVOKED.value, build.revoked(data.get("discussionId")), to=sid)
 
 
 async def _disconnect(sio, user_id, token_id, session=None) -> None:

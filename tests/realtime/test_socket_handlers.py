@@ -181,3 +181,52 @@ def test_connections_whose_credential_lapsed_without_a_notice_are_closed_by_the_
     assert closed == 2
     assert connected == {"expired token": False, "live token": True, "session cut by a password change": False,
                          "live session": True}
+
+
+def test_removing_a_member_takes_out_of_the_room_only_those_who_may_no_longer_view_it():
+    """Staff may view every room: removing a membership they also had, or changing its access, changes nothing of
+    what they see, so their pages stay in the room's live channel and are told nothing. A member who is not staff
+    leaves it and is told; one shared with again before the notice arrives still sees the room and stays."""
+    from rooms.actions.rooms import do_share_room, do_unshare_room
+    from rooms.events import EventType
+
+    owner = make_user("owner")
+    staff, member, back = make_user("staff", is_staff=True), make_user("member"), make_user("back")
+    room = make_discussion(owner)
+    for user in (staff, member, back):
+        RoomMember.objects.create(room=room, user=user, access="viewer")
+    sio = socketio.AsyncServer(async_mode="asgi")
+    register(sio)
+    by_sid, told = {}, []
+
+    async def get_session(sid, namespace=None):
+        return dict(by_sid[sid])
+
+    async def emit(event, data=None, to=None, **kwargs):
+        told.append((to, event))
+
+    sio.get_session, sio.emit = get_session, emit
+
+    async def scenario():
+        sids = {}
+        for n, user in enumerate((staff, member, back)):
+            sid = await sio.manager.connect(f"eio-{n}", "/")
+            await sio.enter_room(sid, user_room(user.pk))
+            by_sid[sid] = {"user_id": user.pk, "auth": "token", "token_id": token_ids[user.pk]}
+            assert (await sio.handlers["/"]["discussion:join"](sid, {"discussionId": room.pk}))["ok"] is True
+            sids[user.username] = sid
+        await asyncio.to_thread(do_share_room, room, username="staff", access="participant")
+        await _apply_revocation(sio, {"discussionId": room.pk, "userId": staff.pk, "access": "participant"})
+        for username in ("staff", "member", "back"):
+            await asyncio.to_thread(do_unshare_room, room, username=username)
+        await asyncio.to_thread(do_share_room, room, username="back", access="viewer")  # before its notice arrives
+        for user in (staff, member, back):
+            await _apply_revocation(sio, {"discussionId": room.pk, "userId": user.pk})
+        return {name: socket_room(room.pk) in sio.rooms(sid) for name, sid in sids.items()}, sids
+
+    for user in (staff, member, back):
+        make_token(user)
+    token_ids = {user.pk: ApiToken.objects.get(user=user).pk for user in (staff, member, back)}
+    in_room, sids = run_async(scenario())
+    assert in_room == {"staff": True, "member": False, "back": True}
+    assert told == [(sids["member"], EventType.REVOKED.value)]
