@@ -14,8 +14,9 @@ from django.utils import timezone
 
 from facilitation.goals import patterns, rules, texts
 from facilitation.goals.shapes import artifact_shape
-from facilitation.goals.voice import (addressee, answer_addressed, answer_unplaced, close_and_report, commands_for,
-                                      escaper_for, linked_chats, md, react, run_info, say, show_status, unconfirmed)
+from facilitation.goals.voice import (addressee, answer_addressed, answer_unplaced, asked_in, close_and_report,
+                                      commands_for, escaper_for, linked_chats, md, react, run_info, say, show_status,
+                                      unconfirmed)
 from rooms.actions.deliveries import queue_direct, queue_post
 from rooms.audit import record
 from rooms.errors import StateConflict
@@ -80,6 +81,7 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
         room, run = _locked(room_id)
         if run.is_terminal or run.mode != FacilitationRun.Mode.FACILITATE:
             return out
+        asked = asked_in(room, seq)  # an answer to the message goes where it was written (a Teams channel's thread)
         taken_back: list[str] = []
         if edit is not None:
             if seq is None or already_read(room_id, seq, edit) or not already_read(room_id, seq):
@@ -91,7 +93,7 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
                 _audit("goals.read_message", room, speaker=speaker, seq=seq, edit=edit, changes=[],
                        version=run.artifact_version, state=run.state, via="rules (edit says the same)",
                        **_noted(notes))
-                answer_unplaced(room, run, speaker, notes, platform)
+                answer_unplaced(room, run, speaker, notes, platform, answers=asked)
                 return out
             changes = rules.withdrawals(run.pattern, run.artifact, said_before, said_now)
             changes += rules.read(run.pattern, run.slots, run.artifact, speaker, text, roster)
@@ -114,9 +116,9 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
                 _audit("goals.read_message", room, speaker=speaker, seq=seq, changes=[], version=run.artifact_version,
                        state=run.state, via=via, **({"edit": edit} if edit is not None else {}), **_noted(notes))
             if notes:  # a role given that could not be: the answer says why and how
-                answer_unplaced(room, run, speaker, notes, platform)
+                answer_unplaced(room, run, speaker, notes, platform, answers=asked)
             elif addressed and edit is None:  # asked something that changed nothing: where the run stands
-                answer_addressed(room, run, speaker)
+                answer_addressed(room, run, speaker, answers=asked)
             return out
         new, changed = rules.apply(run.pattern, run.artifact, changes)
         out["conflicts"] = [c for c in changes if isinstance(c, rules.Conflict)]
@@ -159,7 +161,7 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
             close_and_report(room, run, completed=True)
         elif changed or out["conflicts"] or out["confirmed"] or taken_back:
             react(room, run, out, addressed=addressed)
-        answer_unplaced(room, run, speaker, notes, platform)  # said only while the run goes on
+        answer_unplaced(room, run, speaker, notes, platform, answers=asked)  # said only while the run goes on
         _audit("goals.read_message", room, speaker=speaker, seq=seq, via=via, changes=[type(c).__name__ for c in changes],
                version=run.artifact_version, state=run.state, **({"edit": edit} if edit is not None else {}),
                **_noted(notes))
@@ -283,13 +285,14 @@ def do_introduce_to_chat(room_id: int, chat_id: int) -> bool:
     return True
 
 
-def do_say_status(room_id: int) -> Observation:
-    """``/facilitator status``: the truth about the run, at any time."""
+def do_say_status(room_id: int, answers: dict | None = None) -> Observation:
+    """``/facilitator status``: the truth about the run, at any time. ``answers``: the message that asked (a command's
+    ``answers``), for the answer to go into its thread in the chat it was asked in."""
     with transaction.atomic():
         room, run = _locked(room_id)
         check = patterns.check(run.pattern, run.slots, run.artifact)
         obs = say(room, texts.status(run_info(run, room), run.artifact, check.missing, run.state, md,
-                                     unconfirmed(run)), "status")
+                                     unconfirmed(run)), "status", answers=answers)
         _audit("goals.status", room)
     return obs
 

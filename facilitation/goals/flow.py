@@ -81,8 +81,8 @@ def on_command(command: meeting.Command) -> str | None:
         return None
     verb = command.args[0].lower() if command.name == "facilitator" and command.args else command.name
     if verb == "status" and not run.is_terminal:
-        actions.do_say_status(run.room_id)
-        return ""  # said in the room, relayed to every linked chat
+        actions.do_say_status(run.room_id, answers=command.answers)
+        return ""  # said in the room, relayed to every linked chat (in the asking chat, into the asker's thread)
     if verb == "stop":
         return _stop(run, command)
     return None

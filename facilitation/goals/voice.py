@@ -125,16 +125,18 @@ def _unmarked(text: str) -> tuple[str, list[dict]]:
     return out + text[at:], places
 
 
-def say(room: Room, text: str, purpose: str) -> Observation:
+def say(room: Room, text: str, purpose: str, answers: dict | None = None) -> Observation:
     """The facilitator's message in the room, as a turn (the caller holds the room's lock).
 
     Linked chats receive it through the relay of room turns. It is Markdown (the room page and the chats
     render it): whatever people wrote in it is escaped (the texts' ``esc=md``), so it reads as typed. The people it
-    addresses (named with ``addressee``) are kept in ``data.addressed``, for the chats to mention them."""
+    addresses (named with ``addressee``) are kept in ``data.addressed``, for the chats to mention them. ``answers``:
+    the chat message it answers, where that chat has threads (``asked_in``; a command's ``answers``), kept in
+    ``data.answers``: its relay to that chat goes into the message's thread, everywhere else it is said as any line."""
     seat = room.seats.filter(role=Seat.Role.FACILITATOR).first()
     seq = next_seq(room)
     text, places = _unmarked(text)
-    data = {"purpose": purpose, **({"addressed": places} if places else {})}
+    data = {"purpose": purpose, **({"addressed": places} if places else {}), **({"answers": answers} if answers else {})}
     obs = Observation.objects.create(
         room=room, seq=seq, round=room.round, seat=seat, author_name=seat.display_name if seat else "Facilitator",
         author_kind=Observation.AuthorKind.FACILITATOR, kind=Observation.Kind.MESSAGE, content=text,
@@ -197,23 +199,35 @@ def react(room: Room, run: FacilitationRun, out: dict, addressed: bool = False) 
         say(room, withdrawn, "confirmation-withdrawn")
 
 
-def answer_addressed(room: Room, run: FacilitationRun, asker: str) -> Observation | None:
+def asked_in(room: Room, seq: int | None) -> dict:
+    """Where the person's turn ``seq`` was written, for an answer to it to go there: ``{chatId, messageId, thread}``
+    when it came from a chat with threads (a Teams channel: ``data.source.thread``), else empty."""
+    turn = Observation.objects.filter(room=room, seq=seq).only("data").first() if seq is not None else None
+    source = (turn.data or {}).get("source") if turn is not None and isinstance(turn.data, dict) else None
+    if not isinstance(source, dict) or not source.get("thread") or not source.get("messageId"):
+        return {}
+    return {"chatId": source.get("chatId"), "messageId": source["messageId"], "thread": source["thread"]}
+
+
+def answer_addressed(room: Room, run: FacilitationRun, asker: str, answers: dict | None = None) -> Observation | None:
     """Someone addressed the facilitator (named it, mentioned the bot, replied to it) and what they said changed
-    nothing: it answers with where the run stands, as the floor allows (else it stays quiet)."""
+    nothing: it answers with where the run stands, as the floor allows (else it stays quiet). ``answers``: their
+    message (``asked_in``), for the answer to go into its thread."""
     if run.state not in (FacilitationRun.State.ACTIVE, FacilitationRun.State.CONFIRMING):
         return None
     if not _floor_allows(room, floor.Moment(now=0.0, addressed=True)):
         return None
     check = patterns.check(run.pattern, run.slots, run.artifact)
     return say(room, texts.where_we_stand(run_info(run, room), run.artifact, check.missing, run.state, asker, md,
-                                          addressee, unconfirmed(run)), "answer")
+                                          addressee, unconfirmed(run)), "answer", answers=answers)
 
 
 def answer_unplaced(room: Room, run: FacilitationRun, writer: str, notes: list,
-                    platform: str = "") -> Observation | None:
+                    platform: str = "", answers: dict | None = None) -> Observation | None:
     """Someone gave a role to a person the facilitator cannot place (nobody of that name here, or several), or gave a
     role the run does not have (``rules.unplaced``'s notes): it tells them, addressed, in one message, as the floor
-    allows (as when addressed). ``platform``: where they wrote, for how someone unknown becomes known there."""
+    allows (as when addressed). ``platform``: where they wrote, for how someone unknown becomes known there;
+    ``answers``: their message (``asked_in``), for the answer to go into its thread."""
     if not notes or run.state not in (FacilitationRun.State.ACTIVE, FacilitationRun.State.CONFIRMING):
         return None
     if not _floor_allows(room, floor.Moment(now=0.0, addressed=True)):
@@ -226,7 +240,7 @@ def answer_unplaced(room: Room, run: FacilitationRun, writer: str, notes: list,
             said.append(texts.could_be(note.name, note.role, list(note.people), md))
         elif isinstance(note, rules.NoSuchRole):
             said.append(texts.no_such_role(note.role, list(run.slots.get("roles") or []), md))
-    return say(room, f"{addressee(writer)}, " + "\n".join(said), "unplaced") if said else None
+    return say(room, f"{addressee(writer)}, " + "\n".join(said), "unplaced", answers=answers) if said else None
 
 
 def _unreached(delivery: Delivery) -> str:

@@ -132,3 +132,41 @@ def test_the_first_message_after_the_end_is_told_so_in_its_thread(teams, post_te
     (notice,) = teams.sent_to(_thread("1700000000123"))
     assert notice["replyTo"] == late["id"] and "has ended" in notice["activity"]["text"]
     assert not Observation.objects.filter(room=room, author_kind="human").exists()
+
+
+def test_a_run_answers_people_in_their_threads_and_speaks_to_everyone_in_the_channel(teams, post_teams, run_tasks, people):
+    """In a facilitation run, ``facilitator status`` and a question put to the facilitator are answered in the
+    asker's thread (the relay of the facilitator's turn to the chat asked in); the handshake and the status card, said
+    to everyone, are posts in the channel."""
+    from tests.channels_bridge.test_teams import _run_in
+
+    room = _run_in(teams, post_teams, run_tasks, teams.conversation(_thread("1700000000001"), "channel"), people)
+    asked = teams.message(teams.conversation(_thread("1700000000300"), "channel"), people["ben"], "who are you?")
+    post_teams(asked)
+    run_tasks()
+    status = teams.message(teams.conversation(_thread("1700000000200"), "channel"), people["ben"], "facilitator status")
+    post_teams(status)
+    run_tasks()
+    (answer,) = teams.sent_to(_thread("1700000000300"))
+    assert answer["replyTo"] == asked["id"] and "here is where we stand" in answer["activity"]["text"]
+    (told,) = teams.sent_to(_thread("1700000000200"))
+    assert told["replyTo"] == status["id"] and "Every role carries exactly one name" in told["activity"]["text"]
+    said = Observation.objects.get(room=room, data__purpose="status")
+    assert said.data["answers"] == {"chatId": Chat.objects.get(external_id=CHANNEL).pk, "messageId": status["id"],
+                                    "thread": "1700000000200"}
+    in_channel = teams.sent_to(CHANNEL)
+    assert any("your facilitator for this run" in (a["activity"].get("text") or "") for a in in_channel)  # handshake
+    assert any(a["activity"].get("attachments") for a in in_channel)  # the status card
+    assert teams.sent_to(_thread("1700000000001")) == []  # the run opened with its handshake, to everyone
+
+
+def test_a_role_given_to_someone_unknown_is_answered_in_the_thread_it_was_given_in(teams, post_teams, run_tasks, people):
+    from tests.channels_bridge.test_teams import _run_in
+
+    _run_in(teams, post_teams, run_tasks, teams.conversation(_thread("1700000000001"), "channel"), people)
+    given = teams.message(teams.conversation(_thread("1700000000400"), "channel"), people["ben"], "Let Dan be Lead",
+                          mention_bot=False)
+    post_teams(given)
+    run_tasks()
+    (answer,) = teams.sent_to(_thread("1700000000400"))
+    assert answer["replyTo"] == given["id"] and "Dan" in answer["activity"]["text"]
