@@ -170,3 +170,27 @@ def test_a_role_given_to_someone_unknown_is_answered_in_the_thread_it_was_given_
     run_tasks()
     (answer,) = teams.sent_to(_thread("1700000000400"))
     assert answer["replyTo"] == given["id"] and "Dan" in answer["activity"]["text"]
+
+
+def test_only_the_copy_in_the_asker_s_channel_is_a_thread_reply(teams):
+    """A facilitator's answer is relayed to every linked chat: in the channel it was asked in it replies in the thread,
+    in another channel it is a post; a reply marked for a thread in a group chat is a message to the chat."""
+    from channels_bridge.teams.send import answered
+    from rooms.models import Room
+
+    owner = make_user("olga")
+    room = make_discussion(owner)
+    asked_in = Chat.objects.create(platform="teams", external_id=CHANNEL, kind="channel", platform_type="channel")
+    other = Chat.objects.create(platform="teams", external_id="19:other@thread.tacv2", kind="channel",
+                                platform_type="channel")
+    group = Chat.objects.create(platform="teams", external_id="19:group@thread.v2", kind="group", platform_type="groupChat")
+    answers = {"chatId": asked_in.pk, "messageId": "1700000000201", "thread": "1700000000200"}
+    turn = Observation.objects.create(room=room, seq=Room.objects.get(pk=room.pk).seq + 1, author_kind="facilitator",
+                                      kind="message", content="Where we stand", data={"purpose": "status", "answers": answers})
+
+    def relay(chat):
+        return Delivery(kind="relay", platform="teams", chat=chat, source=turn, text="Facilitator: Where we stand")
+
+    assert answered(relay(asked_in)) == (f"{CHANNEL};messageid=1700000000200", "1700000000201")
+    assert answered(relay(other)) is None
+    assert answered(Delivery(kind="reply", platform="teams", chat=group, card={"answers": {**answers, "chatId": group.pk}})) is None
