@@ -212,7 +212,11 @@ CONVENE_RATE_LIMITS = {
     "signin_user": (20, 900),   # wrong passwords for one username from anywhere
     "signin_ip": (30, 900),     # wrong passwords from one address, any username
     "bad_token_ip": (20, 60),   # unknown, expired or revoked API tokens from one address
-    "socket_writes_user": (120, 60),  # socket controls (pause, stop...) of one user
+    "socket_writes_user": (120, 60),  # socket controls (pause, stop...) and comments of one user
+    # Every event a socket connection sends (joins, leaves, controls, unknown ones...): per connection and per
+    # user (all their connections). A page sends a few; replaying a long room's events takes a join per 500.
+    "socket_events_connection": (300, 60),
+    "socket_events_user": (1200, 60),
     "facilitation_runs_user": (10, 3600),  # facilitation runs one user may start per hour
 }
 

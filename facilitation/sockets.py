@@ -10,7 +10,13 @@ pushed live after entering, or both; never neither. The client drops anything wh
 seq it has already applied, which removes the "both" case. ``seq`` in the answer is
 the room's sequence read *before* the events, so every event up to it is in
 ``missed`` (a client may advance its last seq to it even across numbering gaps).
+
+Rate limits. Every event a connection sends counts against ``CONVENE_RATE_LIMITS["socket_events_connection"]``
+(that connection) and ``["socket_events_user"]`` (all of its user's connections); past either, the event is
+answered ``throttled`` with ``retryAfter`` and nothing else is done. Controls and comments also count against
+``["socket_writes_user"]``.
 """
+import asyncio
 import logging
 from http.cookies import SimpleCookie
 
@@ -162,6 +168,35 @@ ONE_PAYLOAD = {"ok": False, "error": "Send one payload object with the event.", 
 FAILED = {"ok": False, "error": "The server could not handle this event.", "code": "server_error"}
 
 
+def _throttled(wait: int, what: str = "events", **extra) -> dict:
+    return _refusal(f"Too many {what}; wait {wait} seconds before sending more.", "throttled", retryAfter=wait, **extra)
+
+
+#: (limit name, counter scope) per key an event counts against: its connection, then its user.
+EVENT_LIMITS = (("socket_events_connection", "socket-events"), ("socket_events_user", "socket-events-user"))
+
+
+def event_wait(sid: str, user_id: int | None) -> int:
+    """Count one event of the connection ``sid`` and of its user: the seconds to wait when either is over its
+    limit, else 0."""
+    wait = 0
+    for (name, scope), key in zip(EVENT_LIMITS, (sid, user_id)):
+        if key is None:
+            continue
+        limit, window = ratelimit.rate(name)
+        if ratelimit.hit(scope, key, window) > limit:
+            wait = max(wait, ratelimit.seconds_left(scope, key, window))
+    return wait
+
+
+def _writes_wait(user) -> int:
+    """Count one control or comment of ``user``: the seconds to wait when over ``socket_writes_user``, else 0."""
+    limit, window = ratelimit.rate("socket_writes_user")
+    if ratelimit.hit("socket-writes", user.pk, window) > limit:
+        return ratelimit.seconds_left("socket-writes", user.pk, window)
+    return 0
+
+
 def check_view(who, discussion_id) -> dict | None:
     """None when the user may view the discussion, else the refusal to answer with."""
     from rooms.access import can_view
@@ -211,9 +246,9 @@ def run_control(who, discussion_id, verb: str) -> dict:
         return _refusal(NOT_VISIBLE, "not_found")
     if not can_control(user, room):
         return _refusal("You may view this discussion but not control it.", "forbidden", status=room.status)
-    limit, window = ratelimit.rate("socket_writes_user")
-    if ratelimit.hit("socket-writes", user.pk, window) > limit:
-        return _refusal("Too many requests; try again shortly.", "throttled", status=room.status)
+    wait = _writes_wait(user)
+    if wait:
+        return _throttled(wait, "requests", status=room.status)
     try:
         from facilitation.controls import control_room
 
@@ -235,9 +270,9 @@ def run_comment(who, discussion_id, content) -> dict:
     user = _active_user(who)
     if user is None:
         return _refusal(NOT_VISIBLE, "not_found")
-    limit, window = ratelimit.rate("socket_writes_user")
-    if ratelimit.hit("socket-writes", user.pk, window) > limit:
-        return _refusal("Too many requests; try again shortly.", "throttled")
+    wait = _writes_wait(user)
+    if wait:
+        return _throttled(wait, "requests")
     try:
         obs = do_post_comment(discussion_id, user, content)
     except NotFound:
@@ -262,7 +297,6 @@ def _start_access_listener(sio) -> None:
 
 
 async def _follow_revocations(sio) -> None:
-    import asyncio
     import json
 
     import redis.asyncio as aioredis
@@ -361,8 +395,6 @@ def _start_credential_check(sio) -> None:
 
 
 async def _follow_credentials(sio) -> None:
-    import asyncio
-
     while True:
         await asyncio.sleep(recheck_seconds())
         try:
@@ -418,7 +450,7 @@ def register(sio) -> None:
         if sio.manager.is_connected(sid, "/"):
             # An event a client named "connect" on its open connection (python-socketio hands it to this
             # handler with the client's own data as ``environ``): the handshake happens once, never again.
-            return UNKNOWN_EVENT
+            return await over_limit(sio, sid) or UNKNOWN_EVENT
         user, credential = await db(authenticate)(environ, auth)
         if credential.get("throttled"):
             raise socketio.exceptions.ConnectionRefusedError("throttled", {
@@ -436,7 +468,7 @@ def register(sio) -> None:
         # A connection that is really going is no longer connected here; one that is, sent an event
         # named "disconnect", which ends nothing and gets the answer of any unknown event.
         if sio.manager.is_connected(sid, "/"):
-            return UNKNOWN_EVENT
+            return await over_limit(sio, sid) or UNKNOWN_EVENT
         return None
 
     async def _credential(sid):
@@ -496,14 +528,25 @@ def register(sio) -> None:
 
     @sio.on("*")
     async def unknown_event(event, sid, *data):
-        return UNKNOWN_EVENT
+        return await over_limit(sio, sid) or UNKNOWN_EVENT
 
     _answer_always(sio)
 
 
+async def over_limit(sio, sid) -> dict | None:
+    """Count an event of the connection ``sid``: the ``throttled`` answer when it or its user sent too many, else
+    None."""
+    try:
+        user_id = (await sio.get_session(sid)).get("user_id")
+    except KeyError:  # not connected (any more)
+        user_id = None
+    wait = await asyncio.to_thread(event_wait, sid, user_id)  # the counters may be in Redis: off the event loop
+    return _throttled(wait) if wait else None
+
+
 def _answer_always(sio) -> None:
-    """Every event gets an acknowledgement: one sent with more than one payload answers ``invalid``, a
-    handler that fails answers ``server_error``."""
+    """Every event gets an acknowledgement: one over the rate limits answers ``throttled``, one sent with more
+    than one payload ``invalid``, a handler that fails ``server_error``."""
     import functools
 
     namespace = sio.handlers.get("/", {})
@@ -513,6 +556,9 @@ def _answer_always(sio) -> None:
 
         @functools.wraps(handler)
         async def guarded(*args, _handler=handler, _name=name):
+            refusal = await over_limit(sio, args[0])
+            if refusal:
+                return refusal
             if len(args) > 2:  # (sid, payload) and more: a client's mistake, not the server's
                 return ONE_PAYLOAD
             try:

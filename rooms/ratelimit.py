@@ -1,7 +1,7 @@
 """Counting attempts per key in fixed windows, in Django's cache (shared between processes
 when ``CONVENE_CACHE_URL`` points at Redis; per process otherwise).
 
-Used for sign-in failures, bad API tokens and writes. A cache that fails lets requests
+Used for sign-in failures, bad API tokens, writes and socket events. A cache that fails lets requests
 through (logged): rate limits must never take the site down.
 """
 import logging
@@ -40,6 +40,11 @@ def hit(scope: str, key, window: int) -> int:
     except Exception:
         log.warning("rate-limit cache unavailable", exc_info=True)
         return 0
+
+
+def seconds_left(scope: str, key, window: int) -> int:
+    """Seconds until the window ``key`` counts in now ends (and its count starts again)."""
+    return _slot(scope, key, window)[1]
 
 
 def wait_if_over(scope: str, key, limit: int, window: int) -> int:

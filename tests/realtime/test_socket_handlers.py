@@ -230,3 +230,103 @@ def test_removing_a_member_takes_out_of_the_room_only_those_who_may_no_longer_vi
     in_room, sids = run_async(scenario())
     assert in_room == {"staff": True, "member": False, "back": True}
     assert told == [(sids["member"], EventType.REVOKED.value)]
+
+
+def _server_with_connections(users) -> tuple[socketio.AsyncServer, dict]:
+    """A server with our handlers and ``connections()``: one connection per entry of ``users``, by token."""
+    sio = socketio.AsyncServer(async_mode="asgi")
+    register(sio)
+    by_sid = {}
+    tokens = {}
+    for user in users:
+        if user.pk not in tokens:
+            make_token(user)
+            tokens[user.pk] = ApiToken.objects.filter(user=user).latest("pk").pk
+
+    async def get_session(sid, namespace=None):
+        return dict(by_sid[sid])
+
+    async def connections():
+        sids = []
+        for user in users:
+            sid = await sio.manager.connect(f"eio-{len(by_sid)}", "/")
+            await sio.enter_room(sid, user_room(user.pk))
+            by_sid[sid] = {"user_id": user.pk, "username": user.get_username(), "auth": "token", "token_id": tokens[user.pk]}
+            sids.append(sid)
+        return sids
+
+    sio.get_session = get_session
+    return sio, connections
+
+
+def test_joins_leaves_and_unknown_events_are_limited_per_connection_and_per_user(settings):
+    """Past its limit a connection's join, leave, unknown event (one named "connect" or "disconnect" too) or control
+    is answered `throttled` with `retryAfter`, and nothing else happens: a refused join does not enter the room. The
+    user's other connections share a limit of their own; another user's are not held up."""
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.CONVENE_RATE_LIMITS = {**settings.CONVENE_RATE_LIMITS, "socket_events_connection": (5, 86_400),
+                                    "socket_events_user": (8, 86_400)}
+    owner, other = make_user("owner"), make_user("other")
+    room = make_discussion(owner)
+    sio, connections = _server_with_connections([owner, owner, other])
+    handlers = sio.handlers["/"]
+    join = {"discussionId": room.pk}
+
+    async def scenario():
+        first, second, theirs = await connections()
+        answers = [await handlers["discussion:join"](first, join), await handlers["discussion:leave"](first, join),
+                   await handlers["*"]("discussion:explode", first), await handlers["connect"](first, {}, None),
+                   await handlers["disconnect"](first, "client")]
+        over = {name: await call() for name, call in {
+            "join": lambda: handlers["discussion:join"](first, join),
+            "leave": lambda: handlers["discussion:leave"](first, join),
+            "unknown": lambda: handlers["*"]("discussion:explode", first),
+            "connect": lambda: handlers["connect"](first, {}, None),
+            "stop": lambda: handlers["discussion:stop"](first, join),
+        }.items()}
+        in_room = socket_room(room.pk) in sio.rooms(first)
+        # The user's second connection: 8 for the user in all, and the first already sent 10.
+        second_answer = await handlers["discussion:join"](second, join)
+        theirs_answer = await handlers["*"]("discussion:explode", theirs)
+        return answers, over, in_room, second_answer, theirs_answer
+
+    answers, over, in_room, second_answer, theirs_answer = run_async(scenario())
+    assert answers[0]["ok"] is True and answers[1] == {"ok": True}
+    assert [a["code"] for a in answers[2:]] == ["unknown_event"] * 3
+    for name, answer in over.items():
+        assert answer["ok"] is False and answer["code"] == "throttled", name
+        assert 0 < answer["retryAfter"] <= 86_400 and f"wait {answer['retryAfter']} seconds" in answer["error"], name
+    assert not in_room, "a refused join entered the room"
+    assert Room.objects.get(pk=room.pk).status == "draft"
+    assert second_answer["code"] == "throttled"
+    assert theirs_answer["code"] == "unknown_event"
+    cache.clear()
+
+
+def test_a_page_s_joins_and_reconnects_stay_well_inside_the_default_limits():
+    """With the default limits, a page that joins and leaves several rooms, reconnects a few times and pages
+    through a long replay (one join per 500 events: 60 joins read 30,000) is never refused."""
+    from django.core.cache import cache
+
+    cache.clear()
+    owner = make_user("owner")
+    rooms = [make_discussion(owner) for _ in range(3)]
+    sio, connections = _server_with_connections([owner] * 4)  # the first connection and three reconnects
+    handlers = sio.handlers["/"]
+
+    async def scenario():
+        answers = []
+        for sid in await connections():
+            for room in rooms:
+                answers.append(await handlers["discussion:join"](sid, {"discussionId": room.pk}))
+                answers.append(await handlers["discussion:leave"](sid, {"discussionId": room.pk}))
+        sid = (await connections())[0]
+        for n in range(60):
+            answers.append(await handlers["discussion:join"](sid, {"discussionId": rooms[0].pk, "lastSeq": n}))
+        return answers
+
+    answers = run_async(scenario())
+    assert len(answers) == 84 and all(a["ok"] for a in answers), [a for a in answers if not a["ok"]][:1]
+    cache.clear()
