@@ -52,6 +52,12 @@ class ParticipantOut(Out):
                                           help_text="The persona this seat works with now.")
     role_id = serializers.IntegerField(source="role_in_use_id", allow_null=True,
                                        help_text="The functional role this seat works with now.")
+    persona_override_id = serializers.IntegerField(source="persona_id", allow_null=True, help_text=(
+        "Workspace seats: the persona chosen for the seat itself (when the room was created, or by a swap); null "
+        "when it works with its agent's own, which `personaId` then is."))
+    role_override_id = serializers.IntegerField(source="work_role_id", allow_null=True, help_text=(
+        "Workspace seats: the functional role chosen for the seat itself; null when it works with its agent's own, "
+        "which `roleId` then is."))
     version = serializers.IntegerField(help_text="Send it back with PATCH .../participants/{seatId}.")
     owner = serializers.CharField(allow_null=True, help_text=(
         "The username of whoever made the seat's agent (as `owner` of a discussion names its owner): two agents "

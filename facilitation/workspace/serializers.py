@@ -121,6 +121,10 @@ class WorkspaceSeatOut(Out):
     role = serializers.ChoiceField(choices=Seat.Role.choices)
     persona_id = serializers.IntegerField(source="persona_in_use_id", allow_null=True)
     role_id = serializers.IntegerField(source="role_in_use_id", allow_null=True)
+    persona_override_id = serializers.IntegerField(source="persona_id", allow_null=True, help_text=(
+        "The persona chosen for the seat itself; null when it works with its agent's own (`personaId`)."))
+    role_override_id = serializers.IntegerField(source="work_role_id", allow_null=True, help_text=(
+        "The functional role chosen for the seat itself; null when it works with its agent's own (`roleId`)."))
     version = serializers.IntegerField()
     # Who the agent is beyond its name, so that agents of one name can be told apart.
     alias = serializers.CharField(allow_blank=True, help_text="The agent's @alias (\"\" for a person's seat).")

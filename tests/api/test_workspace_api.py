@@ -307,6 +307,34 @@ def test_persona_swap_keeps_adaptations_apart(clients, ws, catalog):
     assert Invocation.objects.filter(component="manager.swap_persona").count() == 2
 
 
+def test_a_seat_says_its_own_persona_and_role_apart_from_its_agent_s(owner_api, catalog):
+    """``personaId``/``roleId`` are what a seat works with now (its agent's while it has none of its own);
+    ``personaOverrideId``/``roleOverrideId`` what was chosen for the seat itself, so a desk shows that."""
+    body = {"name": "W", "topic": "Plan the migration", "kind": "workspace", "moderatorId": catalog["chair"].pk,
+            "participants": [{"agentId": catalog["ada"].pk, "role": "participant", "personaId": catalog["bob"].persona_id},
+                             {"agentId": catalog["bob"].pk, "role": "participant"}]}
+    r = owner_api.post("/api/discussions", body)
+    assert r.status_code == 201, r.json()
+    room_id = r.json()["data"]["id"]
+    own, plain = r.json()["data"]["participants"]
+    assert (own["personaId"], own["personaOverrideId"]) == (catalog["bob"].persona_id, catalog["bob"].persona_id)
+    assert (plain["personaId"], plain["personaOverrideId"]) == (catalog["bob"].persona_id, None)
+    assert (plain["roleId"], plain["roleOverrideId"]) == (catalog["bob"].role_id, None)
+    # A swap of the role only: the seat's own role is said; its persona stays its own.
+    url = f"/api/discussions/{room_id}/participants/{own['seatId']}"
+    r = owner_api.patch(url, {"roleId": catalog["cyd"].role_id, "version": own["version"]})
+    assert r.status_code == 200, r.json()
+    assert r.json()["data"]["roleOverrideId"] == catalog["cyd"].role_id
+    assert r.json()["data"]["personaOverrideId"] == catalog["bob"].persona_id
+    # Back to the agent's own persona: none of its own any more, and the one it works with is the agent's.
+    r = owner_api.patch(url, {"personaId": None, "version": r.json()["data"]["version"]})
+    assert r.status_code == 200, r.json()
+    seat = owner_api.get(f"/api/discussions/{room_id}").json()["data"]["participants"][0]
+    assert (seat["personaId"], seat["personaOverrideId"]) == (catalog["ada"].persona_id, None)
+    assert (seat["roleId"], seat["roleOverrideId"]) == (catalog["cyd"].role_id, catalog["cyd"].role_id)
+    assert {k: v for k, v in r.json()["data"].items() if k in seat} == {k: seat[k] for k in r.json()["data"] if k in seat}
+
+
 def test_a_role_swap_is_logged_as_a_role_swap(clients, ws):
     """A role swap leaves ``manager.swap_role`` (not the persona swap's component); swapping both leaves one of each
     in one correlation, and either way one ``discussion:participant`` event."""
