@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 
-from facilitation.actions.inputs import MAX_USD
+from facilitation.actions.inputs import MAX_BIG, MAX_USD
 from facilitation.actions.lifecycle import verbs_by_status
 from facilitation.goals.creation import PERMISSION as RUN_PERMISSION
 from facilitation.goals.patterns import MAX_ITEMS as RUN_MAX_ITEMS
@@ -106,6 +106,7 @@ def workspace_desk(request, discussion_id: int):
         "narrativeLimit": workspace_inputs.NARRATIVE,  # the most characters a narrative's text may have, as the server checks it
         "taskDescriptionLimit": workspace_inputs.COMMENT,  # and a task's description
         "budgetUsdLimit": float(MAX_USD),  # the largest budget in USD the server takes
+        "budgetTokensLimit": MAX_BIG,  # and in tokens
     })
 
 

@@ -220,7 +220,7 @@ def test_the_manager_runs_a_workspace_from_the_desk(make_page):
     loose.get_by_role("button", name="Edit Check the invoice totals").click()
     editor.get_by_label("Assign to").select_option(label="Planner")
     editor.get_by_role("button", name="Save").click()
-    page.wait_for_function(f"() => !document.querySelector(\"#board [data-task-id='{body['data']['id']}'] [data-action=claim]\").disabled")
+    page.wait_for_function(f"() => !document.querySelector(\"#board [data-task-id='{body['data']['id']}'] [data-action=claim]\").hasAttribute('aria-disabled')")
     assert "to claim it" not in loose.inner_text()
     loose.get_by_role("button", name="Claim Check the invoice totals").click()
     wait_for(lambda: TaskAssignment.objects.get(pk=body["data"]["id"]).claimed_by_id == seats[0].pk or None, timeout=20)

@@ -304,6 +304,30 @@ def test_a_budget_over_the_server_s_limit_is_stopped_by_the_browser_before_sendi
     assert page.errors == []
 
 
+def test_the_token_budget_field_holds_the_server_s_limits_and_says_what_it_takes(make_page):
+    page, manager = make_page("tove")
+    room_id = create_workspace(page)
+    open_desk(page, room_id)
+    sent = writes(page)
+    page.get_by_role("button", name="Change").click()
+    tokens = page.get_by_label("Token budget")
+    # From 1 to the server's largest (as far as the browser keeps a whole number exactly: MAX_BIG is larger).
+    assert tokens.get_attribute("min") == "1" and tokens.get_attribute("max") == "9007199254740991"
+    help_line = page.locator("#budget-tokens-help")
+    assert tokens.get_attribute("aria-describedby") == "budget-tokens-help" and help_line.is_visible()
+    assert "a whole number from 1" in help_line.inner_text() and "Empty: no limit." in help_line.inner_text()
+    for typed, flaw in (("0", "rangeUnderflow"), ("9007199254740993", "rangeOverflow"), ("12.5", "stepMismatch")):
+        tokens.fill(typed)
+        page.get_by_role("button", name="Save").click()
+        page.wait_for_timeout(200)
+        assert tokens.evaluate(f"e => e.validity.{flaw}") and tokens.evaluate("e => e.validationMessage"), typed
+    assert not any(r.startswith("PATCH") for r in sent) and Room.objects.get(pk=room_id).budget_tokens is None
+    tokens.fill("250000")
+    page.get_by_role("button", name="Save").click()
+    wait_for(lambda: Room.objects.get(pk=room_id).budget_tokens == 250000 or None, timeout=20)
+    assert page.errors == []
+
+
 def test_a_viewer_reads_the_narrative_as_rendered_text_not_in_a_form_control(make_page):
     page, manager = make_page("nell")
     room_id = running_workspace(page, narrative=True)

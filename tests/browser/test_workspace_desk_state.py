@@ -17,7 +17,7 @@ from rooms.models import Agent, Invocation, Narrative, Role, RoomMember, Seat, T
 from tests.browser.conftest import api, shot
 from tests.browser.test_workspace_desk import create_workspace, typed
 from tests.browser.test_workspace_desk_feedback import open_desk, running_workspace
-from tests.factories import make_facilitator
+from tests.factories import make_facilitator, make_participant
 from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -127,6 +127,37 @@ def test_a_seat_without_a_persona_or_role_shows_none_and_takes_any_choice(make_p
     wait_for(lambda: Seat.objects.get(pk=seat.pk).persona_id is None or None, timeout=20)
     page.wait_for_function("() => document.querySelector('[aria-label=\"Persona of Plain\"]').value === ''")
     assert Invocation.objects.filter(room_id=seat.room_id, component="manager.swap_persona").count() == 2
+    assert page.errors == []
+
+
+def test_a_seat_s_selects_show_its_own_persona_and_role_not_its_agent_s(make_page):
+    page, manager = make_page("ossi")
+    narrator = make_facilitator("Narrator", key="own-narrator", provider="rehearsal")
+    chosen, plain = (make_participant(name, alias=f"own-{name.lower()}", provider="rehearsal") for name in ("Chosen", "Plain"))
+    other = make_participant("Other", alias="own-other")  # its persona and role are the ones chosen for a seat
+    status, body = api(page, "POST", "discussions", {
+        "kind": "workspace", "name": "Own", "topic": "Plan the cut-over", "moderatorId": narrator.pk,
+        "participants": [{"agentId": chosen.pk, "role": "participant", "personaId": other.persona_id},
+                         {"agentId": plain.pk, "role": "participant"}]})
+    assert status == 201, body
+    room_id = body["data"]["id"]
+    seat = Seat.objects.get(room_id=room_id, agent=chosen)
+    open_desk(page, room_id)
+    persona, role = page.get_by_label("Persona of Chosen"), page.get_by_label("Role of Chosen")
+    persona.wait_for()
+    # The persona chosen for the seat shows, not its agent's; the role, none of its own, says so.
+    assert persona.input_value() == str(other.persona_id) and persona.evaluate("s => s.selectedOptions[0].textContent") == "Other"
+    assert role.input_value() == "" and role.evaluate("s => s.selectedOptions[0].textContent") == "none (the agent's own)"
+    # A seat with nothing of its own says none, though its agent has a persona and a role (the lists offer them).
+    for select in (page.get_by_label("Persona of Plain"), page.get_by_label("Role of Plain")):
+        assert select.input_value() == "" and select.evaluate("s => s.selectedOptions[0].textContent") == "none (the agent's own)"
+    assert page.get_by_label("Persona of Plain").locator(f"option[value='{plain.persona_id}']").count() == 1
+    # Its role swapped: the role shows, and the persona chosen for it still does.
+    role.select_option(str(other.role_id))
+    wait_for(lambda: Seat.objects.get(pk=seat.pk).work_role_id == other.role_id or None, timeout=20)
+    drawn_at(page, seat, 2)
+    assert page.get_by_label("Role of Chosen").input_value() == str(other.role_id)
+    assert page.get_by_label("Persona of Chosen").input_value() == str(other.persona_id)
     assert page.errors == []
 
 

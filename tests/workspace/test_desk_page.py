@@ -143,3 +143,19 @@ def test_a_viewer_gets_the_narrative_to_read_and_the_manager_an_editor(setup):
     client.force_login(owner)
     html = client.get(f"/workspaces/{room.pk}/").content.decode()
     assert re.search(r'<textarea id="narrative-content"[^>]*>', html) and 'id="narrative-read"' not in html
+
+
+def test_the_desk_takes_the_token_budget_s_upper_limit_from_the_server_s_check(setup):
+    """The token budget field stops at the largest budget the server takes (page data: ``MAX_BIG``), with a help
+    line the field is described by."""
+    from facilitation.actions.inputs import MAX_BIG
+
+    client, room, owner, _, _ = setup
+    client.force_login(owner)
+    html = client.get(f"/workspaces/{room.pk}/").content.decode()
+    data = json.loads(re.search(r'<script id="page-data" type="application/json">(.*?)</script>', html, re.S).group(1))
+    assert data["budgetTokensLimit"] == MAX_BIG
+    assert re.search(r'<input id="budget-tokens" type="number" min="1" step="1"[^>]*aria-describedby="budget-tokens-help"', html)
+    assert 'id="budget-tokens-help"' in html
+    script = (Path(settings.BASE_DIR) / "frontend" / "static" / "convene" / "workspace.js").read_text()
+    assert "page.budgetTokensLimit" in script and str(MAX_BIG) not in script

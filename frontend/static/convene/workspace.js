@@ -12,7 +12,7 @@
   // Roles no workspace agent works in (the server refuses them: facilitation.workspace.rules.NOT_WORK_ROLES).
   const NOT_WORK_ROLES = ["facilitator", "observer"];
   const state = { room: null, observations: [], narratives: [], tasks: [], personas: [], editing: null, taskDraft: null, roles: [], replyTo: null,
-    labels: {}, arrived: null, restored: null, conflict: null, saving: false };
+    labels: {}, arrived: null, restored: null, conflict: null, saving: false, taskConflict: null, taskBusy: null };
 
   function fail(err) {
     const box = $("#room-error");
@@ -32,6 +32,9 @@
   const TASK_DESCRIPTION_LIMIT = page.taskDescriptionLimit;
   // The largest budget in USD the server takes (page data: facilitation.actions.inputs.MAX_USD).
   const BUDGET_USD_LIMIT = page.budgetUsdLimit;
+  // The largest token budget the server takes (page data: facilitation.actions.inputs.MAX_BIG), as far as the browser
+  // keeps a whole number exactly (a larger one would not be sent as typed).
+  const BUDGET_TOKENS_LIMIT = page.budgetTokensLimit == null ? null : Math.min(page.budgetTokensLimit, Number.MAX_SAFE_INTEGER);
   const NEAR_LIMIT = 0.9;  // from this share of the limit on, an editor counts the characters
 
   // An API error as the manager reads it: its message, then what is wrong with each field, a line each, in the desk's words.
@@ -201,8 +204,10 @@
         el("span", { class: "muted small spent" }, ` · ${(s.tokensUsed || 0).toLocaleString("en")} tokens`));
       if (page.canControl && !CLOSED.includes(state.room.status)) {
         // The manager swaps the persona a seat works as, and the role it works in (mid-room, one at a time).
-        // What the seat has is what is selected: none (the agent's own, null) when it has none, and one the
-        // list does not offer shows (disabled) rather than the list's first; every other choice swaps.
+        // What the seat itself has is what is selected (`personaOverrideId`, `roleOverrideId`: not the agent's,
+        // which `personaId` and `roleId` are while the seat has none of its own): none (the agent's own, null)
+        // when it has none, and one the list does not offer shows (disabled) rather than the list's first; every
+        // other choice swaps.
         const swap = (label, key, items, current, said) => {
           const options = [{ id: "", name: "none (the agent's own)" }, ...items];
           if (current != null && !items.some((x) => x.id === current)) {
@@ -230,12 +235,14 @@
           });
           return [sel, el("span", { id: errorId, class: "error form-error small", role: "alert", hidden: true })];
         };
-        li.append(el("span", { class: "muted small" }, " · works as "), ...swap("Persona", "personaId", state.personas, s.personaId, "works as"));
+        li.append(el("span", { class: "muted small" }, " · works as "),
+          ...swap("Persona", "personaId", state.personas, s.personaOverrideId, "works as"));
         // Only roles an agent works in; one it holds otherwise (its own, from before) shows, but cannot be chosen again.
         const roles = state.roles.filter((x) => !NOT_WORK_ROLES.includes(x.key));
-        const held = state.roles.find((x) => x.id === s.roleId && NOT_WORK_ROLES.includes(x.key));
+        const held = state.roles.find((x) => x.id === s.roleOverrideId && NOT_WORK_ROLES.includes(x.key));
         if (held) roles.unshift({ ...held, disabled: true });
-        li.append(el("span", { class: "muted small" }, " in the role "), ...swap("Role", "roleId", roles, s.roleId, "works in the role"));
+        li.append(el("span", { class: "muted small" }, " in the role "),
+          ...swap("Role", "roleId", roles, s.roleOverrideId, "works in the role"));
       } else {
         const p = state.personas.find((x) => x.id === s.personaId);
         const r = state.roles.find((x) => x.id === s.roleId);
@@ -355,19 +362,120 @@
     if (state.observations.length) obsView.lastSeq = state.observations[state.observations.length - 1].seq;
     // Drawn again when there is something new (or the authors' names changed): polling finds nothing new mostly.
     const key = JSON.stringify([state.observations.length, obsView.lastSeq, state.labels]);
-    if (obsView.drawn !== key) showObservations();
+    if (obsView.drawn !== key) keepingPlace(showObservations);
     obsView.drawn = key;
+    placeArrivals();
   }
 
   // What arrived since the desk opened, said in one line above the list (read out once by screen readers, which
-  // the list itself is not: it is drawn again whole).
-  const news = { count: 0 };
+  // the list itself is not: it is drawn again whole). New observations the reader cannot see where they are (further
+  // down a long list, or the reader further down the desk) are counted on a button that brings them into view,
+  // and the line says so; the desk never scrolls by itself.
+  const news = { count: 0, fresh: [], unseen: new Set() };
   function arrived(rows) {
     if (!rows.length) return;
     news.count += rows.length;
+    news.fresh.push(...rows.map((o) => o.id));
     const o = rows[rows.length - 1];
-    $("#observations-new").textContent = `${counted(news.count, "new observation")} since you opened the desk; the latest: `
+    $("#observations-new-since").textContent = `${counted(news.count, "new observation")} since you opened the desk; the latest: `
       + `${o.type} by ${authorName(o)}, round ${o.round}.`;
+  }
+
+  const observationItem = (obsId) => document.querySelector(`#observations [data-observation-id="${obsId}"]`);
+  // Some of it shows in the window.
+  function inView(node) {
+    const r = node.getBoundingClientRect();
+    return r.bottom > 0 && r.top < window.innerHeight && r.height > 0;
+  }
+
+  // Once drawn: the new observations the list shows out of the reader's sight are counted (those the filters hide are
+  // not: there is nothing to bring into view), in one addition to the line, read out with it.
+  function placeArrivals() {
+    const fresh = news.fresh;
+    news.fresh = [];
+    let added = 0;
+    for (const obsId of fresh) {
+      const item = observationItem(obsId);
+      if (item && !inView(item) && !news.unseen.has(obsId)) { news.unseen.add(obsId); added += 1; }
+    }
+    if (!added) return;
+    const n = news.unseen.size;
+    $("#observations-new-unseen").textContent = ` ${counted(n, "new observation")} ${n === 1 ? "is" : "are"} out of view: `
+      + `the “${counted(n, "new observation")}” button brings ${n === 1 ? "it" : "them"} into view.`;
+    watchUnseen();
+  }
+
+  // An unseen observation scrolled into view by the reader is seen.
+  const seenWatch = "IntersectionObserver" in window ? new IntersectionObserver((entries) => {
+    let seen = false;
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      news.unseen.delete(Number(entry.target.dataset.observationId));
+      seenWatch.unobserve(entry.target);
+      seen = true;
+    }
+    if (seen) renderUnseen();
+  }) : null;
+
+  // The list is drawn again whole: the unseen observations it still shows are watched again.
+  function watchUnseen() {
+    if (seenWatch) seenWatch.disconnect();
+    for (const obsId of [...news.unseen]) {
+      const item = observationItem(obsId);
+      if (!item) news.unseen.delete(obsId);  // filtered out meanwhile
+      else if (seenWatch) seenWatch.observe(item);
+    }
+    renderUnseen();
+  }
+
+  function renderUnseen() {
+    const n = news.unseen.size, button = $("#btn-new-observations");
+    button.hidden = !n;
+    if (!n) {
+      $("#observations-new-unseen").textContent = "";
+      return;
+    }
+    const first = firstUnseen();
+    const below = !first || first.getBoundingClientRect().top >= 0;
+    button.replaceChildren(counted(n, "new observation"), " ", el("span", { "aria-hidden": "true" }, below ? "↓" : "↑"));
+  }
+
+  function firstUnseen() {
+    return [...document.querySelectorAll("#observations [data-observation-id]")]
+      .find((item) => news.unseen.has(Number(item.dataset.observationId))) || null;
+  }
+
+  // The button: the first of them at the top of the window (those after it follow it), and the focus on it. Those
+  // still out of view (a reply far above a new observation at the end, say) stay counted: pressed again, it goes on.
+  function showUnseen() {
+    const first = firstUnseen();
+    if (!first) { watchUnseen(); return; }
+    first.tabIndex = -1;
+    first.scrollIntoView({ block: "start" });
+    first.focus({ preventScroll: true });
+    for (const obsId of [...news.unseen]) {
+      const item = observationItem(obsId);
+      if (item === first || (item && inView(item))) {
+        news.unseen.delete(obsId);
+        if (seenWatch) seenWatch.unobserve(item);
+      }
+    }
+    renderUnseen();
+  }
+
+  // The list is drawn again whole with what arrived: the observation at the top of the window stays where it was on
+  // the screen, so what the reader is reading does not move (a reply added above it, say). Drawn again for what the
+  // reader asked (a filter, older ones), it is laid out as it comes.
+  function keepingPlace(draw) {
+    const items = [...document.querySelectorAll("#observations [data-observation-id]")];
+    const anchor = items.find((item) => { const top = item.getBoundingClientRect().top; return top >= 0 && top < window.innerHeight; });
+    const before = anchor && anchor.getBoundingClientRect().top;
+    draw();
+    const again = anchor && observationItem(anchor.dataset.observationId);
+    if (again) {
+      const moved = again.getBoundingClientRect().top - before;
+      if (moved) window.scrollBy(0, moved);
+    }
   }
 
   function loadOlderObservations() {
@@ -421,6 +529,7 @@
         "aria-label": `Reply to ${o.type} #${o.id}`, "aria-controls": "observation-form" }, "Reply") : null,
       byParent.has(o.id) ? el("ol", { class: "replies" }, ...byParent.get(o.id).map(item)) : null);
     $("#observations").replaceChildren(...(byParent.get(null) || []).map(item));
+    watchUnseen();
     const empty = $("#observations-empty");
     empty.hidden = shown.length > 0;
     empty.textContent = state.observations.length ? "No observation matches these filters."
@@ -782,14 +891,17 @@
     const [verb, label] = NEXT_STEP[t.status];
     const unassigned = verb === "claim" && !t.assigneeId;
     // Why Claim waits, in words anyone reads (a disabled button's title reaches neither the keyboard nor a phone).
-    if (unassigned) li.append(el("div", { class: "muted small", id: `task-${t.id}-why` }, "Assign it to an agent (Edit) to claim it."));
+    if (unassigned) li.append(el("div", { class: "muted small", id: `task-${t.id}-why` }, CLAIM_WAITS));
+    // A Claim that waits stays in the Tab order (aria-disabled, not disabled), so that the keyboard reaches it and a
+    // screen reader says why it waits (its description); pressing it says that again and does nothing else.
     li.append(el("div", { class: "task-actions" },
       el("button", { type: "button", class: "btn btn-link btn-small", "data-action": "edit", "aria-expanded": "false",
         "aria-label": `Edit ${t.title}` }, "Edit"),
-      el("button", { type: "button", class: "btn btn-small", "data-action": verb, disabled: unassigned,
+      el("button", { type: "button", class: "btn btn-small", "data-action": verb, "aria-disabled": unassigned ? "true" : null,
         "aria-describedby": unassigned ? `task-${t.id}-why` : null, "aria-label": `${label} ${t.title}` }, label)));
     return li;
   }
+  const CLAIM_WAITS = "Assign it to an agent (Edit) to claim it.";
 
   // A task's description, Markdown rendered (and sanitized) as the room's topic is; a long one scrolls in its card.
   function taskDescription(t) {
@@ -828,19 +940,46 @@
     renderTaskDescriptionLength();
   }
 
+  // A task's fields as its editor holds them (what the manager may change).
+  const TASK_FIELDS = ["title", "description", "priority", "assignee"];
+  function taskFields(t) {
+    return { title: t.title, description: t.description || "", priority: String(t.priority), assignee: t.assigneeId ? String(t.assigneeId) : "" };
+  }
+  const sameValue = (a, b) => String(a ?? "") === String(b ?? "");
+  // The editor holds what it was opened on (nothing changed in it since, or changed back).
+  function taskUntouched(draft) { return TASK_FIELDS.every((k) => sameValue(draft[k], draft.base[k])); }
+
+  // The task in the editor changed since the editor was opened on it (`t`, newer than the version the draft was made on):
+  // the fields the manager did not change follow it, the changed ones stay, and the draft is made on `t` from now on, so
+  // that saving replaces what changed meanwhile. Changed by somebody else (another tab, its agent) while the manager
+  // had changed something: the desk says so at once, with what the task holds now (renderTaskConflict). `ours`: a step
+  // the desk itself just took.
+  function followTask(draft, t, ours = false) {
+    if (!draft.base) Object.assign(draft, { base: taskFields(t), version: t.version });  // a draft kept before tasks had versions
+    if (t.version <= draft.version) return;
+    const touched = !taskUntouched(draft), now = taskFields(t);
+    for (const k of TASK_FIELDS) if (sameValue(draft[k], draft.base[k])) draft[k] = now[k];
+    Object.assign(draft, { base: now, version: t.version });
+    if (touched && !ours) state.taskConflict = t;
+    stash(TASK_DRAFT, draft);
+  }
+
   // The editor of the task being edited, under the board (the board's columns are narrow).
   function renderTaskEditor() {
     const box = $("#task-edit");
     if (!box) return;
     const t = state.taskDraft && state.tasks.find((x) => x.id === state.taskDraft.id);
     if (!t || t.status === "completed" || CLOSED.includes(state.room.status)) state.taskDraft = null;
+    if (state.taskDraft && state.taskBusy !== t.id) followTask(state.taskDraft, t);  // the desk's own write: its answer says
     const key = state.taskDraft ? `${t.id}:${t.status}` : "";
     if (box.dataset.editing !== key) {  // a redraw of the board leaves an open editor (and its focus) alone
-      box.replaceChildren(...(state.taskDraft ? [el("h3", {}, `Edit “${t.title}”`), taskEditor(t)] : []));
+      box.replaceChildren(...(state.taskDraft ? [el("h3", { id: "task-edit-heading" }), taskEditor(t), taskConflictBox()] : []));
       box.dataset.editing = key;
     }
+    if (state.taskDraft) fillTaskEditor(t);
     box.hidden = !state.taskDraft;
     stash(TASK_DRAFT, state.taskDraft);
+    renderTaskConflict();
     document.querySelectorAll("#board [data-action=edit]").forEach((b) => {
       b.setAttribute("aria-expanded", String(!!state.taskDraft && b.closest("[data-task-id]").dataset.taskId === String(state.taskDraft.id)));
     });
@@ -865,10 +1004,12 @@
       el("button", { class: "btn btn-ghost btn-small", type: "button", "data-action": "cancel" }, "Cancel"),
       el("button", { class: "btn btn-danger btn-small", type: "button", "data-action": "delete" }, "Delete task"),
       el("p", { id: "task-edit-error", class: "error form-error", role: "alert", hidden: true }));
-    const length = () => renderLength(form.elements.description, form.querySelector(".length"), TASK_DESCRIPTION_LIMIT,
-      form.querySelector("button[type=submit]"));
-    length();
-    form.querySelector("[data-action=cancel]").addEventListener("click", () => { state.taskDraft = null; renderTaskEditor(); });
+    renderTaskEditLength(form);
+    form.querySelector("[data-action=cancel]").addEventListener("click", () => {
+      state.taskDraft = null;
+      state.taskConflict = null;
+      renderTaskEditor();
+    });
     form.querySelector("[data-action=delete]").addEventListener("click", () => { deleteTask(t).catch(fail); });
     form.addEventListener("input", () => {
       draft.title = form.elements.title.value;
@@ -876,33 +1017,111 @@
       draft.priority = form.elements.priority.value;
       if (form.elements.assignee) draft.assignee = form.elements.assignee.value;
       stash(TASK_DRAFT, draft);
-      length();
+      renderTaskEditLength(form);
+      renderTaskConflict();  // changed back to what the task holds: nothing conflicts any more
     });
-    form.addEventListener("submit", (e) => { e.preventDefault(); saveTask(t); });
+    form.addEventListener("submit", (e) => { e.preventDefault(); saveTask(); });
     return form;
   }
 
-  async function saveTask(t) {
+  function renderTaskEditLength(form) {
+    renderLength(form.elements.description, form.querySelector(".length"), TASK_DESCRIPTION_LIMIT, form.querySelector("button[type=submit]"));
+  }
+
+  // The open editor shows the draft: a field that followed a change made meanwhile shows the task's value now.
+  function fillTaskEditor(t) {
+    const form = document.querySelector("#task-edit form"), draft = state.taskDraft;
+    if (!form || !draft) return;
+    $("#task-edit-heading").textContent = `Edit “${t.title}”`;
+    for (const k of TASK_FIELDS) {
+      const control = form.elements[k];
+      if (control && !sameValue(control.value, draft[k])) control.value = draft[k];
+    }
+    renderTaskEditLength(form);
+  }
+
+  // Under the editor: the task changed meanwhile (another tab, its agent) while the manager had changed it too; what it
+  // holds now, and a way to keep that instead of the manager's changes.
+  function taskConflictBox() {
+    const discard = el("button", { type: "button", class: "btn btn-link btn-small", "data-action": "discard" }, "discard your changes");
+    discard.addEventListener("click", discardTaskChanges);
+    return el("div", { id: "task-conflict", class: "alert alert-error", role: "alert", hidden: true },
+      el("p", { id: "task-conflict-lead" }), el("ul", { id: "task-current", class: "small" }),
+      el("p", {}, "Your changes are still in the editor: Save applies them to the task as it is now (what you did not "
+        + "change stays as it is now), or ", discard, " and keep it."));
+  }
+
+  function renderTaskConflict() {
+    const box = document.getElementById("task-conflict");
+    const draft = state.taskDraft, c = state.taskConflict;
+    if (c && (!draft || draft.id !== c.id || taskUntouched(draft))) state.taskConflict = null;
+    if (!box) return;
+    box.hidden = !state.taskConflict;
+    if (!state.taskConflict) return;
+    const now = state.tasks.find((x) => x.id === c.id && x.version >= c.version) || c;
+    $("#task-conflict-lead").textContent = "This task was changed in another tab (or by its agent) after you began editing it. It now reads:";
+    const status = now.status.replace("_", " ") + (now.claimedById ? ` (claimed by ${seatName(now.claimedById)})` : "");
+    $("#task-current").replaceChildren(...[["Title", now.title], ["Priority", String(now.priority)],
+      ["Assigned to", now.assigneeId ? seatName(now.assigneeId) : "nobody"], ["Status", status],
+      ["Description", now.description || "none"]].map(([label, value]) => el("li", {}, el("strong", {}, `${label}: `), value)));
+  }
+
+  // The manager keeps the task as it is now: the editor goes back to it.
+  function discardTaskChanges() {
     const draft = state.taskDraft;
+    const t = draft && state.tasks.find((x) => x.id === draft.id);
+    if (!t) return;
+    const c = state.taskConflict, now = c && c.version > t.version ? c : t;
+    Object.assign(draft, taskFields(now), { base: taskFields(now), version: now.version });
+    state.taskConflict = null;
+    stash(TASK_DRAFT, draft);
+    fillTaskEditor(now);
+    renderTaskConflict();
+    const title = document.querySelector("#task-edit input[name=title]");
+    if (title) title.focus();
+  }
+
+  async function saveTask() {
+    const draft = state.taskDraft;
+    if (!draft) return;
     const untitled = blank(draft.title);
     const problem = untitled ? "A task needs a title (spaces do not count)." : descriptionProblem(draft.description);
     formMessage("#task-edit-error", problem);
     if (problem) { $(`#task-edit ${untitled ? "input[name=title]" : "textarea"}`).focus(); return; }
+    // What the manager changed since the editor was opened (or since the task changed meanwhile), on that version.
+    const t = state.tasks.find((x) => x.id === draft.id), was = draft.base;
     const body = {};
-    if (draft.title.trim() !== t.title) body.title = draft.title.trim();
-    if (draft.description.trim() !== t.description) body.description = draft.description;  // "" removes it
-    if (Number(draft.priority) !== t.priority) body.priority = Number(draft.priority);
-    if (t.status === "pending" && String(draft.assignee || "") !== String(t.assigneeId || "")) {
+    if (draft.title.trim() !== was.title) body.title = draft.title.trim();
+    if (draft.description.trim() !== was.description) body.description = draft.description;  // "" removes it
+    if (Number(draft.priority) !== Number(was.priority)) body.priority = Number(draft.priority);
+    if (t && t.status === "pending" && !sameValue(draft.assignee, was.assignee)) {
       body.assigneeId = draft.assignee ? Number(draft.assignee) : null;
     }
+    state.taskBusy = draft.id;
     try {
-      if (Object.keys(body).length) await request("PATCH", `${base}/tasks/${t.id}`, body);
+      if (Object.keys(body).length) await request("PATCH", `${base}/tasks/${draft.id}`, { ...body, version: draft.version });
       state.taskDraft = null;
+      state.taskConflict = null;
       taskDone();
     } catch (err) {
-      await loadTasks();
-      refused("#task-edit-error", err);  // under the editor while it is open (a task completed meanwhile closes it)
+      state.taskBusy = null;
+      if (err.code === "stale_version" && err.details && err.details.current) {
+        // Changed meanwhile (no event may have told the desk yet): the editor is made on the task as it is now, the
+        // manager's changes stay in it, and what it holds now is said under it; saving again applies them.
+        const current = err.details.current;
+        state.tasks = state.tasks.map((x) => (x.id === current.id ? current : x));
+        followTask(draft, current);
+        state.taskConflict = taskUntouched(draft) ? null : current;
+        renderTaskEditor();
+        formMessage("#task-edit-error", "");
+        await loadTasks();  // the board too
+      } else {
+        await loadTasks();
+        refused("#task-edit-error", err);  // under the editor while it is open (a task completed meanwhile closes it)
+      }
       return;
+    } finally {
+      state.taskBusy = null;
     }
     await loadTasks();
   }
@@ -938,17 +1157,24 @@
     const action = button.dataset.action;
     if (action === "edit") {
       const open = state.taskDraft && state.taskDraft.id === t.id;
-      state.taskDraft = open ? null : { id: t.id, title: t.title, description: t.description || "", priority: t.priority,
-        assignee: t.assigneeId || "" };
+      state.taskDraft = open ? null : { id: t.id, version: t.version, base: taskFields(t), ...taskFields(t) };
+      state.taskConflict = null;
       renderTaskEditor();
       const title = document.querySelector("#task-edit input[name=title]");
       if (title) title.focus();
       return;
     }
+    if (button.getAttribute("aria-disabled") === "true") { toast(CLAIM_WAITS); return; }
+    state.taskBusy = t.id;
     try {
-      await request("POST", `${base}/tasks/${t.id}/${action}`);
+      const moved = (await request("POST", `${base}/tasks/${t.id}/${action}`)).data;
+      // The task being edited here moved on by this step, not in another tab: the editor follows it without a word.
+      const draft = state.taskDraft;
+      if (draft && draft.id === t.id && draft.version === t.version) followTask(draft, moved, true);
       taskDone();
-    } catch (err) { failed(err); }
+    } catch (err) { failed(err); } finally {
+      state.taskBusy = null;
+    }
     await loadTasks();
   }
 
@@ -1122,12 +1348,14 @@
     for (const sel of ["#filter-type", "#filter-round", "#filter-seat", "#filter-open"]) $(sel).addEventListener("change", renderObservations);
     $("#narrative-round").addEventListener("change", () => renderNarrative(true));
     $("#btn-older-observations").addEventListener("click", () => { loadOlderObservations().catch(fail); });
+    $("#btn-new-observations").addEventListener("click", showUnseen);
     document.querySelectorAll("[data-verb]").forEach((b) => b.addEventListener("click", () => control(b.dataset.verb)));
     const end = $("#btn-end-round");
     if (end) end.addEventListener("click", () => control("end"));
     const pacing = $("#pacing-form");
     if (pacing) {
       if (BUDGET_USD_LIMIT != null) $("#budget-usd").max = String(BUDGET_USD_LIMIT);  // the browser says it before sending
+      if (BUDGET_TOKENS_LIMIT != null) $("#budget-tokens").max = String(BUDGET_TOKENS_LIMIT);
       $("#btn-pacing").addEventListener("click", () => (pacing.hidden ? openPacing() : closePacing()));
       $("#btn-pacing-cancel").addEventListener("click", closePacing);
       pacing.addEventListener("submit", savePacing);
