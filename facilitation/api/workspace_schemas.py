@@ -80,7 +80,9 @@ class TaskPatchIn(serializers.Serializer):
     description = serializers.CharField(max_length=10_000, required=False, allow_blank=True)
     assignee_id = serializers.IntegerField(required=False, allow_null=True)
     priority = serializers.IntegerField(min_value=1, max_value=5, required=False)
-    version = serializers.IntegerField(min_value=1, help_text="The version you edited; a stale one is 409 with the current task.")
+    version = serializers.IntegerField(min_value=1, required=False,
+                                       help_text="The version you edited; a stale one is 409 with the current task. "
+                                                 "Left out: the edit applies to the task as it is.")
 
 
 class TaskStepIn(serializers.Serializer):

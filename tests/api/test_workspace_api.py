@@ -195,8 +195,8 @@ def test_a_task_edit_names_its_version_and_a_stale_one_is_409_with_the_current_t
     assert (row.priority, row.version) == (2, 2)
     assert Invocation.objects.filter(room=ws, component="manager.edit_task").count() == 1
     assert len(events(ws, "discussion:task")) == 2  # created, edited once
-    # Without a version, or with one that is not a whole number from 1, nothing changes either: 400 on it.
-    for body in ({"priority": 5}, {"priority": 5, "version": 0}, {"priority": 5, "version": "2"}, {"priority": 5, "version": True}):
+    # With a version that is not a whole number from 1, nothing changes either: 400 on it.
+    for body in ({"priority": 5, "version": 0}, {"priority": 5, "version": "2"}, {"priority": 5, "version": True}):
         r = clients["owner"].patch(url, body)
         assert r.status_code == 400 and list(r.json()["error"]["details"]) == ["version"], (body, r.json())
     assert TaskAssignment.objects.get(pk=task["id"]).priority == 2
@@ -209,6 +209,12 @@ def test_a_task_edit_names_its_version_and_a_stale_one_is_409_with_the_current_t
     assert r.status_code == 200 and r.json()["data"]["version"] == 4
     assert [e["task"]["version"] for e in events(ws, "discussion:task")] == [1, 2, 3, 4]
     assert TaskAssignment.objects.get(pk=task["id"]).description == "After the claim"
+    # A client that sends no version (the route took none before tasks had one) edits the task as it is.
+    for body in ({"priority": 4}, {"priority": 3, "version": None}):
+        r = clients["owner"].patch(url, body)
+        assert r.status_code == 200, (body, r.json())
+    row = TaskAssignment.objects.get(pk=task["id"])
+    assert (row.priority, row.version, row.description) == (3, 6, "After the claim")
 
 
 def test_an_agent_s_step_moves_a_task_s_version_on(clients, ws):

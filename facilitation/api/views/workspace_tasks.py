@@ -49,8 +49,9 @@ class TasksView(APIView):
 class TaskView(APIView):
     @extend_schema(tags=TAG, operation_id="workspace_tasks_update", summary="Edit title, description, priority, assignee",
                    description="Send the `version` you edited (every change to the task, a claim, start or complete "
-                               "too, adds one to it). A stale version is 409 `stale_version` with the current task in "
-                               "`error.details.current`.",
+                               "too, adds one to it) to be told when somebody changed it meanwhile: a stale version is "
+                               "409 `stale_version` with the current task in `error.details.current`. Without "
+                               "`version` the edit applies to the task as it is.",
                    request=ws.TaskPatchIn, responses=schemas.responses({200: ws.TaskEnvelope}, 400, 403, 409, 415))
     def patch(self, request, id: int, tid: int):
         room = controllable_room(request.user, id)

@@ -1,8 +1,9 @@
 """Tasks: the manager creates, assigns and deletes them; a seat claims, starts and completes them.
 
 ``pending -> claimed -> in_progress -> completed``; any other step is 409 and changes nothing.
-Every change adds one to the task's ``version``; an edit names the version it was made on, and a stale
-one is refused with the task as it is now (as a narrative's edit is).
+Every change adds one to the task's ``version``; an edit that names the version it was made on is refused
+when that one is stale, with the task as it is now (as a narrative's edit is). An edit that names none (a
+client of the route from before tasks had versions) is applied to the task as it is.
 """
 from django.db import transaction
 from django.utils import timezone
@@ -82,7 +83,7 @@ def do_update_task(room: Room, task_id: int, user, **fields) -> TaskAssignment:
         unknown = sorted(k for k in fields if k not in (*EDITABLE, "version"))
         for key in unknown:
             errors.add(key, "Unknown or read-only field (status changes through claim, start and complete).")
-        version = inputs.version(fields.get("version"), errors)
+        version = inputs.version(fields["version"], errors) if fields.get("version") is not None else None
         changes = {}
         if "title" in fields:
             changes["title"] = inputs.text(fields["title"], "title", errors, limit=inputs.TITLE)
@@ -95,10 +96,10 @@ def do_update_task(room: Room, task_id: int, user, **fields) -> TaskAssignment:
             changes["assignee"] = _seat(room, fields["assignee_id"], "assigneeId", errors)
         errors.raise_if_any("The task update is not valid.")
         if not changes:
-            raise ValidationFailed("Nothing to change.", {"body": ["Send title, description, priority or assigneeId with the version."]})
+            raise ValidationFailed("Nothing to change.", {"body": ["Send title, description, priority or assigneeId."]})
         if task.status == T.COMPLETED:
             raise StateConflict("A completed task cannot be changed.", {"status": task.status}, code="task_completed")
-        if version != task.version:
+        if version is not None and version != task.version:
             raise StateConflict("The task changed meanwhile: compare your changes with the current task and save again.",
                                 {"yourVersion": version, "current": task_payload(task)}, code="stale_version")
         if "assignee" in changes and task.status != T.PENDING and changes["assignee"] != task.claimed_by:
