@@ -110,6 +110,7 @@ class TaskShape(TypedDict):
     id: int
     title: str
     status: str
+    version: int
 
 
 class ArtifactShape(TypedDict):

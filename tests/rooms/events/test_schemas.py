@@ -60,7 +60,7 @@ def test_valid_payloads_of_every_kind_pass():
                                                                   "round": 1, "confidence": 0.5})))
     validate(EventType.ROUND, _envelope(**build.round_changed(2, "started")))
     validate(EventType.NARRATIVE, _envelope(**build.narrative({"id": 1, "round": 1, "content": "n", "version": 2})))
-    validate(EventType.TASK, _envelope(**build.task({"id": 1, "title": "t", "status": "pending", "priority": 3})))
+    validate(EventType.TASK, _envelope(**build.task({"id": 1, "title": "t", "status": "pending", "priority": 3, "version": 1})))
     validate(EventType.ARTIFACT, _envelope(**build.artifact({"done": False, "missing": ["Lead"], "roles": {}})))
     validate(EventType.REVOKED, build.revoked(1))
     validate(EventType.SESSION_REVOKED, build.session_revoked("gone"))
@@ -78,6 +78,7 @@ def test_valid_payloads_of_every_kind_pass():
     (EventType.TURN, _envelope(turn=_turn(markers=[{"type": "vote"}])), "markers[0]"),
     (EventType.ROUND, _envelope(round=1, state="paused"), "state"),
     (EventType.TASK, _envelope(task={"id": 1, "title": "t"}), "missing status"),
+    (EventType.TASK, _envelope(task={"id": 1, "title": "t", "status": "pending"}), "missing version"),
     (EventType.REVOKED, {"discussionId": 1, "seq": 2}, "unexpected seq"),
     ("discussion:unknown", {}, "unknown event type"),
 ])
