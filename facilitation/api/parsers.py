@@ -7,6 +7,10 @@ Both spellings of a field are read (``maxRounds`` and ``max_rounds``); a body th
 two spellings with different values is 400 naming the field, instead of one of them silently winning.
 Keys inside ``settings.JSON_DATA_FIELDS`` are people's words and stay as written (``note_taker`` next to
 ``noteTaker`` are two roles).
+
+A body whose ``charset`` names a codec that is not a text encoding (``base64``, ``rot13``) is 400, as one the
+charset cannot decode is; so is an object key that is not valid Unicode (a lone surrogate escape such as
+``"\\ud800"``), which no answer could name back.
 """
 import json
 import re
@@ -44,6 +48,23 @@ def depth_of(value) -> int:
             return deepest
         stack.extend((child, depth + 1) for child in children)
     return deepest
+
+
+def bad_key(value) -> bool:
+    """Whether an object key anywhere in ``value`` is not valid Unicode (iteratively, like ``depth_of``)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key in item:
+                try:
+                    key.encode("utf-8")
+                except UnicodeEncodeError:
+                    return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _wire(key: str) -> str:
@@ -92,12 +113,16 @@ class JSONParser(CamelCaseJSONParser):
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
             data = json.loads(stream.read().decode(encoding), parse_constant=strict_constant)
+        except LookupError:  # a codec, but not of text
+            raise exceptions.ParseError(f"JSON parse error - {encoding!r} is not a text encoding; send UTF-8.") from None
         except RecursionError:
             raise exceptions.ParseError(f"JSON nested more than {MAX_DEPTH} levels deep.") from None
         except ValueError as exc:
             raise exceptions.ParseError(f"JSON parse error - {exc}") from None
         if depth_of(data) > MAX_DEPTH:
             raise exceptions.ParseError(f"JSON nested more than {MAX_DEPTH} levels deep.")
+        if bad_key(data):
+            raise exceptions.ParseError("JSON parse error - an object key is not valid Unicode (a lone surrogate escape).")
         clashes: dict = {}
         data = underscore_keys(data, self.json_underscoreize, clashes=clashes)
         if clashes:
