@@ -64,8 +64,9 @@ class Message:
     command: tuple[str, tuple[str, ...]] | None = None
     # Teams: the text with our @mention taken out.
     clean_text: str = ""
-    # Teams channel: the id of the post at the root of the thread the message was written in ("" elsewhere: group and
-    # personal chats have no threads). An answer to the message goes into that thread.
+    # Where in the chat the message was written, for an answer to it to go there: in a Teams channel the id of the post
+    # at the root of its thread, in a Telegram forum supergroup the topic (``message_thread_id``); "" elsewhere (Teams
+    # group and personal chats have no threads, a Telegram group without topics or a forum's General topic).
     thread: str = ""
     extra: dict = field(default_factory=dict)
 

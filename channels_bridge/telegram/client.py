@@ -4,6 +4,8 @@ Calls go to ``{TELEGRAM_API_BASE}/bot<token>/<method>`` (files to ``.../file/bot
 and run on the bridge's event loop (``channels_bridge.aio``), so Django and Celery code
 calls them synchronously. Errors are python-telegram-bot's (``telegram.error``):
 ``RetryAfter`` (429), ``Forbidden`` (403), ``ChatMigrated``, ``BadRequest``, ``NetworkError``...
+``sendMessage`` answers a message with ``reply_parameters`` (``{"message_id", "allow_sending_without_reply": true}``)
+and posts into a forum topic with ``message_thread_id``.
 An answer with a 5xx status is ``ServerError`` (a ``NetworkError`` that keeps the status): Telegram was reached
 and said it failed, which is not the same as a connection that failed or timed out.
 """
@@ -76,12 +78,17 @@ class TelegramClient:
     def get_me(self) -> dict:
         return self._run(self.bot.get_me()).to_dict()
 
-    def send_message(self, chat_id: str, text: str, entities: list | None = None, reply_to: str | None = None) -> str:
+    def send_message(self, chat_id: str, text: str, entities: list | None = None, reply_to: int | None = None,
+                     topic: int | None = None) -> str:
+        """Send ``text``; ``reply_to``: as a reply to that message of the chat (``reply_parameters``, sent all the same
+        when the message is gone: ``allow_sending_without_reply``); ``topic``: into that forum topic
+        (``message_thread_id``: a forum supergroup's topic, where the message replied to was written)."""
         from telegram import ReplyParameters
 
         message = self._run(self.bot.send_message(
             chat_id=int(chat_id), text=text, entities=entities or None,
             reply_parameters=ReplyParameters(int(reply_to), allow_sending_without_reply=True) if reply_to else None,
+            message_thread_id=int(topic) if topic else None,
         ))
         return str(message.message_id)
 

@@ -7,7 +7,8 @@ What matters, per the Bot API: ``my_chat_member`` tells the bot it was added or 
 (a group upgraded to a supergroup), and entity offsets counted in UTF-16 code units. An
 ``edited_message`` (or ``edited_channel_post``) is the whole message again, with its original
 ``message_id`` and an ``edit_date``: the author changed its text. Telegram tells bots nothing when a
-message is deleted.
+message is deleted. In a forum supergroup (``chat.is_forum``) a message written in a topic carries
+``is_topic_message`` and the topic's ``message_thread_id``: the message keeps it (``thread``) for the answer to it.
 """
 from channels_bridge import commands
 from channels_bridge.events import BotAdded, BotRemoved, MembersChanged, Message, MessageChanged, Migrated
@@ -144,8 +145,19 @@ def _message(msg: dict, bot_id: str, bot_username: str) -> list:
         chat=chat, sender=sender, text=text, message_id=str(msg.get("message_id", "")),
         reply_to=str(reply.get("message_id", "")) if reply else "", mentioned=tuple(mentioned),
         mentions_bot=mentions_bot or _is_bot(reply.get("from"), bot_id, bot_username), command=command, clean_text=text,
+        thread=topic(msg),
     ))
     return events
+
+
+def topic(msg: dict) -> str:
+    """The forum topic a group message was written in (its ``message_thread_id`` when ``is_topic_message``), for an
+    answer to go there; "" outside a topic (a group that is no forum, a forum's General topic). A reply in a
+    supergroup that is no forum carries a ``message_thread_id`` too (its reply thread), which is no topic to post in."""
+    if msg.get("is_topic_message") is not True or (msg.get("chat") or {}).get("type") != "supergroup":
+        return ""
+    thread = msg.get("message_thread_id")
+    return str(thread) if isinstance(thread, int) and not isinstance(thread, bool) and thread > 0 else ""
 
 
 def _edited(msg: dict) -> list:

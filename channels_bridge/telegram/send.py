@@ -8,7 +8,15 @@ the relayed speaker's name is a ``bold`` entity; offsets are in UTF-16 code unit
 A 403 (the person never started the bot, or the bot was removed) is undeliverable with a
 diagnostic; a ``migrate_to_chat_id`` answer moves the chat to its supergroup id and retries.
 An attachment (the minutes of a run) goes out as a document after the text, counted as one more part.
+
+In a group, an answer to someone's message (a command's answer, the notice that the room has ended, the facilitator
+answering a person in a run: ``answered``) is a reply to that message: its first part carries ``reply_parameters``
+(``{"message_id", "allow_sending_without_reply": true}``, so a message deleted meanwhile does not stop the answer), and
+in a forum supergroup every part goes into the topic the message was written in (``message_thread_id``). A topic
+Telegram no longer has (deleted, or closed to the bot) gets the answer in the group's General topic instead. Everything
+else (relayed turns, the status message, greetings, reminders, a run's closing) is a message to the group.
 """
+import logging
 import warnings
 from datetime import timedelta
 
@@ -18,9 +26,10 @@ from channels_bridge.telegram.markdown import rendered
 from channels_bridge.text import Span, markdown_from, split_message, utf16_len, utf16_offset
 from rooms.actions.chat import do_forget_status_message, do_migrate_chat, do_set_status_message
 from rooms.actions.deliveries import record_part_sent
-from rooms.models import Delivery
+from rooms.models import Chat, Delivery, Observation
 
 LIMIT = 4096
+log = logging.getLogger("convene.bridge")
 
 
 def _retry_after(exc) -> float:
@@ -110,6 +119,51 @@ def _entities(text: str, spans: list[Span]) -> list:
     return entities
 
 
+def answered(d: Delivery) -> tuple[int, int | None] | None:
+    """The message a delivery to a group answers, as (its message id, the forum topic it was written in or None), for
+    the delivery to reply to it there. None for anything else: a message to the group that answers nobody, and every
+    direct message. An answer is a reply queued for the message (``card["answers"]``:
+    ``channels_bridge.inbound.answering``) or a facilitator's turn that answers it (``data.answers``:
+    ``facilitation.goals.voice.asked_in``), relayed to the chat the message was written in; ``{chatId, messageId,
+    thread}`` either way."""
+    if not d.chat_id or d.chat.kind == Chat.Kind.DIRECT:
+        return None
+    answers = (d.card or {}).get("answers")
+    if answers is None and d.kind == Delivery.Kind.RELAY and d.source_id:
+        turn = d.source
+        if turn is not None and turn.author_kind == Observation.AuthorKind.FACILITATOR and isinstance(turn.data, dict):
+            answers = turn.data.get("answers")
+    if not isinstance(answers, dict) or answers.get("chatId") != d.chat_id:
+        return None
+    message_id, topic = str(answers.get("messageId") or ""), str(answers.get("thread") or "")
+    if not message_id.isdecimal() or int(message_id) <= 0:
+        return None
+    return int(message_id), int(topic) if topic.isdecimal() and int(topic) > 0 else None
+
+
+#: What Telegram answers when a forum topic cannot be posted in: it was deleted, or closed (to a bot that may not
+#: manage topics).
+TOPIC_GONE = ("message thread not found", "topic_closed")
+
+
+def _send(bot, chat_id: str, text: str, entities: list, reply_to: int | None, topic: int | None) -> tuple[str, int | None]:
+    """Send one part: as a reply to ``reply_to`` and into the forum topic ``topic`` when given; when the topic cannot
+    be posted in any more, to the group (its General topic) as a message. Returns the message's id and the topic the
+    parts that follow go to (None once it could not be posted in)."""
+    from telegram import error
+
+    if topic is None:
+        return bot.send_message(chat_id, text, entities, reply_to=reply_to), None
+    try:
+        return bot.send_message(chat_id, text, entities, reply_to=reply_to, topic=topic), topic
+    except error.BadRequest as exc:
+        if not any(words in str(exc.message).lower() for words in TOPIC_GONE):
+            raise
+        log.info("Telegram chat %s cannot be posted in topic %s (%s): the answer goes to the group", chat_id, topic,
+                 exc.message)
+    return bot.send_message(chat_id, text, entities), None
+
+
 def _buckets(chat_id: str, group: bool) -> list:
     buckets = [ratelimit.bucket("telegram_chat", chat_id), ratelimit.bucket("telegram_global", "all")]
     if group:
@@ -149,13 +203,15 @@ def deliver(d: Delivery) -> outcome.Outcome:
                 # forget it for good before anything can make this attempt wait, so the next try posts anew
                 # instead of editing the dead message again.
                 do_forget_status_message(d.chat, d.chat.status_message_id, reason=f"Telegram: {exc.message}")
+        reply_to, topic = answered(d) or (None, None)
         for index, (text, spans) in enumerate(parts):
             if index < d.parts_sent:
                 continue
             wait = ratelimit.buckets().take(_buckets(chat_id, group))
             if wait > 0:
                 return outcome.wait(wait)
-            message_id = bot.send_message(chat_id, text, _entities(text, spans))
+            # A long answer replies with its first part; the parts that follow it go into the same topic.
+            message_id, topic = _send(bot, chat_id, text, _entities(text, spans), reply_to if index == 0 else None, topic)
             record_part_sent(d.pk, message_id)
             sent_ids.append(message_id)
         if d.attachment and d.parts_sent <= len(parts):  # the file is the part after the text

@@ -121,8 +121,8 @@ def do_record_chat_message(chat: Chat, identity: ChatIdentity, text: str, *, mes
     """A message in a linked chat becomes a turn in its room (speaker: the linked user, else the
     chat account). Unlinked chats and ended rooms record nothing; returns the turn or None.
     ``addressed``: the message mentions the bot or replies to one of its messages (``data.source.addressed``).
-    ``thread``: in a Teams channel, the root post of the thread it was written in (``data.source.thread``), where an
-    answer to it goes.
+    ``thread``: in a Teams channel, the root post of the thread it was written in; in a Telegram forum, its topic
+    (``data.source.thread``), where an answer to it goes.
     A message longer than ``limits.COMMENT`` is cut to it, ending with ``CUT_MARK`` (" […]"), and the turn's
     ``data.cut.length`` keeps how long it was."""
     text, full_length = _chat_text(text)

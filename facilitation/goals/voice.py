@@ -131,8 +131,9 @@ def say(room: Room, text: str, purpose: str, answers: dict | None = None) -> Obs
     Linked chats receive it through the relay of room turns. It is Markdown (the room page and the chats
     render it): whatever people wrote in it is escaped (the texts' ``esc=md``), so it reads as typed. The people it
     addresses (named with ``addressee``) are kept in ``data.addressed``, for the chats to mention them. ``answers``:
-    the chat message it answers, where that chat has threads (``asked_in``; a command's ``answers``), kept in
-    ``data.answers``: its relay to that chat goes into the message's thread, everywhere else it is said as any line."""
+    the chat message it answers, where that chat has threads or replies (``asked_in``; a command's ``answers``), kept
+    in ``data.answers``: its relay to that chat goes into the message's thread (Teams) or replies to it (Telegram),
+    everywhere else it is said as any line."""
     seat = room.seats.filter(role=Seat.Role.FACILITATOR).first()
     seq = next_seq(room)
     text, places = _unmarked(text)
@@ -199,14 +200,22 @@ def react(room: Room, run: FacilitationRun, out: dict, addressed: bool = False) 
         say(room, withdrawn, "confirmation-withdrawn")
 
 
+#: Platforms whose groups take an answer as a reply to the message it answers, wherever it was written (a Telegram
+#: reply); elsewhere only a message written in a thread (a Teams channel) is answered there.
+REPLIES_IN_GROUPS = ("telegram",)
+
+
 def asked_in(room: Room, seq: int | None) -> dict:
     """Where the person's turn ``seq`` was written, for an answer to it to go there: ``{chatId, messageId, thread}``
-    when it came from a chat with threads (a Teams channel: ``data.source.thread``), else empty."""
+    when it came from a chat with threads (a Teams channel: ``data.source.thread``) or from a Telegram group (the
+    answer replies to the message; ``thread``: its forum topic, "" outside one), else empty."""
     turn = Observation.objects.filter(room=room, seq=seq).only("data").first() if seq is not None else None
     source = (turn.data or {}).get("source") if turn is not None and isinstance(turn.data, dict) else None
-    if not isinstance(source, dict) or not source.get("thread") or not source.get("messageId"):
+    if not isinstance(source, dict) or not source.get("messageId"):
         return {}
-    return {"chatId": source.get("chatId"), "messageId": source["messageId"], "thread": source["thread"]}
+    if not source.get("thread") and source.get("platform") not in REPLIES_IN_GROUPS:
+        return {}
+    return {"chatId": source.get("chatId"), "messageId": source["messageId"], "thread": source.get("thread") or ""}
 
 
 def answer_addressed(room: Room, run: FacilitationRun, asker: str, answers: dict | None = None) -> Observation | None:

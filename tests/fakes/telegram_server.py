@@ -6,8 +6,15 @@ getWebhookInfo as the Bot API does (``{"ok": true, "result": ...}``; errors
 python-telegram-bot sends them: form-encoded fields (JSON for structured values),
 multipart for files. Scriptable: ``fail_next`` (e.g. 429 with ``retry_after``),
 ``forbid`` (403 for a chat: a person who never started the bot), ``migrate`` (a group
-upgraded to a supergroup answers with ``migrate_to_chat_id``). ``messages`` lists what
-was posted, ``edits`` what was edited.
+upgraded to a supergroup answers with ``migrate_to_chat_id``), ``delete`` (a message someone
+deleted), ``delete_topic`` / ``close_topic`` (a forum topic that is gone, or closed to the bot).
+``messages`` lists what was posted, ``edits`` what was edited, ``refused`` the calls it
+answered with an error (scripted faults aside). A posted message keeps its request's
+``reply_parameters`` (parsed from the JSON it arrives as) and ``message_thread_id``, and ``reply_to``:
+the message it was sent as a reply to (None when it replies to nothing). As the Bot API does, a
+reply to a deleted message is refused (400 "message to be replied not found") unless
+``allow_sending_without_reply`` is true, and is then sent as no reply; a post into a deleted topic
+is refused with "message thread not found", into a closed one with "TOPIC_CLOSED".
 """
 import itertools
 import json
@@ -33,10 +40,13 @@ class FakeTelegram(LoopbackServer):
         self.messages: list[dict] = []
         self.edits: list[dict] = []
         self.documents: list[dict] = []
+        self.refused: list[dict] = []  # calls answered with an error: {"method", "fields" (as sent), "description"}
         self.webhook: dict = {"url": "", "has_custom_certificate": False, "pending_update_count": 0}
         self._faults: deque = deque()
         self._forbidden: dict[str, str] = {}
         self._migrated: dict[str, int] = {}
+        self._deleted: set[tuple[str, int]] = set()
+        self._topics_gone: dict[tuple[str, int], str] = {}
         self._ids = itertools.count(1000)
         self._update_ids = itertools.count(1)
         self._fault_lock = threading.Lock()
@@ -62,10 +72,20 @@ class FakeTelegram(LoopbackServer):
         self._migrated[str(old_chat_id)] = int(new_chat_id)
 
     def delete(self, chat_id, message_id) -> None:
-        """Someone deleted a message in the chat: editing it now answers "message to edit not found"."""
+        """Someone deleted a message in the chat (the bot's, or anyone's): editing it now answers "message to edit not
+        found", and a reply to it needs ``allow_sending_without_reply``."""
         with self._lock:
             self.messages = [m for m in self.messages
                              if not (str(m["chat_id"]) == str(chat_id) and str(m["message_id"]) == str(message_id))]
+            self._deleted.add((str(chat_id), int(message_id)))
+
+    def delete_topic(self, chat_id, thread_id) -> None:
+        """A forum topic was deleted: posting into it answers "message thread not found"."""
+        self._topics_gone[(str(chat_id), int(thread_id))] = "Bad Request: message thread not found"
+
+    def close_topic(self, chat_id, thread_id) -> None:
+        """A forum topic was closed (and the bot may not manage topics): posting into it answers "TOPIC_CLOSED"."""
+        self._topics_gone[(str(chat_id), int(thread_id))] = "Bad Request: TOPIC_CLOSED"
 
     def sent_to(self, chat_id) -> list[dict]:
         return [m for m in self.messages if str(m["chat_id"]) == str(chat_id)]
@@ -106,7 +126,12 @@ class FakeTelegram(LoopbackServer):
         handler = getattr(self, f"_m_{method}", None)
         if handler is None:
             return self.error(404, "Not Found")
-        return handler(self._fields(request), request)
+        fields = self._fields(request)
+        status, body, headers = handler(fields, request)
+        if status >= 400:
+            with self._lock:
+                self.refused.append({"method": method, "fields": fields, "description": body.get("description")})
+        return status, body, headers
 
     def _bot_user(self) -> dict:
         return {"id": self.bot_id, "is_bot": True, "first_name": "Convene", "username": self.username}
@@ -133,10 +158,19 @@ class FakeTelegram(LoopbackServer):
             return []
         return json.loads(raw) if isinstance(raw, str) else raw
 
-    def _message(self, chat_id: str, **extra) -> dict:
+    @staticmethod
+    def _chat(chat_id: str) -> dict:
         chat_type = "private" if not chat_id.startswith("-") else ("supergroup" if chat_id.startswith("-100") else "group")
-        return {"message_id": next(self._ids), "date": int(time.time()), "chat": {"id": int(chat_id), "type": chat_type},
+        return {"id": int(chat_id), "type": chat_type}
+
+    def _message(self, chat_id: str, **extra) -> dict:
+        return {"message_id": next(self._ids), "date": int(time.time()), "chat": self._chat(chat_id),
                 "from": self._bot_user(), **extra}
+
+    @staticmethod
+    def _json_field(fields, name):
+        raw = fields.get(name)
+        return json.loads(raw) if isinstance(raw, str) else raw
 
     def _m_sendMessage(self, fields, request):
         chat_id, problem = self._target(fields)
@@ -151,9 +185,27 @@ class FakeTelegram(LoopbackServer):
         for e in entities:
             if e["offset"] + e["length"] > utf16_len(text):
                 return self.error(400, "Bad Request: can't parse entities: entity beyond the end of the text")
-        message = self._message(chat_id, text=text, **({"entities": entities} if entities else {}))
+        thread = fields.get("message_thread_id")
+        thread = int(thread) if thread not in (None, "") else None
+        if thread is not None and (chat_id, thread) in self._topics_gone:
+            return self.error(400, self._topics_gone[(chat_id, thread)])
+        reply = self._json_field(fields, "reply_parameters")
+        if reply is not None and (not isinstance(reply, dict) or not isinstance(reply.get("message_id"), int)):
+            return self.error(400, "Bad Request: invalid reply parameters specified")
+        reply_to = reply["message_id"] if reply else None
+        if reply_to is not None and (chat_id, reply_to) in self._deleted:
+            if reply.get("allow_sending_without_reply") is not True:
+                return self.error(400, "Bad Request: message to be replied not found")
+            reply_to = None
+        extra = {"entities": entities} if entities else {}
+        if reply_to is not None:
+            extra["reply_to_message"] = {"message_id": reply_to, "date": int(time.time()), "chat": self._chat(chat_id)}
+        if thread is not None:
+            extra.update(message_thread_id=thread, is_topic_message=True)
+        message = self._message(chat_id, text=text, **extra)
         with self._lock:
             self.messages.append({"chat_id": chat_id, "text": text, "entities": entities, "message_id": message["message_id"],
+                                  "reply_parameters": reply, "message_thread_id": thread, "reply_to": reply_to,
                                   "at": time.monotonic()})
         return 200, {"ok": True, "result": message}, {}
 

@@ -24,6 +24,16 @@ def group(chat_id: int, title: str = "Team chat", kind: str = "group") -> dict:
     return chat
 
 
+def forum(chat_id: int, title: str = "Team forum") -> dict:
+    """A supergroup with topics enabled (``is_forum``)."""
+    return {"id": chat_id, "title": title, "type": "supergroup", "is_forum": True}
+
+
+def in_topic(thread_id: int) -> dict:
+    """What a message written in a forum topic carries besides its text (pass as ``**in_topic(7)``)."""
+    return {"message_thread_id": thread_id, "is_topic_message": True}
+
+
 def private(u: dict) -> dict:
     return {"id": u["id"], "first_name": u["first_name"], "type": "private", **({"username": u["username"]} if "username" in u else {})}
 
@@ -70,10 +80,10 @@ def utf16(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def command(chat: dict, sender: dict, text: str) -> dict:
+def command(chat: dict, sender: dict, text: str, **extra) -> dict:
     """A message starting with a bot command (entity ``bot_command`` at offset 0)."""
     name = text.split()[0]
-    return message(chat, sender, text, entities=[{"type": "bot_command", "offset": 0, "length": utf16(name)}])
+    return message(chat, sender, text, entities=[{"type": "bot_command", "offset": 0, "length": utf16(name)}], **extra)
 
 
 def new_members(chat: dict, by: dict, members: list[dict]) -> dict:
