@@ -5,6 +5,10 @@ with its transcript from one. Turns keep their speaker, round, kind and text; ma
 again from the text, so what a file says is what the imported discussion records. A turn the offline
 rehearsal model wrote stays marked as one (its provider ``rehearsal``, as everything that labels a
 rehearsal reads it); every other imported turn's provider is ``import``.
+
+A file is refused (``malformed_file``, naming the line) when it holds what the database cannot store or
+the API would refuse: text with a NUL character or a lone surrogate escape (``"\\ud800"``), a speaker
+longer than its column, a seq or round beyond the largest a room counts to, a conclusion over its limit.
 """
 from django.db import transaction
 from django.db.models import Case, IntegerField, Value, When
@@ -13,6 +17,7 @@ from facilitation.actions.inputs import DiscussionCreateIn
 from facilitation.deliberation.discussion_file import DiscussionFile, FileError, FileTurn, parse, render
 from facilitation.deliberation.markers import parse_markers
 from facilitation.deliberation.templates import get_template
+from rooms import limits
 from rooms.actions.rooms import do_create_room
 from rooms.errors import ValidationFailed
 from rooms.events import EventType, build, record_event
@@ -32,6 +37,8 @@ EXAMPLE_FILE = render(DiscussionFile(
     turns=[FileTurn(seq=2, round=1, speaker="Architect", role="participant",
                     content="Cache the catalogue reads only; writes stay on Postgres.\nVOTE: READY")]))
 _TERMINAL = {Room.Status.CONCLUDED, Room.Status.STOPPED}
+MAX_SEQ = 2**62  # as far as the transcript's afterSeq reads
+MAX_ROUND = 1_000_000  # as far as the observations' round filter reads
 
 
 def _participants(room: Room) -> list[dict]:
@@ -101,10 +108,47 @@ def _creation(header: dict, facilitator: Agent, seats: list[dict]) -> dict:
     return values
 
 
+def _unstorable(value) -> bool:
+    """Whether text in ``value`` has a NUL character or a lone surrogate, which no database column takes."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_unstorable(k) or _unstorable(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_unstorable(v) for v in value)
+    return False
+
+
+def _check_storable(doc: DiscussionFile) -> None:
+    """Raises ``FileError`` at the first line holding what a room cannot store."""
+    for key, value in doc.header.items():
+        if _unstorable(value):
+            raise FileError(f"the value of {key!r} has a NUL character or a lone surrogate", doc.header_lines.get(key, 2))
+    conclusion = doc.header.get("conclusion")
+    if isinstance(conclusion, str) and len(conclusion) > limits.CONCLUSION:
+        raise FileError(f"the conclusion is longer than {limits.CONCLUSION} characters", doc.header_lines["conclusion"])
+    speaker_max = Observation._meta.get_field("author_name").max_length
+    for turn in doc.turns:
+        if turn.seq > MAX_SEQ or turn.round > MAX_ROUND:
+            raise FileError(f"a turn's seq is at most {MAX_SEQ} and its round at most {MAX_ROUND}", turn.line)
+        if len(turn.speaker) > speaker_max:
+            raise FileError(f"a turn's speaker is longer than {speaker_max} characters", turn.line)
+        if any(_unstorable(getattr(turn, key)) for key in ("speaker", "role", "kind", "author", "status")):
+            raise FileError("a turn heading has a NUL character or a lone surrogate", turn.line)
+        for offset, line in enumerate(turn.content.split("\n"), start=1):
+            if _unstorable(line):
+                raise FileError("a line has a NUL character", turn.line + offset)
+
+
 def do_import_discussion(owner, text: str) -> Room:
     """Create a discussion and its transcript from a discussion file; nothing is written if anything is wrong."""
     try:
         doc = parse(text)
+        _check_storable(doc)
     except FileError as exc:
         raise ValidationFailed(f"The discussion file is malformed at line {exc.line}: {exc.reason}.",
                                {"line": exc.line, "reason": exc.reason}, code="malformed_file") from None
