@@ -30,13 +30,14 @@ from django.conf import settings
 from microsoft_agents.activity.teams import FileConsentCard, FileInfoCard
 
 from channels_bridge import attachments, bots, mentions, outcome, ratelimit
+from channels_bridge.answers import answers_of
 from channels_bridge.teams import client as connector
 from channels_bridge.teams.parse import THREAD
 from channels_bridge.text import Span, markdown_from, split_message, utf16_len
 from facilitation.exports.markdown import escape_markdown
 from rooms.actions.chat import do_forget_status_message, do_note_direct_chat, do_set_status_message
 from rooms.actions.deliveries import record_part_sent
-from rooms.models import Chat, Delivery, Observation
+from rooms.models import Chat, Delivery
 
 #: A message's text as sent, in UTF-16 code units: Teams takes an activity of up to 40 KB counted in UTF-16 (two bytes
 #: a unit), so this leaves room for the rest of it (mentions, the envelope).
@@ -187,17 +188,11 @@ def _where(d: Delivery) -> tuple[str, str]:
 def answered(d: Delivery) -> tuple[str, str] | None:
     """Where an answer to a message written in a channel goes: (the conversation id of the message's thread, the
     message's activity id to reply to). None for anything else: a message to the channel that answers nobody, and every
-    message to a group or personal chat (no threads there). An answer is a reply queued for the message
-    (``card["answers"]``: ``channels_bridge.inbound.answering``) or a facilitator's turn that answers it
-    (``data.answers``), relayed to the chat the message was written in; ``{chatId, messageId, thread}`` either way."""
+    message to a group or personal chat (no threads there); what is an answer: ``channels_bridge.answers``."""
     if not d.chat_id or d.chat.kind != Chat.Kind.CHANNEL:
         return None
-    answers = (d.card or {}).get("answers")
-    if answers is None and d.kind == Delivery.Kind.RELAY and d.source_id:
-        turn = d.source
-        if turn is not None and turn.author_kind == Observation.AuthorKind.FACILITATOR and isinstance(turn.data, dict):
-            answers = turn.data.get("answers")
-    if not isinstance(answers, dict) or answers.get("chatId") != d.chat_id:
+    answers = answers_of(d)
+    if answers is None:
         return None
     thread, message_id = str(answers.get("thread") or ""), str(answers.get("messageId") or "")
     if not thread or not message_id:

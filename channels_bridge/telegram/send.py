@@ -21,12 +21,13 @@ import warnings
 from datetime import timedelta
 
 from channels_bridge import attachments, mentions, outcome, ratelimit
+from channels_bridge.answers import answers_of
 from channels_bridge.telegram import client as tg
 from channels_bridge.telegram.markdown import rendered
 from channels_bridge.text import Span, markdown_from, split_message, utf16_len, utf16_offset
 from rooms.actions.chat import do_forget_status_message, do_migrate_chat, do_set_status_message
 from rooms.actions.deliveries import record_part_sent
-from rooms.models import Chat, Delivery, Observation
+from rooms.models import Chat, Delivery
 
 LIMIT = 4096
 log = logging.getLogger("convene.bridge")
@@ -122,18 +123,11 @@ def _entities(text: str, spans: list[Span]) -> list:
 def answered(d: Delivery) -> tuple[int, int | None] | None:
     """The message a delivery to a group answers, as (its message id, the forum topic it was written in or None), for
     the delivery to reply to it there. None for anything else: a message to the group that answers nobody, and every
-    direct message. An answer is a reply queued for the message (``card["answers"]``:
-    ``channels_bridge.inbound.answering``) or a facilitator's turn that answers it (``data.answers``:
-    ``facilitation.goals.voice.asked_in``), relayed to the chat the message was written in; ``{chatId, messageId,
-    thread}`` either way."""
+    direct message; what is an answer: ``channels_bridge.answers``."""
     if not d.chat_id or d.chat.kind == Chat.Kind.DIRECT:
         return None
-    answers = (d.card or {}).get("answers")
-    if answers is None and d.kind == Delivery.Kind.RELAY and d.source_id:
-        turn = d.source
-        if turn is not None and turn.author_kind == Observation.AuthorKind.FACILITATOR and isinstance(turn.data, dict):
-            answers = turn.data.get("answers")
-    if not isinstance(answers, dict) or answers.get("chatId") != d.chat_id:
+    answers = answers_of(d)
+    if answers is None:
         return None
     message_id, topic = str(answers.get("messageId") or ""), str(answers.get("thread") or "")
     if not message_id.isdecimal() or int(message_id) <= 0:

@@ -81,7 +81,7 @@ def do_read_message(room_id: int, speaker: str, text: str, roster: list[str] | N
         room, run = _locked(room_id)
         if run.is_terminal or run.mode != FacilitationRun.Mode.FACILITATE:
             return out
-        asked = asked_in(room, seq)  # an answer to the message goes where it was written (a Teams channel's thread)
+        asked = asked_in(room, seq)  # an answer to the message goes where it was written (a Teams channel's thread, a Telegram reply)
         taken_back: list[str] = []
         if edit is not None:
             if seq is None or already_read(room_id, seq, edit) or not already_read(room_id, seq):
