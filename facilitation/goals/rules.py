@@ -18,13 +18,18 @@ longest first ("Time keeper" before "Time"), so a name of several words or with 
 
 A person is named by full or first name as the run knows them (the people of the room and of its linked chats):
 a name that fits nobody, or the first name of several people, places nobody (no guess); ``unplaced`` says which
-(for the facilitator to answer), and a role the run does not have too.
+(for the facilitator to answer), and a role the run does not have too. A name is written in any script: it starts
+with a letter that is no lowercase one (a capital where the script has case, "Élodie", "Анна"; any letter where it
+has none, "李娜", "ליאור"), and holds letters, digits, combining marks (Indic vowel signs, an accent typed apart),
+hyphens and apostrophes between letters ("Anne-Marie", "O'Brien", not the "'s" of "Ana's"). Names are compared
+case-folded and in one Unicode form (``_key``), so an accent typed as a combining mark names the same person.
 
 What people write is data: nothing here can change the goal, the deadline or who receives the
 report; only artifact changes come out. A claim on a role someone else holds is a conflict
 (reported, not applied) so the facilitator can mediate it.
 """
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -120,11 +125,12 @@ _SELF_CLAIMS = [
     rf"\bI\s+volunteer\s+(?:for|as)\s+{_ARTICLE}{{role}}",
     rf"\bme\s+as\s+{_ARTICLE}{{role}}",
 ]
-_OTHER_CLAIMS = [  # case-sensitive: the person is a capitalised name (the role names match in any case)
-    rf"\b(?P<person>[A-Z][\w\-]*)\s+(?:should|could|will|can|shall)\s+(?:be|take|do)\s+{_ARTICLE}{{role}}",
-    rf"\b[Ll]et\s+(?P<person>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)*)\s+(?:be|take|do)\s+{_ARTICLE}{{role}}",
-    rf"\b(?P<person>[A-Z][\w\-]*)\s+(?:takes|is|as)\s+{_ARTICLE}{{role}}",
-    rf"\b(?P<person>[A-Z][\w\-]*)\s+for\s+{_ARTICLE}{{role}}",
+# ``{name}`` is where a person's name goes (``_name``: a word that starts with a letter that is no lowercase one).
+_OTHER_CLAIMS = [  # case-sensitive: the person's name starts with a capital (the role names match in any case)
+    rf"{{start}}(?P<person>{{name}})\s+(?:should|could|will|can|shall)\s+(?:be|take|do)\s+{_ARTICLE}{{role}}",
+    rf"\b[Ll]et\s+(?P<person>{{name}}(?:\s+{{name}})*)\s+(?:be|take|do)\s+{_ARTICLE}{{role}}",
+    rf"{{start}}(?P<person>{{name}})\s+(?:takes|is|as)\s+{_ARTICLE}{{role}}",
+    rf"{{start}}(?P<person>{{name}})\s+for\s+{_ARTICLE}{{role}}",
 ]
 _RELEASES = [
     rf"\bI\s+(?:drop|give\s+up|can(?:no|{_APOS})t\s+(?:do|take|be))\s+{_ARTICLE}{{role}}",
@@ -139,22 +145,81 @@ _CONFIRM = re.compile(r"^\s*(?:yes[,!.]?\s*)?(?:I\s+)?(?:confirm(?:ed)?|agreed?|
                       r"(?:from\s+me)?[\s.!]*$|^\s*(?:👍|✅)\s*$", re.IGNORECASE)
 
 
+#: Unicode's direction controls: embeddings, overrides, isolates and their ends, and the direction marks.
+_DIRECTION_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def without_direction(text: str) -> str:
+    """``text`` without direction controls (invisible: they only order what is shown)."""
+    return _DIRECTION_CONTROLS.sub("", text)
+
+
+def _one_of(codes: list[int]) -> str:
+    """A regular expression for one of the characters ``codes`` (ascending). The set is split at U+10000: the engine
+    tests a set that reaches past it range by range, one below it at once."""
+    sets: list[list[list[int]]] = [[], []]
+    for code in codes:
+        spans = sets[code > 0xFFFF]
+        if spans and spans[-1][1] == code - 1:
+            spans[-1][1] = code
+        else:
+            spans.append([code, code])
+    low, high = ("".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "") for a, b in spans)
+                 for spans in sets)
+    return f"(?:[{low}]|(?=[\U00010000-\U0010ffff])[{high}])"
+
+
+@lru_cache(maxsize=1)
+def _letters() -> tuple[str, str]:
+    """One letter that may start a name and one combining mark, as regular expressions worked out once. A name starts
+    with a capital (or title-case) letter, or a letter of a script without case; ``\\w`` holds no mark (a Devanagari
+    vowel sign, an accent typed as a character of its own). Letters and marks are found only in Unicode's planes 0
+    to 3 and 14 (variation selectors)."""
+    capitals, marks = [], []
+    for code in (*range(0x40000), *range(0xE0000, 0xE1000)):
+        char = chr(code)
+        kind = unicodedata.category(char)
+        if kind in ("Lu", "Lt") or (kind in ("Lo", "Lm") and not char.islower()):
+            capitals.append(code)
+        elif kind[0] == "M":
+            marks.append(code)
+    return _one_of(capitals), _one_of(marks)
+
+
+def _name() -> str:
+    """A word of a person's name: a letter that may start one (``_letters``), then letters, digits, marks and hyphens,
+    and apostrophes between letters ("O'Brien", "O’Brien"; not the "'s" of "Ana's")."""
+    first, mark = _letters()
+    return rf"{first}(?:[\w\-]|{mark}|{_APOS}(?!s\b)(?=\w))*"
+
+
+def _start() -> str:
+    """Where a name may start: not inside a word (after a letter, a mark, a hyphen, or "d'")."""
+    return rf"(?<![\w\-])(?<!{_letters()[1]})(?<!\w{_APOS})"
+
+
+def _word_end() -> str:
+    """Where a name or a role ends: no letter, digit, mark or hyphen follows."""
+    return rf"(?![\w\-]|{_letters()[1]})"
+
+
 def _role_slot(roles: tuple[str, ...]) -> str:
     """The run's role names as one group ``role``: each matched as written (any case, any run of spaces between its
     words), whole (not the start of a longer word; a trailing "s" allowed, "Scribes"), the longest first so
     "Time keeper" wins over "Time"."""
     names = sorted({without_glue(r) for r in roles if r.strip()}, key=lambda r: (-len(same_name(r)), same_name(r)))
     alternatives = "|".join(r"\s+".join(re.escape(word) for word in name.split()) for name in names)
-    return rf"(?P<role>(?i:{alternatives}))(?i:s)?(?![\w\-])"
+    return rf"(?P<role>(?i:{alternatives}))(?i:s)?{_word_end()}"
 
 
 @lru_cache(maxsize=256)
 def _role_patterns(roles: tuple[str, ...]) -> tuple[list, list, list]:
     """The release, self-claim and other-claim patterns for these role names, compiled once per set of names."""
-    slot = _role_slot(roles)
+    slot, name, start = _role_slot(roles), _name(), _start()
 
     def build(patterns, flags):
-        return [re.compile(p.replace("{role}", slot), flags) for p in patterns]
+        return [re.compile(p.replace("{name}", name).replace("{start}", start).replace("{role}", slot), flags)
+                for p in patterns]  # the role names last: their text is theirs, whatever it holds
     return build(_RELEASES, re.IGNORECASE), build(_SELF_CLAIMS, re.IGNORECASE), build(_OTHER_CLAIMS, 0)
 
 
@@ -170,18 +235,40 @@ def _match_role(raw: str, roles) -> str | None:
     return next((role for role in roles if same_name(role) == words), None)
 
 
+_APOSTROPHES = str.maketrans("\u2019\u02bc", "''")
+
+
+def _key(name: str) -> str:
+    """What two ways of writing one name share: case-folded (``same_name``), without invisible format characters,
+    composed the one Unicode way ("E" + a combining acute accent is "É"), with one apostrophe ("O’Brien" is
+    "O'Brien")."""
+    name = visible_text(unicodedata.normalize("NFC", name)).translate(_APOSTROPHES)
+    return unicodedata.normalize("NFC", same_name(name))
+
+
+def _inside_a_name(text: str, at: int) -> bool:
+    """Whether ``text[at]`` belongs to the word before it: a letter, digit, mark or hyphen, or the apostrophe of
+    "O'Brien"."""
+    char = text[at]
+    if char.isalnum() or char == "-" or unicodedata.category(char).startswith("M"):
+        return True
+    return char in "'\u2019" and at > 0 and text[at - 1].isalnum()
+
+
 def _people(raw: str, roster: list[str], before: str = "") -> tuple[str, ...]:
-    """Whom ``raw`` (a capitalised word, or the words after "let") may name: when the words ``before`` it end with
-    someone's full name of several words ("Ben Okafor should be Lead", as a Teams @mention writes the name), that
-    person; else whoever is called ``raw`` in full; else everyone whose first name it is (possibly several)."""
-    said = before.lower()
+    """Whom ``raw`` (a name's word, or the words after "let") may name: when the words ``before`` it end with
+    someone's full name of several words ("Ben Okafor should be Lead", as a Teams @mention writes the name; not the
+    end of a longer one, "Jean-Marie Curie"), that person; else whoever is called ``raw`` in full; else everyone
+    whose first name it is (possibly several). Names compare as ``_key`` reads them."""
+    said = _key(before)
     for name in sorted((n for n in roster if len(n.split()) > 1), key=len, reverse=True):
-        start = len(said) - len(name)
-        if said.endswith(name.lower()) and (start == 0 or not said[start - 1].isalnum()):
+        key = _key(name)
+        start = len(said) - len(key)
+        if key and said.endswith(key) and (start == 0 or not _inside_a_name(said, start - 1)):
             return (name,)
-    raw = raw.lower()
-    whole = tuple(dict.fromkeys(n for n in roster if n.lower() == raw))
-    return whole or tuple(dict.fromkeys(n for n in roster if n.split() and n.split()[0].lower() == raw))
+    raw = _key(raw)
+    whole = tuple(dict.fromkeys(n for n in roster if _key(n) == raw))
+    return whole or tuple(dict.fromkeys(n for n in roster if n.split() and _key(n.split()[0]) == raw))
 
 
 def _person(raw: str, roster: list[str], before: str = "") -> str | None:
@@ -195,7 +282,9 @@ def _role_changes(speaker: str, line: str, roles: list[str], holders: dict, rost
     if not any(r.strip() for r in roles):
         return out
     releases, self_claims, other_claims = _role_patterns(tuple(roles))
-    line = without_glue(line)  # an emoji role typed with or without its joiners, as the role patterns are built
+    # An emoji role typed with or without its joiners, as the role patterns are built; a name with or without the
+    # direction marks a keyboard may put around a word written right to left.
+    line = without_direction(without_glue(line))
     for pattern in releases:
         for m in pattern.finditer(line):
             role = _match_role(m.group("role"), roles)
@@ -285,26 +374,48 @@ _NOT_NAMES = frozenset("""
 #: Capitalised words after "be" that are no role: "Ana should be OK", "let Cy be Fine".
 _NOT_ROLES = _NOT_NAMES | frozenset("a an the our my your their his its fine sure done ready free back able available "
                                     "away late off on in out not here there around".split())
-_NAME = r"[A-Z][\w\-]*"
-#: A role the run may not have, given to someone: capitalised words after "be", whole (not "Ana's").
-_GIVEN_ROLE = rf"{_ARTICLE}(?P<role>{_NAME}(?:[ \t]+{_NAME}){{0,3}})(?![\w\-'\u2019])"
-_GIVEN = [re.compile(p) for p in (
-    rf"\b[Ll]et\s+(?P<person>{_NAME}(?:\s+{_NAME})*)\s+be\s+{_GIVEN_ROLE}",
-    rf"\b(?P<person>{_NAME})\s+(?:should|could|can|shall)\s+be\s+{_GIVEN_ROLE}",
-)]
-_NAME_RUN = re.compile(rf"(?<![\w\-])(?:{_NAME}\s+){{0,3}}{_NAME}$")
+
+
+@lru_cache(maxsize=1)
+def _given() -> tuple[list, re.Pattern]:
+    """The patterns of a role given that the run may not have (words that start like names after "be", whole, not
+    "Ana's"), and of the words of a name that end where a claim's person does, compiled once."""
+    name, start = _name(), _start()
+    role = rf"{_ARTICLE}(?P<role>{name}(?:[ \t]+{name}){{0,3}}){_word_end()}(?!{_APOS})"
+    given = [re.compile(p) for p in (
+        rf"\b[Ll]et\s+(?P<person>{name}(?:\s+{name})*)\s+be\s+{role}",
+        rf"{start}(?P<person>{name})\s+(?:should|could|can|shall)\s+be\s+{role}",
+    )]
+    return given, re.compile(rf"{start}(?:{name}\s+){{0,3}}{name}$")
 
 
 def _shown(text: str) -> str:
-    """A name or a role as someone wrote it, to be said back: on one line, cut to ``NAME_SHOWN``."""
+    """A name or a role as someone wrote it, to be said back: on one line, cut to ``NAME_SHOWN`` (not between a
+    letter and the marks that go with it)."""
     text = " ".join(text.split())
-    return text if len(text) <= NAME_SHOWN else text[:NAME_SHOWN - 1].rstrip() + "\u2026"
+    if len(text) <= NAME_SHOWN:
+        return text
+    cut = NAME_SHOWN - 1
+    while cut > 1 and unicodedata.category(text[cut]).startswith("M"):
+        cut -= 1
+    return text[:cut].rstrip() + "\u2026"
+
+
+def _words_start(text: str, end: int, words: int) -> int:
+    """Where the last ``words`` words (runs of characters other than white space) of ``text[:end]`` start."""
+    at = end
+    for _ in range(words):
+        while at > 0 and text[at - 1].isspace():
+            at -= 1
+        while at > 0 and not text[at - 1].isspace():
+            at -= 1
+    return at
 
 
 def _named_before(line: str, end: int) -> str:
-    """The name a claim gives, as written: the capitalised words ending at ``end`` ("Dan Okafor should be Lead"),
-    without words that only start the sentence ("Maybe Dan should be Lead")."""
-    found = _NAME_RUN.search(line[:end])
+    """The name a claim gives, as written: the words of a name ending at ``end`` ("Dan Okafor should be Lead"; four
+    at most, so only those are searched), without words that only start the sentence ("Maybe Dan should be Lead")."""
+    found = _given()[1].search(line, _words_start(line, end, 4), end)
     words = found.group().split() if found else []
     while len(words) > 1 and words[0].lower() in _NOT_NAMES:
         words.pop(0)
@@ -326,7 +437,7 @@ def unplaced(pattern: str, slots: dict, speaker: str, text: str, roster: list[st
     notes: dict = {}  # role (or the unknown role as written) -> (where it was written, its note)
     placed: set = set()
     for number, line in enumerate((text or "").splitlines()):
-        line = without_glue(line)
+        line = without_direction(without_glue(line))
         if roles:
             _, self_claims, other_claims = _role_patterns(tuple(roles))
             placed |= {_match_role(m.group("role"), roles) for p in self_claims for m in p.finditer(line)}
@@ -342,13 +453,14 @@ def unplaced(pattern: str, slots: dict, speaker: str, text: str, roster: list[st
                         name = raw if index == 1 else _named_before(line, m.end("person"))
                         notes.setdefault(role, ((number, m.start()), Unknown(_shown(name), role)))
         slot = _slot(tuple(roles)) if roles else None
-        for given in _GIVEN:
+        patterns_given = _given()[0]
+        for given in patterns_given:
             for m in given.finditer(line):
                 said, person = m.group("role"), m.group("person")
                 if ((slot is not None and slot.match(line, m.start("role"))) or said.split()[0].lower() in _NOT_ROLES
                         or person.split()[0].lower() in _NOT_NAMES or _people(said.split()[0], roster)):
                     continue
-                name = person if given is _GIVEN[0] else _named_before(line, m.end("person"))
+                name = person if given is patterns_given[0] else _named_before(line, m.end("person"))
                 notes.setdefault(same_name(said), ((number, m.start()), NoSuchRole(_shown(said), _shown(name))))
     return [note for role, (_, note) in sorted(notes.items(), key=lambda item: item[1][0]) if role not in placed]
 

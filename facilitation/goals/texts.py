@@ -3,9 +3,11 @@
 Every run opens with the handshake (goal, definition of done, deadline, who receives the
 result, how to stop it) and closes with an announcement: there is no silent mode.
 """
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable
 
+from facilitation.goals.rules import without_direction
 from facilitation.wording import counted
 
 #: How people's words are put into a message: as they are (plain text: the status in place, direct
@@ -237,11 +239,23 @@ _BECOME_KNOWN = {
 }
 
 
+def _set_off(text: str, esc: Escape) -> str:
+    """A name or a role someone wrote, put into an English sentence (escaped with ``esc``) so that it cannot reorder
+    the sentence: a name written right to left (Hebrew, Arabic...) is isolated (U+2068 ... U+2069), so the quote
+    marks, commas and "…" around it stay where the sentence has them; direction controls in it (an override in a chat
+    name) are dropped, so none reaches past it. A name written left to right is as it was."""
+    text = esc(without_direction(text))
+    if any(unicodedata.bidirectional(c) in ("R", "AL") for c in text):
+        return f"\u2068{text}\u2069"
+    return text
+
+
 def not_known(name: str, role: str, platform: str, esc: Escape = as_written) -> str:
     """A role given to someone the facilitator does not know here (``name`` as written); ``platform``: where the
     person who said it writes (``telegram``, ``teams``, anything else the browser room)."""
-    how = _BECOME_KNOWN.get(platform, _BECOME_KNOWN["web"]).format(name=esc(name))
-    return f"I don't know anyone called \u201c{esc(name)}\u201d here yet, so I have left {esc(role)} as it is. {how}"
+    name, role = _set_off(name, esc), _set_off(role, esc)
+    how = _BECOME_KNOWN.get(platform, _BECOME_KNOWN["web"]).format(name=name)
+    return f"I don't know anyone called \u201c{name}\u201d here yet, so I have left {role} as it is. {how}"
 
 
 #: How many people a name that fits several lists (the rest are counted).
@@ -250,16 +264,18 @@ CANDIDATES_SHOWN = 5
 
 def could_be(name: str, role: str, people: list[str], esc: Escape = as_written) -> str:
     """A role given to a name that fits several people: whom it could mean, and how to say which."""
-    shown = [esc(p) for p in people[:CANDIDATES_SHOWN]]
+    shown = [_set_off(p, esc) for p in people[:CANDIDATES_SHOWN]]
     if len(people) > CANDIDATES_SHOWN:
         shown.append(f"{len(people) - CANDIDATES_SHOWN} more")
-    return (f"\u201c{esc(name)}\u201d could be {_one_of(shown)}, so I have left {esc(role)} as it is. Say it again "
-            f"with the full name (\u201clet {esc(people[0])} be {esc(role)}\u201d).")
+    name, role = _set_off(name, esc), _set_off(role, esc)
+    return (f"\u201c{name}\u201d could be {_one_of(shown)}, so I have left {role} as it is. Say it again "
+            f"with the full name (\u201clet {shown[0]} be {role}\u201d).")
 
 
 def no_such_role(role: str, roles: list[str], esc: Escape = as_written) -> str:
     """A role given that the run does not have (``role`` as written): the roles it has."""
-    return f"I have no role \u201c{esc(role)}\u201d to give: this run's roles are {_all_of([esc(r) for r in roles])}."
+    return (f"I have no role \u201c{_set_off(role, esc)}\u201d to give: this run's roles are "
+            f"{_all_of([_set_off(r, esc) for r in roles])}.")
 
 
 def closing(info: RunInfo, completed: bool, reason: str = "", esc: Escape = as_written) -> str:

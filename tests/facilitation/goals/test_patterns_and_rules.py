@@ -355,3 +355,92 @@ def test_the_answers_to_what_cannot_be_placed_say_how_to_fix_it_where_it_was_sai
     assert texts.could_be("Cy", "Lead*", ["Cy [x](http://evil)", "Cy *Lee*"], md) == (
         "\u201cCy\u201d could be Cy \\[x\\](http://evil) or Cy \\*Lee\\*, so I have left Lead\\* as it is. Say it again "
         "with the full name (\u201clet Cy \\[x\\](http://evil) be Lead\\*\u201d).")
+
+
+SCRIPTS = ["Élodie Martin", "Łukasz", "Øystein Berg", "Şule", "Анна Петрова", "Γιώργος", "李娜", "さくら", "ליאור",
+           "سارة", "O'Brien", "Anne-Marie Dupont", "Marie Curie", "प्रिया", "Zoë", "Ümit"]
+
+
+@pytest.mark.parametrize("text, person", [
+    ("Élodie should be Lead", "Élodie Martin"),  # a first name with an accented capital
+    ("E\u0301lodie should be Lead", "Élodie Martin"),  # the same, typed with a combining accent
+    ("let Łukasz be Lead", "Łukasz"),
+    ("Øystein takes Lead", "Øystein Berg"),
+    ("Şule for Lead", "Şule"),
+    ("Анна should be the Lead", "Анна Петрова"),
+    ("let Анна Петрова be Lead", "Анна Петрова"),
+    ("Γιώργος could take Lead", "Γιώργος"),
+    ("李娜 should be Lead", "李娜"),  # scripts without case: any letter starts a name
+    ("let さくら be Lead", "さくら"),
+    ("ליאור takes Lead", "ליאור"),
+    ("سارة for Lead", "سارة"),
+    ("let \u200fליאור\u200f be Lead", "ליאור"),  # with the direction marks a keyboard may put around it
+    ("I think प्रिया should be Lead", "प्रिया"),  # vowel signs and viramas are part of the name
+    ("O'Brien should be Lead", "O'Brien"),
+    ("let O\u2019Brien be Lead", "O'Brien"),
+    ("Anne-Marie should be Lead", "Anne-Marie Dupont"),
+    ("Anne-Marie Dupont should be Lead", "Anne-Marie Dupont"),
+    ("Zoë for Lead", "Zoë"),
+    ("ÜMIT should be Lead", "Ümit"),
+])
+def test_a_name_in_any_script_is_given_its_role(text, person):
+    art = patterns.empty_artifact("role_assignment", ROLES)
+    assert rules.read("role_assignment", ROLES, art, "Ana", text, SCRIPTS) == [Assign("Lead", person, "Ana")]
+    assert rules.unplaced("role_assignment", ROLES, "Ana", text, SCRIPTS) == []
+
+
+@pytest.mark.parametrize("text", [
+    "let it be Lead", "Let it be Lead", "who should be Lead?", "Who should be Lead?",
+    "let élodie be Lead",  # a cased script's name starts with a capital, as in English
+    "ø should be Lead", "let анна be Lead", "γιώργος takes Lead",
+    "Marie-Anne should be Lead",  # the end of a hyphenated name names nobody else
+    "Jean-Marie Curie should be Lead",
+    "d'Artagnan should be Lead",
+    "O'Brien's deputy should be Lead",
+])
+def test_what_only_looks_like_a_name_places_nobody(text):
+    roster = [*SCRIPTS, "Artagnan"]
+    art = patterns.empty_artifact("role_assignment", ROLES)
+    assert rules.read("role_assignment", ROLES, art, "Ana", text, roster) == []
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("let Øyvind be Lead", [Unknown("Øyvind", "Lead")]),
+    ("Łucja should be Scribe", [Unknown("Łucja", "Scribe")]),
+    ("let Ирина Смирнова be Lead", [Unknown("Ирина Смирнова", "Lead")]),
+    ("王伟 should be Lead", [Unknown("王伟", "Lead")]),
+    ("let יעל be Lead", [Unknown("יעל", "Lead")]),
+    ("let محمد be the Scribe", [Unknown("محمد", "Scribe")]),
+    ("let Siobhán O'Neill be Lead", [Unknown("Siobhán O'Neill", "Lead")]),
+    ("Jean-Luc should be Lead", [Unknown("Jean-Luc", "Lead")]),
+    ("let ליאור be Lead", [Ambiguous("ליאור", "Lead", ("ליאור כהן", "ליאור לוי"))]),
+    ("let Şule be Императрица", [NoSuchRole("Императрица", "Şule")]),
+    ("let 李娜 be 皇帝", [NoSuchRole("皇帝", "李娜")]),
+    ("Élodie should be Emperor", [NoSuchRole("Emperor", "Élodie")]),
+    ("let " + "ש" * 500 + " be Lead", [Unknown("ש" * 39 + "\u2026", "Lead")]),
+    ("let " + "कि" * 30 + " be Lead", [Unknown("कि" * 19 + "\u2026", "Lead")]),  # not cut between a letter and its sign
+    ("let it be Lead", []),
+    ("who should be Lead?", []),
+    ("Ana should be O'Brien's backup", []),
+])
+def test_a_name_in_any_script_the_run_cannot_place_is_noted(text, expected):
+    roster = ["Ana", "Şule", "李娜", "Élodie", "ליאור כהן", "ליאור לוי"]
+    assert rules.unplaced("role_assignment", ROLES, "Ana", text, roster) == expected
+
+
+def test_quoted_right_to_left_names_and_roles_are_isolated_from_the_sentence():
+    """A name written right to left is set off (first-strong isolate ... pop directional isolate), so the sentence
+    around it keeps its order: the closing quote, a list's commas and a cut name's "…" stay where they belong.
+    Direction controls in a name (an override someone put in their chat name) are dropped, so none reaches past it."""
+    fsi, pdi = "\u2068", "\u2069"
+    assert texts.not_known("יעל", "Lead", "telegram") == (
+        f"I don't know anyone called \u201c{fsi}יעל{pdi}\u201d here yet, so I have left Lead as it is. Once "
+        f"{fsi}יעל{pdi} has written something in this group (anything will do), say it again.")
+    assert texts.could_be("ליאור", "Lead", ["ליאור כהן", "ליאור \u202eלוי", "Ana"]) == (
+        f"\u201c{fsi}ליאור{pdi}\u201d could be {fsi}ליאור כהן{pdi}, {fsi}ליאור לוי{pdi} or Ana, so I have left Lead as "
+        f"it is. Say it again with the full name (\u201clet {fsi}ליאור כהן{pdi} be Lead\u201d).")
+    assert texts.no_such_role("מלך", ["ראש", "רושם", "Reviewer"]) == (
+        f"I have no role \u201c{fsi}מלך{pdi}\u201d to give: this run's roles are {fsi}ראש{pdi}, {fsi}רושם{pdi} "
+        "and Reviewer.")
+    assert texts.not_known("Dan\u202e", "Lead", "web").startswith("I don't know anyone called \u201cDan\u201d here")
+    assert texts.not_known("李娜", "Lead", "web").startswith("I don't know anyone called \u201c李娜\u201d here")
