@@ -58,7 +58,8 @@ class MembersView(APIView):
     @extend_schema(tags=TAG, operation_id="discussions_members_remove", summary="Stop sharing with a user",
                    description="Name the user in the body (`{\"username\"}`) or as `?username=`.",
                    request=inputs.MemberRemoveIn,
-                   parameters=[OpenApiParameter("username", str, description="The user to remove.")],
+                   parameters=[OpenApiParameter("username", {"type": "string", "minLength": 1},
+                                                description="The user to remove.")],
                    responses=schemas.responses({200: RemovedEnvelope}, 400, 403, 415))
     def delete(self, request, id: int):
         room = controllable_room(request.user, id)

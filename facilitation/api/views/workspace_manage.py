@@ -22,6 +22,7 @@ from rooms.models import Invocation, PersonaAdaptation
 
 # The invocation log pages as it was read before it was paged: 200 rows, ``limit`` (now ``pageSize``) up to 1000.
 LOG_PAGE_SIZE, LOG_MAX_PAGE_SIZE = 200, 1000
+MAX_FILTER = 100  # the longest correlationId or component the log is filtered by
 
 
 class ParticipantView(APIView):
@@ -63,9 +64,10 @@ class AdaptationView(APIView):
 class InvocationsView(APIView):
     @extend_schema(
         tags=TAG, operation_id="workspace_invocations_list", summary="The room's invocation log (owner and staff)",
-        parameters=[OpenApiParameter("correlationId", str, description="Only this chain."),
-                    OpenApiParameter("component", str, description="Only this component, e.g. manager.edit_narrative "
-                                                                    "or manager.swap_role."),
+        parameters=[OpenApiParameter("correlationId", {"type": "string", "maxLength": MAX_FILTER},
+                                     description="Only this chain."),
+                    OpenApiParameter("component", {"type": "string", "maxLength": MAX_FILTER},
+                                     description="Only this component, e.g. manager.edit_narrative or manager.swap_role."),
                     schemas.int_query("afterId", "Only invocations with a larger id.", 0, MAX_ID),
                     *schemas.page_params(LOG_PAGE_SIZE, LOG_MAX_PAGE_SIZE, alias="limit")],
         description=f"Oldest first, {LOG_PAGE_SIZE} to a page unless `pageSize` says otherwise. Read on with "
@@ -79,8 +81,8 @@ class InvocationsView(APIView):
         for param, field in (("correlationId", "correlation_id"), ("component", "component")):
             value = request.query_params.get(param)
             if value:
-                if len(value) > 100:
-                    raise ValidationFailed(f"{param} is too long.", {param: ["At most 100 characters."]})
+                if len(value) > MAX_FILTER:
+                    raise ValidationFailed(f"{param} is too long.", {param: [f"At most {MAX_FILTER} characters."]})
                 rows = rows.filter(**{field: safe_text(value, param)})
         rows = rows.filter(pk__gt=int_param(request, "afterId", 0, 0, MAX_ID))
         page, meta = paginate(request, rows.order_by("id"), default_size=LOG_PAGE_SIZE, max_size=LOG_MAX_PAGE_SIZE,
@@ -92,7 +94,8 @@ class InvocationsView(APIView):
 class SearchView(APIView):
     @extend_schema(
         tags=TAG, operation_id="workspace_search", summary="Ranked search over observations, tasks and narratives",
-        parameters=[OpenApiParameter("q", str, required=True, description=f"Words to find (at most {MAX_QUERY} characters)."),
+        parameters=[OpenApiParameter("q", {"type": "string", "minLength": 1, "maxLength": MAX_QUERY, "pattern": r"\S"},
+                                     required=True, description=f"Words to find (at most {MAX_QUERY} characters)."),
                     schemas.int_query("limit", "At most this many per kind (default 20).", 1, 100)],
         responses=schemas.responses({200: ws.SearchEnvelope}, 400, 409),
     )
