@@ -7,6 +7,9 @@
   fields, so their components keep ``required``.
 - A body drf-spectacular cannot see is required (a text body, such as the discussion file of
   ``POST /api/discussions/import``) is marked required when its view says so (``request_body_required``).
+- A DELETE that may name its row in a JSON body (``optional_body_methods`` on the view, with a request
+  serializer: ``DELETE .../members`` and ``.../links``) documents that body, as optional: drf-spectacular
+  documents bodies of POST, PUT and PATCH only.
 - 413 ``too_large``: every operation that reads a body answers it for a body over ``API_MAX_BODY_BYTES``
   (the JSON parser, or the import's text), so it is listed on every operation with a request body and on
   those whose view reads an optional JSON body the schema does not describe as one (``optional_body_methods``
@@ -63,6 +66,15 @@ class AutoSchema(SpectacularAutoSchema):
         return responses
 
     def _get_request_body(self, direction="request"):
+        if self.method == "DELETE" and self._reads_body() and self.get_request_serializer() is not None:
+            self.method = "POST"  # drf-spectacular maps the body of unsafe methods only; the mapping is the same
+            try:
+                body = super()._get_request_body(direction)
+            finally:
+                self.method = "DELETE"
+            if body is not None:
+                body["required"] = False  # the row may be named in the query instead
+            return body
         body = super()._get_request_body(direction)
         if body is not None and getattr(self.view, "request_body_required", False):
             body["required"] = True
