@@ -383,6 +383,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "drf_spectacular.contrib.djangorestframework_camel_case.camelize_serializer_fields",
         "facilitation.api.schema_hooks.close_response_objects",
+        "facilitation.api.schema_hooks.close_request_bodies",
         "facilitation.api.schema_hooks.document_throttling",
     ],
     # The docs UI loads its assets from the drf-spectacular-sidecar package, served by the API itself.

@@ -4,6 +4,9 @@
   component (``...Out`` and ``...Envelope``) gets ``additionalProperties: false``, so the
   schemathesis run fails when a view returns a key the schema does not describe, not only when a
   documented key is missing.
+- ``close_request_bodies``: the request bodies whose unknown fields the server refuses (400 naming each,
+  "Unknown or read-only field") get ``additionalProperties: false``; the others ignore unknown fields and
+  stay open. ``tests/api/test_closed_request_bodies.py`` holds the list to what the server does.
 - ``document_throttling``: every operation may answer 429. Every write (POST, PUT, PATCH, DELETE)
   counts against the ``writes.user`` and ``writes.ip`` rates (``facilitation.api.throttles``),
   whatever its view; and any request, reads included, that carries a token (``Authorization: Token``
@@ -13,6 +16,12 @@
 """
 
 WRITE_METHODS = ("post", "put", "patch", "delete")
+#: Request components of the bodies that refuse unknown fields: a discussion's PATCH, a workspace's task,
+#: narrative, seat and adaptation edits, and a new API token.
+CLOSED_REQUEST_BODIES = (
+    "PatchedDiscussionPatchInRequest", "TaskInRequest", "PatchedTaskPatchInRequest", "PatchedNarrativePatchInRequest",
+    "PatchedSeatPatchInRequest", "PatchedAdaptationPatchInRequest", "TokenInRequest",
+)
 READ_METHODS = ("get", "head", "options", "trace")
 THROTTLED_COMPONENT = "ThrottledEnvelope"
 
@@ -68,6 +77,14 @@ def close_response_objects(result, generator, request, public):
     for name, component in result.get("components", {}).get("schemas", {}).items():
         if name.endswith(("Out", "Envelope")) and "properties" in component:
             component.setdefault("additionalProperties", False)
+    return result
+
+
+def close_request_bodies(result, generator, request, public):
+    components = result.get("components", {}).get("schemas", {})
+    for name in CLOSED_REQUEST_BODIES:
+        if name in components:
+            components[name]["additionalProperties"] = False
     return result
 
 
