@@ -8,7 +8,13 @@ the top of ``MIDDLEWARE`` so it sees the final response.
 No JSON answer is kept in a cache: it is one person's view of rooms that change. Without it a
 browser going Back to a page reads that page's requests from its cache, and the list shows a
 discussion as it was (a draft that has since started, a name since changed).
+
+A body sent without ``Content-Length`` (``Transfer-Encoding: chunked``, as clients that stream a body send
+it) is read like any other: DRF reads a body only when that header gives its size, so such a PATCH was
+answered 200 having changed nothing, and such a POST refused for fields it did send. Over
+``API_MAX_BODY_BYTES`` it is 413 ``too_large``, as a body that says its size is.
 """
+import io
 import logging
 
 from django.conf import settings
@@ -42,6 +48,21 @@ def _is_json(response) -> bool:
     return isinstance(response, JsonResponse) or response.get("Content-Type", "").startswith("application/json")
 
 
+def _read_chunked_body(request):
+    """Reads a chunked body in full and gives the request its length; an error answer when it is too large."""
+    meta = request.META
+    if meta.get("CONTENT_LENGTH") or "chunked" not in meta.get("HTTP_TRANSFER_ENCODING", "").lower():
+        return None
+    limit = settings.API_MAX_BODY_BYTES
+    body = request.read(limit + 1)
+    if len(body) > limit:
+        return error_json(413, "too_large", f"The request body is larger than {limit} bytes.")
+    request._body = body  # what ``request.body`` answers once the stream was read
+    request._stream = io.BytesIO(body)
+    meta["CONTENT_LENGTH"] = str(len(body))
+    return None
+
+
 def _without_options(allow: str) -> str:
     """An ``Allow`` header without OPTIONS: no route under /api/ answers it (405; there is no metadata page),
     though DRF lists it on every view."""
@@ -53,7 +74,8 @@ class ApiEnvelopeMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        response = self.get_response(request)
+        refused = _read_chunked_body(request) if _is_api(request) else None
+        response = refused if refused is not None else self.get_response(request)
         if not _is_api(request):
             return response
         if response.status_code >= 400 and not _is_json(response):
