@@ -44,7 +44,6 @@ from facilitation.actions.comments import (
     do_restore_chat_message,
 )
 from facilitation.goals.voice import (
-    REPLIES_IN_GROUPS,
     command_in,
     escaper_for,
     outcome_after_the_end,
@@ -108,14 +107,9 @@ def _publish_on_commit(event: meeting.MeetingEvent) -> None:
 
 
 def answering(chat: Chat, ev: Message) -> dict:
-    """What an answer to ``ev`` carries so that it goes where the message was written: the message and the thread it is
-    in (``{chatId, messageId, thread}``, in the delivery's ``card["answers"]``). In a Teams channel the answer goes into
-    the message's thread; in a Telegram group it replies to the message (in its forum topic, ``thread``, if any).
-    Empty in a direct chat, and where a chat has neither (a Teams group chat: an answer there is a message to the chat,
-    as any other)."""
-    if not ev.message_id or ev.is_direct or not (ev.thread or chat.platform in REPLIES_IN_GROUPS):
-        return {}
-    return {"chatId": chat.pk, "messageId": ev.message_id, "thread": ev.thread}
+    """What an answer to ``ev`` carries so that it goes where the message was written (``meeting.answer_target``, in
+    the delivery's ``card["answers"]``); empty in a direct chat."""
+    return {} if ev.is_direct else meeting.answer_target(chat.pk, chat.platform, ev.message_id, ev.thread)
 
 
 def _reply(chat: Chat, text: str, room=None, card: dict | None = None, answers: dict | None = None) -> Delivery:

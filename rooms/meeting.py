@@ -76,9 +76,24 @@ class Command:
     chat: Chat
     sender: ChatIdentity
     room_id: int | None  # the room the chat is linked to, if any
-    # The message the command was written in, for an answer to go where it was asked (a Teams channel's thread):
-    # ``{chatId, messageId, thread}``, empty where the chat has no threads.
+    # The message the command was written in, for an answer to go where it was asked (``answer_target``: a Teams
+    # channel's thread, a Telegram reply), empty where the chat has neither.
     answers: dict = field(default_factory=dict)
+
+
+#: Platforms whose groups take an answer as a reply to the message it answers, wherever it was written (a Telegram
+#: reply); elsewhere only a message written in a thread (a Teams channel) is answered there.
+REPLIES_IN_GROUPS = ("telegram",)
+
+
+def answer_target(chat_id, platform: str, message_id: str, thread: str = "") -> dict:
+    """What an answer to a person's chat message carries for it to go where the message was written (``{chatId,
+    messageId, thread}``; a delivery's ``card["answers"]``, a facilitator turn's ``data.answers``): in a Teams
+    channel into the message's thread, in a Telegram group as a reply to it (in its forum topic, ``thread``, if any).
+    Empty where a chat has neither (a Teams group chat: an answer there is a message to the chat, as any other)."""
+    if not message_id or not (thread or platform in REPLIES_IN_GROUPS):
+        return {}
+    return {"chatId": chat_id, "messageId": message_id, "thread": thread}
 
 
 def person_of_identity(identity: ChatIdentity) -> Person:

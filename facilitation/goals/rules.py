@@ -242,8 +242,7 @@ def _key(name: str) -> str:
     """What two ways of writing one name share: case-folded (``same_name``), without invisible format characters,
     composed the one Unicode way ("E" + a combining acute accent is "É"), with one apostrophe ("O’Brien" is
     "O'Brien")."""
-    name = visible_text(unicodedata.normalize("NFC", name)).translate(_APOSTROPHES)
-    return unicodedata.normalize("NFC", same_name(name))
+    return unicodedata.normalize("NFC", same_name(visible_text(name).translate(_APOSTROPHES)))
 
 
 def _inside_a_name(text: str, at: int) -> bool:

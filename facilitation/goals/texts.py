@@ -58,6 +58,13 @@ def definition_of_done(pattern: str, slots: dict, esc: Escape = as_written) -> s
     return f"the list has at least {counted(slots['min'], 'item')}, and you confirm it"
 
 
+def _listed(names: list[str], last: str = "and") -> str:
+    """``A``, ``A and B``, ``A, B and C`` (``last``: "or" for ``A, B or C``); "" for none."""
+    if len(names) < 2:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} {last} {names[-1]}"
+
+
 def _targets(info: RunInfo) -> str:
     if not info.report_to:
         return "nobody (no report target was set)"
@@ -71,9 +78,7 @@ def readable_targets(report_to: list) -> str:
     for target in report_to:
         kind, _, name = str(target).partition(":")
         names.append(f"everyone in {name}" if kind == "role" else name if kind == "user" and name else str(target))
-    if len(names) < 2:
-        return "".join(names)
-    return f"{', '.join(names[:-1])} and {names[-1]}"
+    return _listed(names)
 
 
 #: How the run's commands are typed where the handshake is read (``voice.commands_for`` words them per platform:
@@ -216,16 +221,6 @@ def conflict(role: str, holder: str, claimant: str, esc: Escape = as_written, wh
             f"it? If {holder} lets it go (\"I drop {role}\"), {claimant} can take it.")
 
 
-def _one_of(names: list[str]) -> str:
-    """``A``, ``A or B``, ``A, B or C``."""
-    return names[0] if len(names) < 2 else f"{', '.join(names[:-1])} or {names[-1]}"
-
-
-def _all_of(names: list[str]) -> str:
-    """``A``, ``A and B``, ``A, B and C``."""
-    return names[0] if len(names) < 2 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
 #: How someone the facilitator does not know yet becomes known, where the person who named them writes: on Telegram
 #: by writing in the group (a bot sees no member list, and an @username names nobody it has not seen); on Teams also
 #: by an @mention, which carries the person's account; in the browser room by writing in a linked chat, or by being
@@ -268,14 +263,14 @@ def could_be(name: str, role: str, people: list[str], esc: Escape = as_written) 
     if len(people) > CANDIDATES_SHOWN:
         shown.append(f"{len(people) - CANDIDATES_SHOWN} more")
     name, role = _set_off(name, esc), _set_off(role, esc)
-    return (f"\u201c{name}\u201d could be {_one_of(shown)}, so I have left {role} as it is. Say it again "
+    return (f"\u201c{name}\u201d could be {_listed(shown, 'or')}, so I have left {role} as it is. Say it again "
             f"with the full name (\u201clet {shown[0]} be {role}\u201d).")
 
 
 def no_such_role(role: str, roles: list[str], esc: Escape = as_written) -> str:
     """A role given that the run does not have (``role`` as written): the roles it has."""
     return (f"I have no role \u201c{_set_off(role, esc)}\u201d to give: this run's roles are "
-            f"{_all_of([_set_off(r, esc) for r in roles])}.")
+            f"{_listed([_set_off(r, esc) for r in roles])}.")
 
 
 def closing(info: RunInfo, completed: bool, reason: str = "", esc: Escape = as_written) -> str:

@@ -18,6 +18,7 @@ from rooms.actions.chat import typed_command
 from rooms.actions.deliveries import queue_direct, queue_relay, queue_status
 from rooms.audit import record
 from rooms.events import EventType, build, next_seq, record_event
+from rooms.meeting import answer_target
 from rooms.models import Chat, ChatIdentity, ChatLink, Delivery, FacilitationRun, Observation, Room, Seat
 
 
@@ -200,22 +201,16 @@ def react(room: Room, run: FacilitationRun, out: dict, addressed: bool = False) 
         say(room, withdrawn, "confirmation-withdrawn")
 
 
-#: Platforms whose groups take an answer as a reply to the message it answers, wherever it was written (a Telegram
-#: reply); elsewhere only a message written in a thread (a Teams channel) is answered there.
-REPLIES_IN_GROUPS = ("telegram",)
-
-
 def asked_in(room: Room, seq: int | None) -> dict:
     """Where the person's turn ``seq`` was written, for an answer to it to go there: ``{chatId, messageId, thread}``
     when it came from a chat with threads (a Teams channel: ``data.source.thread``) or from a Telegram group (the
     answer replies to the message; ``thread``: its forum topic, "" outside one), else empty."""
     turn = Observation.objects.filter(room=room, seq=seq).only("data").first() if seq is not None else None
     source = (turn.data or {}).get("source") if turn is not None and isinstance(turn.data, dict) else None
-    if not isinstance(source, dict) or not source.get("messageId"):
+    if not isinstance(source, dict):
         return {}
-    if not source.get("thread") and source.get("platform") not in REPLIES_IN_GROUPS:
-        return {}
-    return {"chatId": source.get("chatId"), "messageId": source["messageId"], "thread": source.get("thread") or ""}
+    return answer_target(source.get("chatId"), source.get("platform") or "", source.get("messageId") or "",
+                         source.get("thread") or "")
 
 
 def answer_addressed(room: Room, run: FacilitationRun, asker: str, answers: dict | None = None) -> Observation | None:
