@@ -179,22 +179,13 @@ EVENT_LIMITS = (("socket_events_connection", "socket-events"), ("socket_events_u
 def event_wait(sid: str, user_id: int | None) -> int:
     """Count one event of the connection ``sid`` and of its user: the seconds to wait when either is over its
     limit, else 0."""
-    wait = 0
-    for (name, scope), key in zip(EVENT_LIMITS, (sid, user_id)):
-        if key is None:
-            continue
-        limit, window = ratelimit.rate(name)
-        if ratelimit.hit(scope, key, window) > limit:
-            wait = max(wait, ratelimit.seconds_left(scope, key, window))
-    return wait
+    return max((ratelimit.hit_over(scope, key, name) for (name, scope), key in zip(EVENT_LIMITS, (sid, user_id))
+                if key is not None), default=0)
 
 
 def _writes_wait(user) -> int:
     """Count one control or comment of ``user``: the seconds to wait when over ``socket_writes_user``, else 0."""
-    limit, window = ratelimit.rate("socket_writes_user")
-    if ratelimit.hit("socket-writes", user.pk, window) > limit:
-        return ratelimit.seconds_left("socket-writes", user.pk, window)
-    return 0
+    return ratelimit.hit_over("socket-writes", user.pk, "socket_writes_user")
 
 
 def check_view(who, discussion_id) -> dict | None:

@@ -42,9 +42,13 @@ def hit(scope: str, key, window: int) -> int:
         return 0
 
 
-def seconds_left(scope: str, key, window: int) -> int:
-    """Seconds until the window ``key`` counts in now ends (and its count starts again)."""
-    return _slot(scope, key, window)[1]
+def hit_over(scope: str, key, limit_name: str) -> int:
+    """Count one attempt of ``key`` against the limit ``limit_name`` (``rate``): the seconds until its window ends
+    (and its count starts again) when that attempt went over the limit, else 0."""
+    limit, window = rate(limit_name)
+    if hit(scope, key, window) > limit:
+        return _slot(scope, key, window)[1]
+    return 0
 
 
 def wait_if_over(scope: str, key, limit: int, window: int) -> int:
