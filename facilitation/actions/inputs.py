@@ -139,11 +139,30 @@ class Money(serializers.FloatField):
 
 # --- the parts of the body ----------------------------------------------------------------------
 
-class ParticipantIn(serializers.Serializer):
+class NullIsDefault(serializers.Serializer):
+    """A body whose fields named in ``NONE_IS_ABSENT`` take a value of ``ABSENT`` (``null``, or "") as "not sent":
+    the default applies. The schema says they may be null."""
+
+    NONE_IS_ABSENT: tuple = ()
+    ABSENT: tuple = (None, "")
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for name in self.NONE_IS_ABSENT:
+            fields[name].allow_null = True
+        return fields
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            data = {k: v for k, v in data.items() if not (k in self.NONE_IS_ABSENT and v in self.ABSENT)}
+        return super().to_internal_value(data)
+
+
+class ParticipantIn(NullIsDefault):
     agent_id = WholeNumber(help_text="An agent you may use (built-in or your own).",
                            error_messages=_messages("Unknown agent {value}.", required="Unknown agent None.",
                                                     null="Unknown agent None."))
-    role = serializers.ChoiceField(choices=SEAT_ROLES, default=Seat.Role.PARTICIPANT, allow_null=True,
+    role = serializers.ChoiceField(choices=SEAT_ROLES, default=Seat.Role.PARTICIPANT,
                                    help_text="Left out or null: participant.",
                                    error_messages=_messages(f"Role must be one of {', '.join(sorted(SEAT_ROLES))}."))
     persona_id = WholeNumber(required=False, allow_null=True,
@@ -151,11 +170,8 @@ class ParticipantIn(serializers.Serializer):
                              error_messages=_messages("Unknown persona {value}."))
 
     default_error_messages = {"invalid": "Each participant is an object with an agent id and a role."}
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict) and "role" in data and data["role"] is None:  # null: the default role
-            data = {k: v for k, v in data.items() if k != "role"}
-        return super().to_internal_value(data)
+    NONE_IS_ABSENT = ("role",)
+    ABSENT = (None,)  # an empty role is a wrong one
 
 
 class TurnPolicyIn(serializers.Serializer):
@@ -234,22 +250,9 @@ def _flatten(errors, path: str, out: dict) -> None:
 
 # A body parsed by ``validated``. ``HEADLINES`` maps each field, in the order they are reported,
 # to the error's message (or to a function of the field's errors that returns it).
-class Parsed(serializers.Serializer):
+class Parsed(NullIsDefault):
 
     HEADLINES: dict = {}
-    # Fields whose ``null`` (or "") means "not sent": the default applies. The schema says they may be null.
-    NONE_IS_ABSENT: tuple = ()
-
-    def get_fields(self):
-        fields = super().get_fields()
-        for name in self.NONE_IS_ABSENT:
-            fields[name].allow_null = True
-        return fields
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict):
-            data = {k: v for k, v in data.items() if not (k in self.NONE_IS_ABSENT and v in (None, ""))}
-        return super().to_internal_value(data)
 
     @classmethod
     def validated(cls, body: dict) -> dict:
