@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import Case, IntegerField, Value, When
 
 from facilitation.actions.inputs import DiscussionCreateIn
-from facilitation.deliberation.discussion_file import DiscussionFile, FileError, FileTurn, parse, render
+from facilitation.deliberation.discussion_file import TURN_TEXT_KEYS, DiscussionFile, FileError, FileTurn, parse, render
 from facilitation.deliberation.markers import parse_markers
 from facilitation.deliberation.templates import get_template
 from rooms import limits
@@ -137,7 +137,7 @@ def _check_storable(doc: DiscussionFile) -> None:
             raise FileError(f"a turn's seq is at most {MAX_SEQ} and its round at most {MAX_ROUND}", turn.line)
         if len(turn.speaker) > speaker_max:
             raise FileError(f"a turn's speaker is longer than {speaker_max} characters", turn.line)
-        if any(_unstorable(getattr(turn, key)) for key in ("speaker", "role", "kind", "author", "status")):
+        if any(_unstorable(getattr(turn, key)) for key in TURN_TEXT_KEYS):
             raise FileError("a turn heading has a NUL character or a lone surrogate", turn.line)
         for offset, line in enumerate(turn.content.split("\n"), start=1):
             if _unstorable(line):
