@@ -9,6 +9,7 @@ by the backend), and only the SQL text is built once per model (and field list) 
 No model signals are sent: the models written here have no receivers (a test checks that). Plain
 SQL that SQLite (3.35 or later, for RETURNING) and PostgreSQL both run.
 """
+from datetime import datetime
 from functools import lru_cache
 
 from django.db import connections, models, router
@@ -30,6 +31,25 @@ def _kept_type(field) -> type | None:
     return _KEPT_AS_IS.get(type(field))
 
 
+def _adapter(field):
+    """For a JSON or date-time field (those exact classes), what its ``get_db_prep_save`` comes to for the
+    values a step writes (a dict or list; an aware datetime): the backend's adaptation, called directly.
+    None for other fields; other values go through the field."""
+    if type(field) is models.JSONField:
+        encoder = field.encoder
+        return lambda value, connection: (connection.ops.adapt_json_value(value, encoder)
+                                          if type(value) is dict or type(value) is list else field.get_db_prep_save(value, connection))
+    if type(field) is models.DateTimeField:
+        return lambda value, connection: (connection.ops.adapt_datetimefield_value(value)
+                                          if type(value) is datetime and value.tzinfo is not None
+                                          else field.get_db_prep_save(value, connection))
+    return None
+
+
+def _plan(field) -> tuple:
+    return field, _kept_type(field), _adapter(field)
+
+
 def _connection(model):
     alias = router.db_for_write(model)
     return alias, connections[alias]
@@ -45,12 +65,12 @@ def _insert_plan(model, vendor: str, rows: int) -> tuple[str, tuple]:
     one = "(" + ", ".join(["%s"] * len(fields)) + ")"
     sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
            f"VALUES {', '.join([one] * rows)} RETURNING {quote(meta.pk.column)}")
-    return sql, tuple((f, _kept_type(f)) for f in fields)
+    return sql, tuple(_plan(f) for f in fields)
 
 
 def _values(obj, fields, connection, add: bool = True) -> list:
     values = []
-    for f, kept in fields:
+    for f, kept, adapt in fields:
         if kept is not None:
             value = getattr(obj, f.attname)
             if value is None or type(value) is kept:
@@ -58,7 +78,10 @@ def _values(obj, fields, connection, add: bool = True) -> list:
                 continue
         else:
             value = f.pre_save(obj, add)
-        values.append(f.get_db_prep_save(value, connection))
+        if adapt is not None and value is not None:
+            values.append(adapt(value, connection))
+        else:
+            values.append(f.get_db_prep_save(value, connection))
     return values
 
 
@@ -101,7 +124,7 @@ def _update_plan(model, vendor: str, names: tuple[str, ...]) -> tuple[str, tuple
         raise ValueError("update() sets concrete, non-key fields only.")
     quote = connections[router.db_for_write(model)].ops.quote_name
     sets = ", ".join(f"{quote(f.column)} = %s" for f in fields)
-    return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s", tuple((f, _kept_type(f)) for f in fields)
+    return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s", tuple(_plan(f) for f in fields)
 
 
 def update(obj: models.Model, names: tuple[str, ...]) -> bool:

@@ -15,7 +15,7 @@ from facilitation.actions import phases
 from facilitation.engine import (
     Decision, EngineState, after_decision, after_parallel, after_synthesis, after_turn, force_synthesis,
 )
-from facilitation.runs.leases import RUNNING, Claim, finish, locked_if_ours, locked_room
+from facilitation.runs.leases import RUNNING, Claim, finish, hand_room, locked_if_ours, locked_room
 from facilitation.runs.outages import rides_out
 from facilitation.runs.scheduling import runs_next_here, schedule_step
 from rooms import rows
@@ -120,6 +120,7 @@ def _finish_step(room: Room, state: EngineState, claim: Claim, call: CallRecord 
         room.status = Room.Status.CONCLUDED
         room.ended_at = timezone.now()
     rows.update(room, _COMMITTED)
+    hand_room(room, claim.step_seq + 1)
     if room.status == Room.Status.ACTIVE:
         # The step's last slot is done, so the next step is open (``finish``): one slot, or one per parallel turn.
         schedule_step(room.pk, claim.step_seq + 1, slots)

@@ -9,7 +9,8 @@ The state is a small JSON object stored on the room::
      "lastSeatId": int | None, "synthesisReason": str,
      "airtime": {"<seatId>": turns}}
 """
-from dataclasses import asdict, dataclass, field
+from copy import deepcopy
+from dataclasses import dataclass, field
 
 from facilitation.engine.decision import Decision
 from facilitation.engine.steps import Concluded, Evaluation, Opening, ParallelTurns, ParticipantTurn, Step, Synthesis
@@ -52,7 +53,14 @@ class EngineState:
         return state
 
     def dump(self) -> dict:
-        return asdict(self)
+        """The state as stored, sharing nothing with this object (what ``dataclasses.asdict`` gives, written out:
+        every step stores it, and ``asdict`` walks each value through its generic copy)."""
+        return {
+            "phase": self.phase, "round": self.round, "maxRounds": self.maxRounds, "nextSeatId": self.nextSeatId,
+            "question": self.question, "lastSeatId": self.lastSeatId, "synthesisReason": self.synthesisReason,
+            "airtime": dict(self.airtime), "parallelSeatIds": list(self.parallelSeatIds),
+            "staged": deepcopy(self.staged) if self.staged else {},
+        }
 
     @property
     def rounds_left(self) -> int:

@@ -14,6 +14,11 @@ next step already claimed by that thread, in the same UPDATE: the claim is kept 
 (``claim_step`` takes it instead of claiming again) and costs no statement and no commit of its
 own. It is an ordinary lease: if the thread dies, it lapses and the sweeper sends the step again;
 a thread that does not run the step after all gives it back first (``let_go``).
+
+The room comes with it (``hand_room``): the commit held the room's row locked and wrote it, so the
+room as the commit left it is what a read would give while nobody else wrote it since. The step
+checks that with a narrow read (its status, ``seq`` and ``updated_at``: every action on a room moves
+one of them) and reads the whole room only when it changed, e.g. a pause or stop.
 """
 import threading
 import uuid
@@ -39,6 +44,8 @@ ACTIVE = (Room.Status.ACTIVE,)
 # The room as every step reads it (at the claim) and locks it (at the commit): compiled once.
 _ROOM = Prepared(lambda pk: Room.objects.filter(pk=pk).order_by(), 1)
 _ROOM_LOCKED = Prepared(lambda pk: Room.objects.select_for_update().filter(pk=pk).order_by(), 1)
+# What every action on a room moves: whether a room handed on with its step is still the room.
+_ROOM_MARKS = Prepared(lambda pk: Room.objects.filter(pk=pk).order_by().values("status", "seq", "updated_at"), 1)
 
 
 def locked_room(room_id: int) -> Room | None:
@@ -106,6 +113,7 @@ def claim_step(room_id: int, step_seq: int, lease_seconds: float, slot: int = 0,
     with the room (a join in the UPDATE costs more than the rare give-back of a paused room's slot).
     """
     claim = _handed.claims.get((room_id, step_seq, slot))
+    room = _handed.rooms.pop((room_id, step_seq), None) if claim is not None and slot == 0 else None
     if claim is None:
         with transaction.atomic():  # one short write transaction (on SQLite the threads queue for it in turn)
             taken = _take(room_id, step_seq, lease_seconds, slot)
@@ -113,8 +121,10 @@ def claim_step(room_id: int, step_seq: int, lease_seconds: float, slot: int = 0,
             return None
         claim = Claim(room_id=room_id, step_seq=step_seq, token=taken[0], attempt=taken[1], slot=slot, slots=taken[2],
                       lease=lease_seconds)
-    # The room is read after the claim's commit: the writers' queue is not held up by a read.
-    room = _claimed_room(room_id)
+    if room is not None and not _unchanged(room):
+        room = None
+    if room is None:  # read after the claim's commit: the writers' queue is not held up by a read
+        room = _claimed_room(room_id)
     # A claim handed on is used from here on (a read that failed for good leaves it in hand, to ``let_go``).
     _handed.claims.pop((room_id, step_seq, slot), None)
     if room is None:
@@ -131,6 +141,13 @@ def _claimed_room(room_id: int) -> Room | None:
     """The room as its step reads it once claimed; a short database outage is waited out, since the claim
     (taken, or handed on and not given back while the database is away) holds the step meanwhile."""
     return next(iter(_ROOM(room_id)), None)
+
+
+@rides_out
+def _unchanged(room: Room) -> bool:
+    """Nobody wrote the room since ``room`` was read or written (a room handed on with its step)."""
+    now = next(iter(_ROOM_MARKS(room.pk)), None)
+    return now is not None and (now["status"], now["seq"], now["updated_at"]) == (room.status, room.seq, room.updated_at)
 
 
 def _take(room_id: int, step_seq: int, lease_seconds: float, slot: int) -> tuple[str, int, int] | None:
@@ -254,10 +271,12 @@ def locked_if_ours(claim: Claim, *, next_slots: int = 1, ready_at: datetime | No
 # --- claims handed on to the thread that runs the next step ----------------------------------------
 
 class _Handed(threading.local):
-    """The calling thread's claims handed on, by ``(room_id, step_seq, slot)``."""
+    """The calling thread's claims handed on, by ``(room_id, step_seq, slot)``, and the rooms as the commits
+    that handed them on left them, by ``(room_id, step_seq)``."""
 
     def __init__(self):
         self.claims: dict[tuple[int, int, int], Claim] = {}
+        self.rooms: dict[tuple[int, int], Room] = {}
 
 
 _handed = _Handed()
@@ -267,9 +286,22 @@ def _hand(claim: Claim) -> None:
     _handed.claims[(claim.room_id, claim.step_seq, claim.slot)] = claim
 
 
+def hand_room(room: Room, step_seq: int) -> None:
+    """Inside a commit's transaction, once ``room`` (locked) is written: when the commit hands step ``step_seq``
+    on to this thread (``finish``), the step takes this room instead of reading it (see the module)."""
+    key = (room.pk, step_seq)
+
+    def keep() -> None:
+        if (room.pk, step_seq, 0) in _handed.claims:
+            _handed.rooms[key] = room
+
+    transaction.on_commit(keep)
+
+
 def let_go(room_id: int, step_seq: int, slot: int = 0) -> None:
     """This thread will not run that step after all: give back the claim it was handed, if any, so that
     the worker sent the step can claim it at once (no attempt used)."""
+    _handed.rooms.pop((room_id, step_seq), None)
     claim = _handed.claims.pop((room_id, step_seq, slot), None)
     if claim is not None:
         give_back(claim)

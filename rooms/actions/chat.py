@@ -378,7 +378,7 @@ def _link(chat: Chat, room: Room, row: ChatCode | None, previous: ChatLink | Non
         raise StateConflict("This chat was linked at the same moment; try again.") from None
     if not room.chat_linked:
         room.chat_linked = True
-        room.save(update_fields=["chat_linked"])
+        room.save(update_fields=["chat_linked", "updated_at"])
     if chat.status_message_id:  # the status of the room left stays as it was; this room's is posted afresh, below
         do_forget_status_message(chat, chat.status_message_id, reason="the chat was linked to a room anew")
     record("bridge.link_chat", room=room, user=row.user if row is not None else room.owner, correlation_id=correlation,

@@ -84,3 +84,20 @@ def test_update_refuses_the_key():
 def test_no_model_written_here_has_signal_receivers(model):
     """rooms.rows sends no signals: nothing may be listening for these models'."""
     assert not pre_save.has_listeners(model) and not post_save.has_listeners(model)
+
+
+def test_json_and_datetime_values_are_stored_as_the_orm_stores_them():
+    from datetime import datetime, timedelta, timezone as tz
+
+    room = make_discussion(make_user())
+    for value in ({"a": [1, {"b": None}]}, [1, "two"], "plain text", 42, True):
+        ours = rows.create(Invocation, room_id=room.pk, component="c", input=value, correlation_id="ours")
+        theirs = Invocation.objects.create(room_id=room.pk, component="c", input=value, correlation_id="theirs")
+        assert Invocation.objects.get(pk=ours.pk).input == Invocation.objects.get(pk=theirs.pk).input == value
+    elsewhere = datetime(2026, 3, 4, 5, 6, 7, 890, tzinfo=tz(timedelta(hours=-7)))
+    room.ended_at = elsewhere
+    assert rows.update(room, ("ended_at",))
+    assert Room.objects.get(pk=room.pk).ended_at == elsewhere
+    Room.objects.filter(pk=room.pk).update(ended_at=None)
+    room.ended_at = None
+    assert rows.update(room, ("ended_at",)) and Room.objects.get(pk=room.pk).ended_at is None

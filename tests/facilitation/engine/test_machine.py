@@ -50,3 +50,18 @@ def test_force_synthesis_and_state_roundtrip():
     state = force_synthesis(EngineState(phase="turn", nextSeatId=1, question="q"), "forced")
     loaded = EngineState.load(state.dump(), max_rounds=5)
     assert loaded.phase == "synthesis" and loaded.synthesisReason == "forced" and loaded.nextSeatId is None
+
+
+def test_dump_holds_every_field_and_shares_nothing_with_the_state():
+    from dataclasses import asdict, fields
+
+    staged = {"0": {"seatId": 1, "markers": [{"type": "vote", "value": "yes"}], "data": {"pass": True}}}
+    state = EngineState(phase="parallel", round=2, maxRounds=6, nextSeatId=3, question="q", lastSeatId=1,
+                        synthesisReason="", airtime={"1": 2}, parallelSeatIds=[1, 3], staged=staged)
+    dumped = state.dump()
+    assert dumped == asdict(state) and set(dumped) == {f.name for f in fields(EngineState)}
+    dumped["staged"]["0"]["markers"].append("x")
+    dumped["airtime"]["1"] = 9
+    dumped["parallelSeatIds"].append(4)
+    assert state.staged["0"]["markers"] == [{"type": "vote", "value": "yes"}]
+    assert state.airtime == {"1": 2} and state.parallelSeatIds == [1, 3]

@@ -115,3 +115,29 @@ def test_without_a_driver_nothing_is_handed_on(scripted):
         assert run_step(room.pk, first).outcome == "committed"
     assert not leases.held(room.pk)
     assert _lease(room).attempt == 0
+
+
+def _whole_room_reads(queries) -> int:
+    return sum(1 for q in queries.captured_queries if q["sql"].startswith("SELECT") and '"rooms_room"."topic"' in q["sql"])
+
+
+def test_the_step_handed_on_takes_the_room_its_commit_wrote_instead_of_reading_it(scripted):
+    with _driving_past_the_opening() as (room, handed):
+        with CaptureQueriesContext(connection) as turn:
+            assert run_step(room.pk, handed).outcome == "committed"
+    assert _whole_room_reads(turn) == 1  # the commit's locked read only
+
+
+def test_a_room_changed_after_the_commit_that_handed_its_step_on_is_read_again(scripted, monkeypatch):
+    from facilitation.discussions import steps as discussion_steps
+    from rooms.actions.rooms import do_update_room
+
+    seen = []
+    load = discussion_steps.load_context
+    monkeypatch.setattr(discussion_steps, "load_context", lambda r: seen.append((r.topic, r.max_rounds)) or load(r))
+    with _driving_past_the_opening() as (room, handed):
+        do_update_room(Room.objects.get(pk=room.pk), topic="A topic changed in between", max_rounds=3)
+        with CaptureQueriesContext(connection) as turn:
+            assert run_step(room.pk, handed).outcome == "committed"
+    assert seen[-1] == ("A topic changed in between", 3)  # the opening's room came first
+    assert _whole_room_reads(turn) == 2  # the claim's read and the commit's
