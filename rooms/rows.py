@@ -111,9 +111,28 @@ def insert(obj: models.Model) -> models.Model:
     return insert_all([obj])[0]
 
 
+@lru_cache(maxsize=None)
+def _fields_by_attname(model) -> tuple[dict, tuple]:
+    fields = tuple(model._meta.concrete_fields)
+    return {f.attname: i for i, f in enumerate(fields)}, fields
+
+
+def new(model, /, **values) -> models.Model:
+    """Like ``model(**values)`` (an unsaved instance, every other field at its default), built positionally:
+    the keyword path of ``Model.__init__`` costs a step about three times as much. Values are given by
+    attribute name (``room_id``, not ``room``); any other keyword goes through ``model(**values)``."""
+    index, fields = _fields_by_attname(model)
+    if any(name not in index for name in values):
+        return model(**values)
+    args = [f.get_default() for f in fields]
+    for name, value in values.items():
+        args[index[name]] = value
+    return model(*args)
+
+
 def create(model, /, **values) -> models.Model:
     """Like ``model.objects.create(**values)``."""
-    return insert(model(**values))
+    return insert(new(model, **values))
 
 
 @lru_cache(maxsize=None)

@@ -184,8 +184,8 @@ def _write_turn(room: Room, round: int, speaker: Speaker, content: str, status: 
     True when it concludes the last phase."""
     # A discussion's turn is its observation (its round says which): the Turn rows are a workspace's rounds.
     seq = next_seq(room, persist=False)
-    obs = Observation(
-        room_id=room.pk, seq=seq, round=round, seat_id=speaker.seat_id, author_name=speaker.name,
+    obs = rows.new(
+        Observation, room_id=room.pk, seq=seq, round=round, seat_id=speaker.seat_id, author_name=speaker.name,
         author_kind=Observation.AuthorKind.AGENT if speaker.is_agent else Observation.AuthorKind.HUMAN,
         kind=Observation.Kind.CONTRIBUTION, content=content, markers=markers, status=status,
         provider=provider, tokens=tokens, data=data or {},

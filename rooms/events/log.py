@@ -66,7 +66,7 @@ def record_event(room: Room, event_type: EventType | str, data: dict, seq: int |
         seq = next_seq(room, persist=persist_seq)
     ts = timezone.now()
     payload = {"discussionId": room.pk, "seq": seq, "ts": ts.isoformat(), **data}
-    event = RoomEvent(room_id=room.pk, seq=seq, type=event_type, payload=payload)
+    event = rows.new(RoomEvent, room_id=room.pk, seq=seq, type=event_type, payload=payload)
     pending = getattr(_pending, "events", None)
     if pending is None:
         rows.insert(event)

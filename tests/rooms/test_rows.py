@@ -101,3 +101,21 @@ def test_json_and_datetime_values_are_stored_as_the_orm_stores_them():
     Room.objects.filter(pk=room.pk).update(ended_at=None)
     room.ended_at = None
     assert rows.update(room, ("ended_at",)) and Room.objects.get(pk=room.pk).ended_at is None
+
+
+def test_new_builds_the_instance_the_model_would_build_with_fresh_defaults():
+    room = make_discussion(make_user())
+    for model, values in ((Observation, dict(room_id=room.pk, seq=3, author_name="Ada", content="hi", markers=[{"type": "vote"}])),
+                          (RoomEvent, dict(room_id=room.pk, seq=4, type="discussion:turn", payload={"a": 1})),
+                          (Invocation, dict(room_id=room.pk, component="c", cost_usd=Decimal("0.5")))):
+        ours, theirs = rows.new(model, **values), model(**values)
+        names = [f.attname for f in model._meta.concrete_fields]
+        assert [getattr(ours, n) for n in names] == [getattr(theirs, n) for n in names]
+        assert ours._state.adding and ours.pk is None
+    first, second = rows.new(Observation, room_id=room.pk), rows.new(Observation, room_id=room.pk)
+    first.data["x"] = 1
+    assert second.data == {}  # a callable default is called for each instance
+    by_object = rows.new(Observation, room=room, seq=9)  # not an attribute name: through the model's own keywords
+    assert by_object.room_id == room.pk and by_object.room is room
+    with pytest.raises(TypeError):
+        rows.new(Observation, no_such_field=1)
