@@ -132,7 +132,7 @@ def commit_decision(claim: Claim, decision: Decision, call: CallRecord | None, f
     """Write a facilitator decision. ``together``: seats asked at once (the speaker first, at most the room's
     ``max_parallel``); with two or more, the next step is their turns in parallel, one slot each."""
     with transaction.atomic():
-        room = locked_room(claim.room_id)
+        room = locked_room(claim.room_id, seen=claim.seen)
         if room is None or room.status not in RUNNING:
             return False
         state = EngineState.load(room.engine_state, room.max_rounds, room.round)

@@ -22,7 +22,7 @@ one of them) and reads the whole room only when it changed, e.g. a pause or stop
 """
 import threading
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import lru_cache
@@ -44,12 +44,28 @@ ACTIVE = (Room.Status.ACTIVE,)
 # The room as every step reads it (at the claim) and locks it (at the commit): compiled once.
 _ROOM = Prepared(lambda pk: Room.objects.filter(pk=pk).order_by(), 1)
 _ROOM_LOCKED = Prepared(lambda pk: Room.objects.select_for_update().filter(pk=pk).order_by(), 1)
-# What every action on a room moves: whether a room handed on with its step is still the room.
-_ROOM_MARKS = Prepared(lambda pk: Room.objects.filter(pk=pk).order_by().values("status", "seq", "updated_at"), 1)
+# What every write of a room moves (``_MARKS``): whether a room read or written before is still the room.
+_MARKS = ("status", "seq", "updated_at")
+_ROOM_MARKS = Prepared(lambda pk: Room.objects.filter(pk=pk).order_by().values(*_MARKS), 1)
+_ROOM_MARKS_LOCKED = Prepared(lambda pk: Room.objects.select_for_update().filter(pk=pk).order_by().values(*_MARKS), 1)
 
 
-def locked_room(room_id: int) -> Room | None:
-    """The room with its row locked until the caller's transaction ends (None: it was deleted)."""
+def _same(marks: dict, room: Room) -> bool:
+    return (marks["status"], marks["seq"], marks["updated_at"]) == (room.status, room.seq, room.updated_at)
+
+
+def locked_room(room_id: int, seen: Room | None = None) -> Room | None:
+    """The room with its row locked until the caller's transaction ends (None: it was deleted).
+
+    ``seen``: the room as the caller read it before (a step's claim): when nobody wrote the room since
+    (its status, ``seq`` and ``updated_at`` are as they were: every write moves one of them), that very
+    object is the locked room, and only those three columns are read."""
+    if seen is not None:
+        marks = next(iter(_ROOM_MARKS_LOCKED(room_id)), None)
+        if marks is None:
+            return None
+        if _same(marks, seen):
+            return seen
     return next(iter(_ROOM_LOCKED(room_id)), None)
 
 
@@ -63,6 +79,8 @@ class Claim:
     slots: int = 1
     #: How long the lease lasts from a claim or heartbeat (seconds); a claim handed on lasts as long.
     lease: float = 0.0
+    #: The room as the claim read it (``claim_step``): the commit's locked read takes it when it is unchanged.
+    seen: Room | None = field(default=None, compare=False, repr=False)
 
     @property
     def correlation(self) -> str:
@@ -133,7 +151,7 @@ def claim_step(room_id: int, step_seq: int, lease_seconds: float, slot: int = 0,
     if not allowed:  # paused or ended: not claimable, and no attempt used
         give_back(claim)
         return None
-    return claim, room
+    return replace(claim, seen=room), room
 
 
 @rides_out
@@ -146,8 +164,8 @@ def _claimed_room(room_id: int) -> Room | None:
 @rides_out
 def _unchanged(room: Room) -> bool:
     """Nobody wrote the room since ``room`` was read or written (a room handed on with its step)."""
-    now = next(iter(_ROOM_MARKS(room.pk)), None)
-    return now is not None and (now["status"], now["seq"], now["updated_at"]) == (room.status, room.seq, room.updated_at)
+    marks = next(iter(_ROOM_MARKS(room.pk)), None)
+    return marks is not None and _same(marks, room)
 
 
 def _take(room_id: int, step_seq: int, lease_seconds: float, slot: int) -> tuple[str, int, int] | None:
@@ -260,7 +278,7 @@ def locked_if_ours(claim: Claim, *, next_slots: int = 1, ready_at: datetime | No
     """Inside a commit's transaction: the room, row-locked, with the claimed slot finished
     (``finish``); None, with nothing written, when the lease is no longer the caller's.
     ``hand_on(room)``: whether this thread runs the next step itself (``finish``)."""
-    room = locked_room(claim.room_id)
+    room = locked_room(claim.room_id, seen=claim.seen)
     if room is None or room.status not in RUNNING:
         return None
     if finish(claim, next_slots=next_slots, ready_at=ready_at, hand_on=hand_on is not None and hand_on(room)) is None:

@@ -125,7 +125,7 @@ def test_the_step_handed_on_takes_the_room_its_commit_wrote_instead_of_reading_i
     with _driving_past_the_opening() as (room, handed):
         with CaptureQueriesContext(connection) as turn:
             assert run_step(room.pk, handed).outcome == "committed"
-    assert _whole_room_reads(turn) == 1  # the commit's locked read only
+    assert _whole_room_reads(turn) == 0  # the claim and the commit check that nobody wrote it since, and take it
 
 
 def test_a_room_changed_after_the_commit_that_handed_its_step_on_is_read_again(scripted, monkeypatch):
@@ -140,4 +140,25 @@ def test_a_room_changed_after_the_commit_that_handed_its_step_on_is_read_again(s
         with CaptureQueriesContext(connection) as turn:
             assert run_step(room.pk, handed).outcome == "committed"
     assert seen[-1] == ("A topic changed in between", 3)  # the opening's room came first
-    assert _whole_room_reads(turn) == 2  # the claim's read and the commit's
+    assert _whole_room_reads(turn) == 1  # the claim's; the commit finds the room as the claim read it
+
+
+def test_usage_added_to_the_room_while_a_step_runs_is_kept_by_its_commit(scripted, monkeypatch):
+    from facilitation.discussions import steps as discussion_steps
+    from rooms.models import Invocation
+    from rooms.usage import add_usage
+
+    real = discussion_steps.call_or_retry
+
+    def meanwhile(*args, **kwargs):  # another call's usage (e.g. one discarded elsewhere) lands during this one
+        add_usage(Room, room.pk, 1000, 0)
+        return real(*args, **kwargs)
+
+    with _driving_past_the_opening() as (room, handed):
+        monkeypatch.setattr(discussion_steps, "call_or_retry", meanwhile)
+        with CaptureQueriesContext(connection) as turn:
+            assert run_step(room.pk, handed).outcome == "committed"
+    logged = sum(i.input_tokens + i.output_tokens + i.cache_read_tokens + i.cache_write_tokens
+                 for i in Invocation.objects.filter(room=room))
+    assert Room.objects.get(pk=room.pk).tokens_used == logged + 1000
+    assert _whole_room_reads(turn) == 1  # the commit read the room again

@@ -31,10 +31,10 @@ def test_a_commit_that_meets_an_outage_is_written_once_the_database_is_back(monk
     room = _started()
     real, errors = commits.locked_room, [OperationalError("server closed the connection unexpectedly")] * 2
 
-    def away_then_back(room_id):
+    def away_then_back(room_id, seen=None):
         if errors:
             raise errors.pop()
-        return real(room_id)
+        return real(room_id, seen)
 
     monkeypatch.setattr(commits, "locked_room", away_then_back)  # the opening decision's commit reads it first
     with scheduling.inline():
@@ -48,7 +48,7 @@ def test_a_database_that_stays_away_fails_the_step(monkeypatch, naps):
     clock = iter(range(0, 1000, 3))  # every look: 3 s later
     monkeypatch.setattr(outages, "_clock", lambda: next(clock))
 
-    def away(room_id):
+    def away(room_id, seen=None):
         raise OperationalError("could not connect to server")
 
     monkeypatch.setattr(commits, "locked_room", away)
@@ -68,10 +68,10 @@ def test_a_workspace_agents_commit_rides_out_an_outage_too(monkeypatch, naps):
         do_start_workspace(room, manager)
     real, errors = leases.locked_room, [OperationalError("terminating connection due to administrator command")]
 
-    def away_then_back(room_id):
+    def away_then_back(room_id, seen=None):
         if errors:
             raise errors.pop()
-        return real(room_id)
+        return real(room_id, seen)
 
     monkeypatch.setattr(leases, "locked_room", away_then_back)
     with scheduling.inline():
