@@ -62,10 +62,15 @@ TEMPLATES = [
 SQLITE_ENGINE = "config.sqlite"
 SQLITE_OPTIONS = {
     # WAL lets the web process read while a worker writes; IMMEDIATE avoids
-    # upgrade deadlocks between concurrent writers.
+    # upgrade deadlocks between concurrent writers. The WAL is copied back into the database
+    # (a checkpoint: two fsyncs, whichever commit crosses the mark pays them) every 10,000 pages
+    # instead of SQLite's 1,000: a step writes about 20 pages, mostly the same hot ones (the room,
+    # its lease, the tails of its logs), so a checkpoint every ~450 steps copies little more than
+    # one every ~45 did. Once checkpointed, a WAL larger than 64 MB is cut back to that size.
     "transaction_mode": "IMMEDIATE",
     "timeout": 30,
-    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    "init_command": ("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+                     "PRAGMA wal_autocheckpoint=10000; PRAGMA journal_size_limit=67108864;"),
 }
 
 # Each thread keeps its SQLite connection: opening one (a file, its PRAGMAs) cost a worker more than a

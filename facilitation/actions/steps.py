@@ -107,8 +107,10 @@ def _relay(room: Room, obs: Observation) -> None:
         queue_relay(room, obs)
 
 
-#: The room's fields a step's commit sets (in one UPDATE).
-_COMMITTED = ("engine_state", "round", "status", "ended_at", "conclusion", "seq", "tokens_used", "cost_usd", "updated_at")
+#: The room's fields a step's commit sets (in one UPDATE); a step that ends the room also sets how it ended. The
+#: room's status is indexed: naming it in every step's UPDATE would rewrite that index's page each time.
+_COMMITTED = ("engine_state", "round", "seq", "tokens_used", "cost_usd", "updated_at")
+_ENDED = _COMMITTED + ("status", "ended_at", "conclusion")
 
 
 def _finish_step(room: Room, state: EngineState, claim: Claim, call: CallRecord | None, slots: int = 1) -> None:
@@ -119,7 +121,7 @@ def _finish_step(room: Room, state: EngineState, claim: Claim, call: CallRecord 
     if state.phase == "done":
         room.status = Room.Status.CONCLUDED
         room.ended_at = timezone.now()
-    rows.update(room, _COMMITTED)
+    rows.update(room, _ENDED if room.status == Room.Status.CONCLUDED else _COMMITTED)
     hand_room(room, claim.step_seq + 1)
     if room.status == Room.Status.ACTIVE:
         # The step's last slot is done, so the next step is open (``finish``): one slot, or one per parallel turn.

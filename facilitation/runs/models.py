@@ -10,7 +10,8 @@ class StepLease(models.Model):
     outcome only while the lease is still its own, so each slot commits exactly once.
     """
 
-    room = models.ForeignKey("rooms.Room", on_delete=models.CASCADE, related_name="step_leases")
+    # No index of its own: the unique (room, slot) begins with it.
+    room = models.ForeignKey("rooms.Room", on_delete=models.CASCADE, related_name="step_leases", db_index=False)
     slot = models.PositiveSmallIntegerField(default=0)
     # The step this slot belongs to; the room's current step is slot 0's.
     step_seq = models.PositiveIntegerField(default=0)

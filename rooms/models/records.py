@@ -64,9 +64,12 @@ class Observation(models.Model):
         CONCERN = "concern"
         CLARIFICATION = "clarification"
 
-    room = models.ForeignKey("rooms.Room", on_delete=models.CASCADE, related_name="observations")
+    # No index of its own: the unique (room, seq) and (room, event_type) both begin with it.
+    room = models.ForeignKey("rooms.Room", on_delete=models.CASCADE, related_name="observations", db_index=False)
     seq = models.PositiveBigIntegerField()
-    turn = models.ForeignKey(Turn, null=True, blank=True, on_delete=models.SET_NULL, related_name="observations")
+    # Indexed only where set (Meta): a discussion's turns and decisions have no Turn row.
+    turn = models.ForeignKey(Turn, null=True, blank=True, on_delete=models.SET_NULL, related_name="observations",
+                             db_index=False)
     round = models.PositiveIntegerField(default=0)
     seat = models.ForeignKey("rooms.Seat", null=True, blank=True, on_delete=models.SET_NULL, related_name="observations")
     author_name = models.CharField(max_length=200)
@@ -75,7 +78,8 @@ class Observation(models.Model):
     event_type = models.CharField(max_length=40, blank=True, choices=EventType.choices,
                                   help_text="The typed observation's type (workspace rooms); empty elsewhere.")
     # Threading: the observation this one answers, always in the same room (checked by the actions).
-    responding_to = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="responses")
+    responding_to = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="responses",
+                                      db_index=False)  # indexed only where set (Meta)
     confidence = models.FloatField(null=True, blank=True)
     content = models.TextField(blank=True)
     markers = models.JSONField(default=list, blank=True)
@@ -94,7 +98,11 @@ class Observation(models.Model):
             models.CheckConstraint(condition=models.Q(event_type="") | models.Q(event_type__in=EVENT_TYPES),
                                    name="observation_event_type_known"),
         ]
-        indexes = [models.Index(fields=["room", "event_type"], name="observation_room_type")]
+        indexes = [
+            models.Index(fields=["room", "event_type"], name="observation_room_type"),
+            models.Index(fields=["turn"], condition=models.Q(turn__isnull=False), name="observation_turn"),
+            models.Index(fields=["responding_to"], condition=models.Q(responding_to__isnull=False), name="observation_responding_to"),
+        ]
 
 
 class Narrative(models.Model):
@@ -173,9 +181,12 @@ class Invocation(models.Model):
         CALL = "call"  # a model call (tokens, cost, latency)
         ACTION = "action"  # a write by a person or the system (``rooms.audit``): before and after
 
-    room = models.ForeignKey("rooms.Room", null=True, blank=True, on_delete=models.CASCADE, related_name="invocations")
+    # Indexed by (room, correlation_id) and, for the rows a person's action wrote, by user (Meta).
+    room = models.ForeignKey("rooms.Room", null=True, blank=True, on_delete=models.CASCADE, related_name="invocations",
+                             db_index=False)
     agent = models.ForeignKey("rooms.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="invocations")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                             db_index=False)
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.CALL)
     component = models.CharField(max_length=60, help_text="e.g. facilitator.evaluation, participant.turn, manager.edit_narrative")
     provider = models.CharField(max_length=32, blank=True)
@@ -190,17 +201,24 @@ class Invocation(models.Model):
     cache_write_tokens = models.PositiveIntegerField(default=0)
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
     latency_ms = models.PositiveIntegerField(default=0)
-    correlation_id = models.CharField(max_length=64, blank=True, db_index=True)
+    correlation_id = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
+        indexes = [
+            # Every lookup by correlation is within a room; lookups by room alone use the first column.
+            models.Index(fields=["room", "correlation_id"], name="invocation_room_correlation"),
+            # A model call the engine makes has no user: only the rows of people's actions are indexed by theirs.
+            models.Index(fields=["user"], condition=models.Q(user__isnull=False), name="invocation_user"),
+        ]
 
 
 class RoomEvent(models.Model):
     """The room's event log: what was pushed live, kept for replay after a reconnect."""
 
-    room = models.ForeignKey("rooms.Room", on_delete=models.CASCADE, related_name="events")
+    # No index of its own: the unique (room, seq) begins with it.
+    room = models.ForeignKey("rooms.Room", on_delete=models.CASCADE, related_name="events", db_index=False)
     seq = models.PositiveBigIntegerField()
     type = models.CharField(max_length=40)
     payload = models.JSONField(default=dict)
