@@ -168,6 +168,10 @@ class ParticipantIn(NullIsDefault):
     persona_id = WholeNumber(required=False, allow_null=True,
                              help_text="Workspace rooms: the persona this seat starts with; left out or null: the agent's.",
                              error_messages=_messages("Unknown persona {value}."))
+    role_id = WholeNumber(required=False, allow_null=True,
+                          help_text="Workspace rooms: the functional role this seat starts with (a working one); left out "
+                                    "or null: the agent's.",
+                          error_messages=_messages("Unknown role {value}."))
 
     default_error_messages = {"invalid": "Each participant is an object with an agent id and a role."}
     NONE_IS_ABSENT = ("role",)

@@ -7,7 +7,7 @@ from rooms import limits, realtime
 from rooms.audit import audit
 from rooms.errors import NotFound, StateConflict, ValidationFailed
 from rooms.events import EventType, build, record_event
-from rooms.models import Agent, Persona, Room, RoomMember, Seat
+from rooms.models import Agent, Persona, Role, Room, RoomMember, Seat
 from rooms.queries import usable_by
 
 
@@ -21,13 +21,28 @@ def _persona(user, value, key: str, errors: dict) -> Persona | None:
     return row
 
 
-def _seats(user, moderator: Agent, participants: list[dict], kind: str) -> list[tuple[Agent, str, Persona | None]]:
-    """The participants' agents, roles and personas: each agent usable by ``user``, seated once, not the facilitator;
-    in a workspace, a working seat's agent has a working role (``Seat.NOT_WORK_ROLES``)."""
+def _work_role(user, value, key: str, errors: dict) -> Role | None:
+    """A participant's ``role_id`` (workspace rooms): a working role (``Seat.NOT_WORK_ROLES``) the user may use."""
+    if value is None:
+        return None
+    row = usable_by(Role, user).filter(pk=value).first()
+    if row is None:
+        errors[key] = [f"Unknown role {value!r}."]
+    elif row.key in Seat.NOT_WORK_ROLES:
+        errors[key] = [f"A workspace agent cannot work as {row.name}: the narrator facilitates, and every agent publishes "
+                       "observations each round. Choose a working role."]
+        return None
+    return row
+
+
+def _seats(user, moderator: Agent, participants: list[dict], kind: str) -> list[tuple[Agent, str, Persona | None, Role | None]]:
+    """The participants' agents, roles, personas and functional roles: each agent usable by ``user``, seated once, not the
+    facilitator; in a workspace, a working seat works in a working role (``Seat.NOT_WORK_ROLES``): its own or its agent's.
+    A persona or functional role of the seat's own is for workspace rooms (a discussion's agents speak as themselves)."""
     errors: dict[str, list[str]] = {}
     agents = {a.pk: a for a in usable_by(Agent, user).select_related("role")}
     seen: set[int] = set()
-    result: list[tuple[Agent, str, Persona | None]] = []
+    result: list[tuple[Agent, str, Persona | None, Role | None]] = []
     for i, p in enumerate(participants):
         key = f"participants[{i}]"
         agent = agents.get(p["agent_id"])
@@ -40,17 +55,28 @@ def _seats(user, moderator: Agent, participants: list[dict], kind: str) -> list[
         if agent.pk in seen:
             errors[f"{key}.agent_id"] = ["This agent is already seated."]
             continue
+        if kind != Room.Kind.WORKSPACE:
+            own = [(field, name) for field, name in (("persona_id", "personaId"), ("role_id", "roleId")) if p.get(field) is not None]
+            for field, name in own:
+                errors[f"{key}.{field}"] = [f"{name} is for workspace rooms: a discussion's agents speak with their own "
+                                            "persona and role (choose the agent that has them)."]
+            if own:
+                continue
         role = p.get("role", Seat.Role.PARTICIPANT)
-        if kind == Room.Kind.WORKSPACE and role in Seat.SPEAKING and agent.role is not None and agent.role.key in Seat.NOT_WORK_ROLES:
+        work_role = _work_role(user, p.get("role_id"), f"{key}.role_id", errors)
+        working_as = work_role or agent.role
+        if (kind == Room.Kind.WORKSPACE and role in Seat.SPEAKING and working_as is not None
+                and working_as.key in Seat.NOT_WORK_ROLES and f"{key}.role_id" not in errors):
             errors[f"{key}.agent_id"] = [f"{agent.name} works as {agent.role.name}, and every agent of a workspace publishes "
-                                         "observations each round: seat an agent with a working role, or change its role first."]
+                                         "observations each round: seat an agent with a working role, give the seat one "
+                                         "(roleId), or change the agent's role first."]
             continue
         persona = _persona(user, p.get("persona_id"), f"{key}.persona_id", errors)
         seen.add(agent.pk)
-        result.append((agent, role, persona))
+        result.append((agent, role, persona, work_role))
     if errors:
         raise ValidationFailed("Some participants are not valid.", errors)
-    if not any(role in Seat.SPEAKING for _, role, _ in result):
+    if not any(role in Seat.SPEAKING for _, role, _, _ in result):
         raise ValidationFailed("At least one speaking participant is required.", {"participants": ["Add a participant or a devil's advocate; observers do not speak."]})
     return result
 
@@ -78,7 +104,7 @@ def do_create_room(owner, *, name: str, topic: str, moderator_id: int, participa
 
     The arguments are typed and in range: callers parse what people send with
     ``facilitation.actions.inputs.DiscussionCreateIn`` (REST, command line, discussion files).
-    ``participants`` are ``{agent_id, role?, persona_id?}``; ``turn_policy`` is stored as given
+    ``participants`` are ``{agent_id, role?, persona_id?, role_id?}``; ``turn_policy`` is stored as given
     (``{maxEvents?, maxSeconds?}``). What needs the database is checked here: the facilitator and
     every agent and persona must be usable by ``owner``, each agent seated once, at least one speaker.
     """
@@ -96,12 +122,12 @@ def do_create_room(owner, *, name: str, topic: str, moderator_id: int, participa
         )
         Seat.objects.create(room=room, agent=moderator, role=Seat.Role.FACILITATOR, position=0)
         Seat.objects.bulk_create(
-            Seat(room=room, agent=agent, role=role, persona=persona, position=i + 1)
-            for i, (agent, role, persona) in enumerate(seats)
+            Seat(room=room, agent=agent, role=role, persona=persona, work_role=work_role, position=i + 1)
+            for i, (agent, role, persona, work_role) in enumerate(seats)
         )
         record_event(room, EventType.STATUS, build.status(room))
         audit(room, owner, "room.create", after={**_snapshot(room), "moderatorId": moderator.pk,
-                                                "participants": [[agent.pk, role] for agent, role, _ in seats]})
+                                                "participants": [[agent.pk, role] for agent, role, _, _ in seats]})
     return room
 
 

@@ -496,3 +496,46 @@ def test_search_finds_a_narrative_by_its_key_decisions_and_next_steps(clients, w
         found = clients["viewer"].get(url, {"q": q}).json()["data"]["narratives"]
         assert [n["id"] for n in found] == [narrative.pk], q
         assert found[0]["keyDecisions"] == ["Ship behind a feature flag"]
+
+
+def test_a_seat_can_start_with_a_role_of_its_own(owner_api, catalog):
+    """``roleId`` on create is the seat's own functional role, as ``personaId`` is its own persona."""
+    body = {"name": "W", "topic": "Plan the migration", "kind": "workspace", "moderatorId": catalog["chair"].pk,
+            "participants": [{"agentId": catalog["ada"].pk, "roleId": catalog["bob"].role_id},
+                             {"agentId": catalog["bob"].pk, "roleId": None}]}
+    r = owner_api.post("/api/discussions", body)
+    assert r.status_code == 201, r.json()
+    own, plain = r.json()["data"]["participants"]
+    assert (own["roleId"], own["roleOverrideId"]) == (catalog["bob"].role_id, catalog["bob"].role_id)
+    assert (plain["roleId"], plain["roleOverrideId"]) == (catalog["bob"].role_id, None)
+    assert Seat.objects.get(pk=own["seatId"]).work_role_id == catalog["bob"].role_id
+
+
+def _rooms():
+    from rooms.models import Room
+
+    return Room.objects.count()
+
+
+@pytest.mark.parametrize("kind, participant, key, says", [
+    ("workspace", {"roleId": 987654}, "participants[0].roleId", "Unknown role 987654"),
+    ("workspace", {"roleId": "observer"}, "participants[0].roleId", "cannot work as"),
+    ("workspace", {"roleId": "private"}, "participants[0].roleId", "Unknown role"),
+    ("discussion", {"roleId": "bob"}, "participants[0].roleId", "roleId is for workspace rooms"),
+    ("discussion", {"personaId": "bob"}, "participants[0].personaId", "personaId is for workspace rooms"),
+])
+def test_a_seat_s_own_role_that_cannot_be_is_400_and_creates_nothing(owner_api, catalog, people, kind, participant, key, says):
+    observer, _ = Role.objects.get_or_create(key="observer", defaults={"name": "Observer", "base_prompt": "Watch.", "is_builtin": True})
+    private = Role.objects.create(key="someone-else-s", name="Theirs", base_prompt="Mine.", created_by=people["viewer"])
+    values = {"observer": observer.pk, "private": private.pk, "bob": catalog["bob"].role_id}
+    item = {"agentId": catalog["ada"].pk, "role": "participant"}
+    for field, value in participant.items():
+        item[field] = values.get(value, value) if field == "roleId" else catalog["bob"].persona_id
+    body = {"name": "W", "topic": "Plan the migration", "kind": kind, "moderatorId": catalog["chair"].pk,
+            "participants": [item, {"agentId": catalog["bob"].pk, "role": "participant"}]}
+    before = _rooms()
+    r = owner_api.post("/api/discussions", body)
+    assert r.status_code == 400, r.json()
+    details = r.json()["error"]["details"]
+    assert key in details and says in " ".join(details[key]), details
+    assert _rooms() == before
