@@ -391,6 +391,9 @@ def _conclusion_headline(errors) -> str:
 
 
 class DiscussionPatchIn(Parsed):
+    """A change of a room: only the fields sent change. A field sent as null stays as it is, but for the budgets,
+    which null removes."""
+
     CLEARABLE = ("budget_tokens", "budget_usd")
     name = Name(max_length=limits.NAME, required=False,
                 error_messages=_messages(f"A name of 1 to {limits.NAME} characters is required."))
@@ -426,6 +429,13 @@ class DiscussionPatchIn(Parsed):
         "name": "The update is not valid.", "topic": "The update is not valid.",
         "format": "Unknown format.", "max_rounds": _rounds_headline, "turn_policy": _policy_headline,
     }
+
+    def get_fields(self):
+        # Every field may be sent as null (``to_internal_value``): the schema says so, as it does for the create body's.
+        fields = super().get_fields()
+        for field in fields.values():
+            field.allow_null = True
+        return fields
 
     def to_internal_value(self, data):
         if isinstance(data, dict):

@@ -388,3 +388,19 @@ def test_a_control_posted_as_an_empty_form_still_runs(owner_api, room):
     browser.force_login(room.owner)
     assert browser.post(f"/api/discussions/{room.pk}/start").status_code == 200  # multipart, no fields
     assert Room.objects.get(pk=room.pk).status == "active"
+
+
+def test_a_discussion_patch_of_nulls_is_what_the_schema_allows_and_changes_only_the_budgets(schema, owner_api, room):
+    """Every field of the PATCH body may be null, as the server takes it: unchanged, a budget removed."""
+    body = {"name": None, "topic": None, "format": None, "status": None, "conclusion": None, "maxRounds": None,
+            "turnPolicy": None, "budgetTokens": None, "budgetUsd": None}
+    node = request_schema(schema, "/api/discussions/{id}", "patch")
+    assert set(body) == set(node["properties"])
+    assert [e.message for e in validator(schema, node).iter_errors(body)] == []
+    room.budget_tokens = 5000
+    room.save(update_fields=["budget_tokens"])
+    before = {f: getattr(room, f) for f in ("name", "topic", "format", "status", "conclusion", "max_rounds")}
+    answer = owner_api.patch(f"/api/discussions/{room.pk}", body)
+    assert answer.status_code == 200, answer.json()
+    room.refresh_from_db()
+    assert {f: getattr(room, f) for f in before} == before and room.budget_tokens is None
