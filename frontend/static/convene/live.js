@@ -31,18 +31,22 @@
       this.gapTimer = null;
       this.applied = []; // seqs in the order they were applied (inspected by tests)
       this.socket = null;
+      this.rejoining = false;
+      this.rejoinTimer = null;
     }
 
     connect() {
       // Same origin: the session cookie authenticates. Websocket first, polling as fallback.
       this.socket = window.io({ path: "/socket.io/", transports: ["websocket", "polling"], reconnectionDelayMax: 4000 });
       this.socket.on("connect", () => {
+        this.rejoining = false;
         this._state("online");
         this.join();
       });
       this.socket.on("disconnect", (reason) => {
         this.joined = false;
         this.joining = false;
+        clearTimeout(this.rejoinTimer);  // the next connection joins anew
         this._state("offline", reason);
       });
       this.socket.on("connect_error", (err) => {
@@ -81,13 +85,22 @@
         this.joining = false;
         if (!this.socket.connected || this.socket.id !== sentFor) return; // a newer connection joins again
         if (err || !ack) {
-          this._state("error", "join timed out");
-          setTimeout(() => this.join(), 1000);
+          this._rejoinLater(1, "join timed out");
+          return;
+        }
+        if (!ack.ok && ack.code === "throttled") {
+          // Too many requests for now, not a refusal: join again once the server says it may (the page polls meanwhile).
+          const wait = Math.min(Math.max(Math.ceil(Number(ack.retryAfter)) || 1, 1), 60);
+          this._rejoinLater(wait, `busy: joining again in ${wait} s`);
           return;
         }
         if (!ack.ok) {
           if (this.handlers.onRefused) this.handlers.onRefused(ack);
           return;
+        }
+        if (this.rejoining) {  // a join that failed before this one said so: the connection is live again
+          this.rejoining = false;
+          this._state("online");
         }
         // The status in the answer was read before `missed`: apply it first, then the events.
         if (this.handlers.onJoined) this.handlers.onJoined(ack);
@@ -100,6 +113,13 @@
         }
         this._drain();
       });
+    }
+
+    _rejoinLater(seconds, detail) {
+      this.rejoining = true;
+      this._state("error", detail);
+      clearTimeout(this.rejoinTimer);
+      this.rejoinTimer = setTimeout(() => this.join(), seconds * 1000);
     }
 
     // A live event from the server.
