@@ -340,3 +340,20 @@ def test_a_heading_that_quotes_a_topic_of_several_lines_is_one_clean_line(style)
     headings = [_plain(tokens[i + 1]) for i, t in enumerate(tokens) if t.type == "heading_open"]
     assert headings[0] == "Synthesis: Heading line", headings
     assert "**" not in text.split("\n# ", 1)[1].split("\n", 1)[0]
+
+
+def _seats_renumbered(room: SimulatedRoom, by: int) -> SimulatedRoom:
+    """The same room, its seats under other ids (as another database would number them)."""
+    room.agents = {seat_id + by: replace(agent, seat_id=seat_id + by, agent_id=seat_id + by) for seat_id, agent in room.agents.items()}
+    room.seats = [replace(seat, id=seat.id + by) for seat in room.seats]
+    return room
+
+
+@pytest.mark.parametrize("style", ["impartial-chair", "socratic"])
+def test_one_room_gives_the_same_discussion_whatever_ids_its_seats_have(style):
+    """The model's variation is seeded from the prompt with seats named by their place in the room, not their ids."""
+    first = SimulatedRoom(style, max_rounds=5).run()
+    again = _seats_renumbered(SimulatedRoom(style, max_rounds=5), 90).run()
+    assert again.order == first.order and len(first.order) == 5
+    assert [t["content"] for t in again.turns] == [t["content"] for t in first.turns]
+    assert again.conclusion == first.conclusion

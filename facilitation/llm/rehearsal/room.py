@@ -1,6 +1,23 @@
 """The room as the prompt text shows it: seats, airtime, votes, open items and the latest turns."""
+import re
+
 from facilitation.llm.rehearsal.reading import Reading, turn_markers
 from facilitation.llm.rehearsal.text import digest, subject, vote_of
+
+_SEAT_REF = re.compile(r'(\[|seat=")(\d+)(\]|")')  # how a prompt names a seat: [12] in lines, seat="12" on a turn
+
+
+def _seed(reading: Reading, purpose: str) -> int:
+    """The seed of the room's variation: the prompt with each seat named by its place in the room instead of its id
+    (ids depend on what the database held before), so that one room gives the same answers wherever it runs."""
+    places = {seat.id: n for n, seat in enumerate(reading.seats)}
+
+    def place(match: re.Match) -> str:
+        number = int(match.group(2))
+        return f"{match.group(1)}#{places[number]}{match.group(3)}" if number in places else match.group(0)
+
+    me = places.get(reading.me.id, -1) if reading.me else None
+    return digest(purpose, _SEAT_REF.sub(place, reading.text), reading.style, me)
 
 SPEAKING_ROLES = ("participant", "devil_advocate")
 
@@ -9,7 +26,7 @@ class Room:
     def __init__(self, reading: Reading, purpose: str):
         self.reading = reading
         self.purpose = purpose
-        self.seed = digest(purpose, reading.text, reading.style, reading.me.id if reading.me else None)
+        self.seed = _seed(reading, purpose)
         self.topic = reading.topic
         self.subject = subject(self.topic)
         self.format = reading.format
