@@ -42,6 +42,8 @@ def test_a_search_hit_leads_to_what_it_found(make_page):
 
     search.fill("zebrafish")
     search.press("Enter")
+    # The board shows the task once its event reached the desk (a hit for a task not on the board says so instead).
+    page.locator(f"#board [data-task-id='{task_id}']").wait_for(state="attached")
     page.locator("#search-results a[data-goto=task]").click()
     page.wait_for_function("(id) => document.activeElement.dataset.taskId === String(id)", arg=task_id)
 
