@@ -140,7 +140,7 @@ def _snapshot(room: Room) -> dict:
 
 def do_copy_room(room: Room, user, deliberation: dict | None = None) -> Room:
     """A new draft owned by ``user`` with the room's topic, format, facilitator, seats and limits, a workspace's
-    turn policy, and ``deliberation`` (the template, from its first phase, consensus rules and parallel turns the
+    turn policy and its seats' own personas and roles (those ``user`` may use), and ``deliberation`` (the template, from its first phase, consensus rules and parallel turns the
     copy starts with: ``facilitation.actions.phases.deliberation_of``).
 
     Nothing that was said is copied. Logged as the invocation ``room.copy``. A facilitation run is not copied (400):
@@ -149,8 +149,16 @@ def do_copy_room(room: Room, user, deliberation: dict | None = None) -> Room:
     if room.kind == Room.Kind.FACILITATION:
         raise ValidationFailed("A facilitation run cannot be copied; start a new run instead.",
                                {"kind": ["Discussions and workspaces are copied; a facilitation run is not."]})
-    participants = [{"agent_id": s.agent_id, "role": s.role}
-                    for s in room.seats.exclude(role=Seat.Role.FACILITATOR).order_by("position", "id") if s.agent_id]
+    seats = [s for s in room.seats.exclude(role=Seat.Role.FACILITATOR).order_by("position", "id") if s.agent_id]
+    participants = [{"agent_id": s.agent_id, "role": s.role} for s in seats]
+    if room.kind == Room.Kind.WORKSPACE:  # a seat's own persona and role come along, where the copier may use them
+        personas = set(usable_by(Persona, user).filter(pk__in=[s.persona_id for s in seats if s.persona_id],
+                                                       is_facilitator=False).values_list("pk", flat=True))
+        roles = set(usable_by(Role, user).filter(pk__in=[s.work_role_id for s in seats if s.work_role_id])
+                    .exclude(key__in=Seat.NOT_WORK_ROLES).values_list("pk", flat=True))
+        for seat, item in zip(seats, participants):
+            item.update(persona_id=seat.persona_id if seat.persona_id in personas else None,
+                        role_id=seat.work_role_id if seat.work_role_id in roles else None)
     suffix = " (copy)"
     name = room.name[: limits.NAME - len(suffix)] + suffix
     with transaction.atomic():

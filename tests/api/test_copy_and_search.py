@@ -102,3 +102,21 @@ def test_a_facilitation_run_is_not_copied(clients, people):
     assert refused.status_code == 400, refused.content
     assert refused.json()["error"]["code"] == "validation_error" and list(refused.json()["error"]["details"]) == ["kind"]
     assert Room.objects.count() == before and not Invocation.objects.filter(component="room.copy").exists()
+
+
+def test_a_copy_of_a_workspace_keeps_its_seats_own_personas_and_roles(owner_api, catalog, people):
+    """What a seat was given for itself comes along; what the copier may not use is left to the agent's own."""
+    from rooms.models import Persona, Role
+
+    private = Persona.objects.create(key="private-eye", name="Private", prompt="Mine.", created_by=people["viewer"])
+    body = {"name": "W", "topic": "Plan the migration", "kind": "workspace", "moderatorId": catalog["chair"].pk,
+            "participants": [{"agentId": catalog["ada"].pk, "personaId": catalog["bob"].persona_id, "roleId": catalog["cyd"].role_id},
+                             {"agentId": catalog["bob"].pk}]}
+    made = owner_api.post("/api/discussions", body)
+    assert made.status_code == 201, made.json()
+    room = Room.objects.get(pk=made.json()["data"]["id"])
+    room.seats.filter(agent=catalog["bob"]).update(persona=private, work_role=Role.objects.get(pk=catalog["ada"].role_id))
+    data = owner_api.post(f"/api/discussions/{room.pk}/copy").json()["data"]
+    own, other = data["participants"]
+    assert (own["personaOverrideId"], own["roleOverrideId"]) == (catalog["bob"].persona_id, catalog["cyd"].role_id)
+    assert (other["personaOverrideId"], other["roleOverrideId"]) == (None, catalog["ada"].role_id)
