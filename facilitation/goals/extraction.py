@@ -9,6 +9,7 @@ conflicts and its confirmations are decided in one place (``rules.apply``, ``pat
 """
 import json
 
+from facilitation.deliberation.names import same_name
 from facilitation.goals import rules, texts
 from facilitation.llm import LLMRequest
 from facilitation.prompts.quoting import DATA_RULES, quote_user_text
@@ -61,9 +62,11 @@ def request(info: texts.RunInfo, artifact: dict, speaker: str, text: str, roster
 
 
 def _person(name, roster: list[str]) -> str | None:
+    """The roster's name the model's ``name`` reads as (``same_name``: case-folded, as the group's own messages are read)."""
     if not isinstance(name, str):
         return None
-    return next((p for p in roster if p.lower() == name.strip().lower()), None)
+    wanted = same_name(name)
+    return next((p for p in roster if same_name(p) == wanted), None)
 
 
 def changes(pattern: str, slots: dict, artifact: dict, speaker: str, answer: str, roster: list[str]) -> list:

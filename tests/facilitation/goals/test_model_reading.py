@@ -150,6 +150,18 @@ def test_an_unavailable_model_retries_then_the_rules_read_the_message(group_run,
     assert FacilitationRun.objects.get(room=room).artifact["roles"]["Lead"] == "Ana"
 
 
+def test_the_tool_answer_names_people_as_the_group_writes_them():
+    """A person the model names in another case, with a joiner or with spaces, is the roster's person (``same_name``):
+    ``STRASSE`` is Straße, ``ŞULE`` Şule."""
+    slots = {"roles": ["Lead", "Scribe", "Host"]}
+    artifact = {"roles": {"Lead": None, "Scribe": None, "Host": None}}
+    answer = json.dumps({"claims": [{"role": "Lead", "person": "STRASSE"}, {"role": "Scribe", "person": "  ŞULE "},
+                                    {"role": "Host", "person": "anne  marie"}]})
+    roster = ["Straße", "Şule", "Anne Marie"]
+    assert extraction.changes("role_assignment", slots, artifact, "Şule", answer, roster) == [
+        rules.Assign("Lead", "Straße", "Şule"), rules.Assign("Scribe", "Şule", "Şule"), rules.Assign("Host", "Anne Marie", "Şule")]
+
+
 def test_the_tool_answer_is_checked_against_the_slots():
     slots = {"roles": ["Lead", "Scribe"]}
     artifact = {"roles": {"Lead": "Ana", "Scribe": None}}
