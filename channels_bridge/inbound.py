@@ -341,7 +341,9 @@ def _link(chat: Chat, identity: ChatIdentity, args: tuple[str, ...], correlation
                answers=answers)
         return "start without code"
     try:
-        link = chat_actions.do_link_chat(chat, args[0], identity, correlation_id=correlation)
+        # A Telegram forum's topic the link is made in: where the bot reaches the group while its General topic is closed.
+        topic = str(answers.get("thread") or "") if chat.platform == "telegram" else ""
+        link = chat_actions.do_link_chat(chat, args[0], identity, correlation_id=correlation, thread=topic)
     except LinkHeld as exc:
         _reply(chat, link_held(exc.room, chat), room=exc.room, answers=answers)
         return "link refused: the chat's room is live"

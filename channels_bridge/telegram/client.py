@@ -97,11 +97,12 @@ class TelegramClient:
                                                       entities=entities or None))
         return str(getattr(result, "message_id", message_id))
 
-    def send_document(self, chat_id: str, filename: str, data: bytes, caption: str = "") -> str:
+    def send_document(self, chat_id: str, filename: str, data: bytes, caption: str = "", topic: int | None = None) -> str:
+        """Send a file; ``topic``: into that forum topic (``message_thread_id``)."""
         from telegram import InputFile
 
         message = self._run(self.bot.send_document(chat_id=int(chat_id), document=InputFile(data, filename=filename),
-                                                   caption=caption or None))
+                                                   caption=caption or None, message_thread_id=int(topic) if topic else None))
         return str(message.message_id)
 
     def set_webhook(self, url: str, secret: str) -> bool:

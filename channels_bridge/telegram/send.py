@@ -27,7 +27,7 @@ from channels_bridge.telegram.markdown import rendered
 from channels_bridge.text import Span, markdown_from, split_message, utf16_len, utf16_offset
 from rooms.actions.chat import do_forget_status_message, do_migrate_chat, do_set_status_message
 from rooms.actions.deliveries import record_part_sent
-from rooms.models import Chat, Delivery
+from rooms.models import Chat, ChatLink, Delivery
 
 LIMIT = 4096
 log = logging.getLogger("convene.bridge")
@@ -140,14 +140,44 @@ def answered(d: Delivery) -> tuple[int, int | None] | None:
 TOPIC_GONE = ("message thread not found", "topic_closed")
 
 
-def _send(bot, chat_id: str, text: str, entities: list, reply_to: int | None, topic: int | None) -> tuple[str, int | None]:
+def home_topic(d: Delivery) -> int | None:
+    """The forum topic the chat's link to the delivery's room was made in (``ChatLink.thread``), or None."""
+    if not d.chat_id or not d.room_id:
+        return None
+    thread = (ChatLink.objects.filter(chat_id=d.chat_id, room_id=d.room_id).order_by("-active", "-id")
+              .values_list("thread", flat=True).first()) or ""
+    return int(thread) if thread.isdecimal() and int(thread) > 0 else None
+
+
+def _general_closed(exc) -> bool:
+    return "topic_closed" in str(exc.message).lower()
+
+
+def _to_group(bot, chat_id: str, text: str, entities: list, reply_to: int | None, home) -> tuple[str, int | None]:
+    """A message to the group (its General topic in a forum); while the General topic is closed to the bot, into the
+    topic the chat was linked in (``home()``), if it was linked in one."""
+    from telegram import error
+
+    try:
+        return bot.send_message(chat_id, text, entities, reply_to=reply_to), None
+    except error.BadRequest as exc:
+        place = home() if _general_closed(exc) else None
+        if place is None:
+            raise
+    log.info("Telegram chat %s: its General topic is closed; the message goes to topic %s, where it was linked", chat_id, place)
+    return bot.send_message(chat_id, text, entities, reply_to=reply_to, topic=place), place
+
+
+def _send(bot, chat_id: str, text: str, entities: list, reply_to: int | None, topic: int | None,
+          home=lambda: None) -> tuple[str, int | None]:
     """Send one part: as a reply to ``reply_to`` and into the forum topic ``topic`` when given; when the topic cannot
-    be posted in any more, to the group (its General topic) as a message. Returns the message's id and the topic the
-    parts that follow go to (None once it could not be posted in)."""
+    be posted in any more, to the group (its General topic) as a message. A message to the group goes into the topic
+    the chat was linked in (``home()``) while the General topic is closed. Returns the message's id and the topic the
+    parts that follow go to (None for the General topic)."""
     from telegram import error
 
     if topic is None:
-        return bot.send_message(chat_id, text, entities, reply_to=reply_to), None
+        return _to_group(bot, chat_id, text, entities, reply_to, home)
     try:
         return bot.send_message(chat_id, text, entities, reply_to=reply_to, topic=topic), topic
     except error.BadRequest as exc:
@@ -155,7 +185,23 @@ def _send(bot, chat_id: str, text: str, entities: list, reply_to: int | None, to
             raise
         log.info("Telegram chat %s cannot be posted in topic %s (%s): the answer goes to the group", chat_id, topic,
                  exc.message)
-    return bot.send_message(chat_id, text, entities), None
+    return _to_group(bot, chat_id, text, entities, None, home)
+
+
+def _send_file(bot, chat_id: str, filename: str, data: bytes, topic: int | None, home) -> str:
+    """The file after the text: into the topic the text went to; to the group, or while its General topic is closed
+    into the topic the chat was linked in."""
+    from telegram import error
+
+    if topic is not None:
+        return bot.send_document(chat_id, filename, data, topic=topic)
+    try:
+        return bot.send_document(chat_id, filename, data)
+    except error.BadRequest as exc:
+        place = home() if _general_closed(exc) else None
+        if place is None:
+            raise
+    return bot.send_document(chat_id, filename, data, topic=place)
 
 
 def _buckets(chat_id: str, group: bool) -> list:
@@ -198,6 +244,13 @@ def deliver(d: Delivery) -> outcome.Outcome:
                 # instead of editing the dead message again.
                 do_forget_status_message(d.chat, d.chat.status_message_id, reason=f"Telegram: {exc.message}")
         reply_to, topic = answered(d) or (None, None)
+        linked_in: list = []  # home_topic(d), read once and only when the General topic refuses a message
+
+        def home() -> int | None:
+            if not linked_in:
+                linked_in.append(home_topic(d) if group else None)
+            return linked_in[0]
+
         for index, (text, spans) in enumerate(parts):
             if index < d.parts_sent:
                 continue
@@ -205,7 +258,7 @@ def deliver(d: Delivery) -> outcome.Outcome:
             if wait > 0:
                 return outcome.wait(wait)
             # A long answer replies with its first part; the parts that follow it go into the same topic.
-            message_id, topic = _send(bot, chat_id, text, _entities(text, spans), reply_to if index == 0 else None, topic)
+            message_id, topic = _send(bot, chat_id, text, _entities(text, spans), reply_to if index == 0 else None, topic, home)
             record_part_sent(d.pk, message_id)
             sent_ids.append(message_id)
         if d.attachment and d.parts_sent <= len(parts):  # the file is the part after the text
@@ -213,7 +266,7 @@ def deliver(d: Delivery) -> outcome.Outcome:
             if isinstance(file, outcome.Outcome):
                 return file
             filename, data = file
-            message_id = bot.send_document(chat_id, filename, data)
+            message_id = _send_file(bot, chat_id, filename, data, topic, home)
             record_part_sent(d.pk, message_id)
             sent_ids.append(message_id)
         if d.kind == Delivery.Kind.STATUS and d.chat_id and sent_ids:
@@ -235,6 +288,11 @@ def deliver(d: Delivery) -> outcome.Outcome:
                                      "a bot can only write to people who have started a chat with it; ask them to "
                                      "open the bot and press Start.")
     except error.BadRequest as exc:
+        if _general_closed(exc) and d.chat_id:
+            return outcome.undeliverable(f"Telegram refused the message (400: {exc.message}): the topic it went to in "
+                                         f"{_describe(d)} is closed to the bot (the General topic, when it went to none). "
+                                         "Reopen it, or link the chat again from an open topic: while General is closed, "
+                                         "the bot speaks in the topic the chat was linked in.")
         return outcome.undeliverable(f"Telegram rejected the message (400: {exc.message}).")
     except error.InvalidToken as exc:
         return outcome.retry(f"Telegram rejected the bot token: {exc.message}")

@@ -323,8 +323,10 @@ def do_refuse_stop(chat: Chat, link: ChatLink, identity: ChatIdentity | None, me
                      "refused": refused})
 
 
-def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlation_id: str | None = None) -> ChatLink:
-    """Link a chat to the room a code was made for. The code is used up; a chat has one live link.
+def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlation_id: str | None = None,
+                 thread: str = "") -> ChatLink:
+    """Link a chat to the room a code was made for. The code is used up; a chat has one live link. ``thread``: the
+    Telegram forum topic the code was sent in (kept on the link).
 
     The code of the room the chat is linked to already changes nothing: ``AlreadyLinked``, and the code
     is not used up. A live facilitation run's join code also links, once: it admits one group (in any
@@ -353,7 +355,7 @@ def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlati
         if previous is not None and previous.room_id == room.pk:
             raise AlreadyLinked(room)
         if previous is None or previous.room.is_terminal or may_end_link(previous, identity):
-            return _link(chat, room, row, previous, identity, correlation)
+            return _link(chat, room, row, previous, identity, correlation, thread)
         held = LinkHeld(previous.room)
         record("bridge.link_refused", room=previous.room, user=identity.user if identity is not None and identity.user_id else None,
                correlation_id=correlation, success=False, error=held.message,
@@ -363,7 +365,7 @@ def do_link_chat(chat: Chat, code: str, identity: ChatIdentity | None, correlati
 
 
 def _link(chat: Chat, room: Room, row: ChatCode | None, previous: ChatLink | None, identity: ChatIdentity | None,
-          correlation: str) -> ChatLink:
+          correlation: str, thread: str = "") -> ChatLink:
     """``do_link_chat``'s write, under its locks: the code used up, the previous link ended, the new link."""
     if row is not None:
         row.used_at, row.used_by = timezone.now(), identity
@@ -373,7 +375,7 @@ def _link(chat: Chat, room: Room, row: ChatCode | None, previous: ChatLink | Non
                 by=identity.key if identity is not None else None)
     try:
         with transaction.atomic():
-            link = ChatLink.objects.create(chat=chat, room=room, linked_by=identity, code=row)
+            link = ChatLink.objects.create(chat=chat, room=room, linked_by=identity, code=row, thread=thread[:32])
     except IntegrityError:
         raise StateConflict("This chat was linked at the same moment; try again.") from None
     if not room.chat_linked:

@@ -123,6 +123,9 @@ class ChatLink(models.Model):
     code = models.ForeignKey("rooms.ChatCode", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     linked_at = models.DateTimeField(auto_now_add=True)
     unlinked_at = models.DateTimeField(null=True, blank=True)
+    # The Telegram forum topic the link was made in (its ``message_thread_id``), or "": where the bot still reaches the
+    # group when its General topic is closed.
+    thread = models.CharField(max_length=32, blank=True, default="")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["chat"], condition=models.Q(active=True), name="chat_link_one_live_per_chat")]

@@ -231,3 +231,55 @@ def test_a_run_s_answer_replies_only_in_the_chat_it_was_asked_in(telegram, post_
     assert told["reply_parameters"] == replying_to(status) and told["message_thread_id"] == 9
     (elsewhere,) = [m for m in telegram.sent_to(RUN_GROUP["id"])[asked_here:] if "Every role" in m["text"]]
     assert elsewhere["reply_parameters"] is None and elsewhere["message_thread_id"] is None
+
+
+def test_while_the_general_topic_is_closed_the_bot_speaks_in_the_topic_it_was_linked_in(telegram, post_telegram, run_tasks,
+                                                                                        room, owner):
+    """A forum whose General topic is closed refuses every message without a topic ("TOPIC_CLOSED"): what the bot says
+    to everyone goes to the topic the chat was linked in, and stays there for the message's other parts."""
+    from facilitation.actions.lifecycle import do_start_discussion
+    from rooms.models import ChatLink
+
+    linked(post_telegram, run_tasks, room, owner, chat=FORUM, **tu.in_topic(3))
+    assert ChatLink.objects.get(room=room, active=True).thread == "3"
+    telegram.close_general(FORUM["id"])
+    do_start_discussion(room)
+    committed(do_post_comment, room.pk, owner, "Please decide by Friday.")
+    before = len(telegram.sent_to(FORUM["id"]))
+    run_tasks()
+    (relayed,) = telegram.sent_to(FORUM["id"])[before:]
+    assert "Please decide by Friday." in relayed["text"] and relayed["message_thread_id"] == 3
+    assert [r["description"] for r in telegram.refused] == ["Bad Request: TOPIC_CLOSED"]
+    delivery = Delivery.objects.filter(chat__external_id=str(FORUM["id"]), text__contains="Please decide by Friday.").get()
+    assert delivery.status == "sent" and delivery.message_ids == [str(relayed["message_id"])]
+
+
+def test_a_group_linked_in_its_closed_general_topic_is_told_nothing_and_the_delivery_says_why(telegram, post_telegram,
+                                                                                              run_tasks, room, owner):
+    """Linked in the General topic, which is closed since: there is no topic to fall back to, and the delivery is
+    undeliverable with Telegram's reason (nothing is posted twice)."""
+    from facilitation.actions.lifecycle import do_start_discussion
+
+    linked(post_telegram, run_tasks, room, owner, chat=FORUM)
+    telegram.close_general(FORUM["id"])
+    do_start_discussion(room)
+    committed(do_post_comment, room.pk, owner, "Please decide by Friday.")
+    before = len(telegram.sent_to(FORUM["id"]))
+    run_tasks()
+    assert telegram.sent_to(FORUM["id"])[before:] == []
+    delivery = Delivery.objects.filter(chat__external_id=str(FORUM["id"]), text__contains="Please decide by Friday.").get()
+    assert delivery.status == "undeliverable" and "(the General topic, when it went to none)" in delivery.diagnostic
+
+
+def test_a_file_goes_where_its_text_went(telegram):
+    """The minutes after a run's closing text: into the text's topic; with none, to the group, or while the General
+    topic is closed into the topic the chat was linked in."""
+    from channels_bridge.telegram import client as tg
+    from channels_bridge.telegram.send import _send_file
+
+    bot, forum = tg.client(), str(FORUM["id"])
+    _send_file(bot, forum, "minutes.docx", b"PK minutes", 5, lambda: 3)
+    _send_file(bot, forum, "minutes.docx", b"PK minutes", None, lambda: 3)
+    telegram.close_general(forum)
+    _send_file(bot, forum, "minutes.docx", b"PK minutes", None, lambda: 3)
+    assert [d["message_thread_id"] for d in telegram.documents] == [5, None, 3]

@@ -7,7 +7,8 @@ python-telegram-bot sends them: form-encoded fields (JSON for structured values)
 multipart for files. Scriptable: ``fail_next`` (e.g. 429 with ``retry_after``),
 ``forbid`` (403 for a chat: a person who never started the bot), ``migrate`` (a group
 upgraded to a supergroup answers with ``migrate_to_chat_id``), ``delete`` (a message someone
-deleted), ``delete_topic`` / ``close_topic`` (a forum topic that is gone, or closed to the bot).
+deleted), ``delete_topic`` / ``close_topic`` (a forum topic that is gone, or closed to the bot), ``close_general`` (a
+forum whose General topic is closed: a message or file sent without ``message_thread_id`` is refused "TOPIC_CLOSED").
 ``messages`` lists what was posted, ``edits`` what was edited, ``refused`` the calls it
 answered with an error (scripted faults aside). A posted message keeps its request's
 ``reply_parameters`` (parsed from the JSON it arrives as) and ``message_thread_id``, and ``reply_to``:
@@ -47,6 +48,7 @@ class FakeTelegram(LoopbackServer):
         self._migrated: dict[str, int] = {}
         self._deleted: set[tuple[str, int]] = set()
         self._topics_gone: dict[tuple[str, int], str] = {}
+        self._general_closed: set[str] = set()
         self._ids = itertools.count(1000)
         self._update_ids = itertools.count(1)
         self._fault_lock = threading.Lock()
@@ -86,6 +88,16 @@ class FakeTelegram(LoopbackServer):
     def close_topic(self, chat_id, thread_id) -> None:
         """A forum topic was closed (and the bot may not manage topics): posting into it answers "TOPIC_CLOSED"."""
         self._topics_gone[(str(chat_id), int(thread_id))] = "Bad Request: TOPIC_CLOSED"
+
+    def close_general(self, chat_id) -> None:
+        """The forum's General topic was closed: what is sent to the group without a topic answers "TOPIC_CLOSED"."""
+        self._general_closed.add(str(chat_id))
+
+    def _topic_refusal(self, chat_id: str, thread: int | None):
+        """The refusal of a post into ``thread`` (None: the General topic), or None."""
+        if thread is None:
+            return self.error(400, "Bad Request: TOPIC_CLOSED") if chat_id in self._general_closed else None
+        return self.error(400, self._topics_gone[(chat_id, thread)]) if (chat_id, thread) in self._topics_gone else None
 
     def sent_to(self, chat_id) -> list[dict]:
         return [m for m in self.messages if str(m["chat_id"]) == str(chat_id)]
@@ -187,8 +199,9 @@ class FakeTelegram(LoopbackServer):
                 return self.error(400, "Bad Request: can't parse entities: entity beyond the end of the text")
         thread = fields.get("message_thread_id")
         thread = int(thread) if thread not in (None, "") else None
-        if thread is not None and (chat_id, thread) in self._topics_gone:
-            return self.error(400, self._topics_gone[(chat_id, thread)])
+        refused = self._topic_refusal(chat_id, thread)
+        if refused:
+            return refused
         reply = self._json_field(fields, "reply_parameters")
         if reply is not None and (not isinstance(reply, dict) or not isinstance(reply.get("message_id"), int)):
             return self.error(400, "Bad Request: invalid reply parameters specified")
@@ -234,10 +247,16 @@ class FakeTelegram(LoopbackServer):
         filename, data = request.files.get("document", ("", b""))
         if not data:
             return self.error(400, "Bad Request: there is no document in the request")
+        thread = fields.get("message_thread_id")
+        thread = int(thread) if thread not in (None, "") else None
+        refused = self._topic_refusal(chat_id, thread)
+        if refused:
+            return refused
         message = self._message(chat_id, document={"file_id": f"doc{len(self.documents)}", "file_unique_id": "u",
                                                    "file_name": filename, "file_size": len(data)})
         with self._lock:
-            self.documents.append({"chat_id": chat_id, "filename": filename, "data": data, "caption": fields.get("caption")})
+            self.documents.append({"chat_id": chat_id, "filename": filename, "data": data, "caption": fields.get("caption"),
+                                   "message_thread_id": thread})
         return 200, {"ok": True, "result": message}, {}
 
     def _m_setWebhook(self, fields, request):
