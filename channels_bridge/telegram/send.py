@@ -16,6 +16,7 @@ in a forum supergroup every part goes into the topic the message was written in 
 Telegram no longer has (deleted, or closed to the bot) gets the answer in the group's General topic instead. Everything
 else (relayed turns, the status message, greetings, reminders, a run's closing) is a message to the group.
 """
+import functools
 import logging
 import warnings
 from datetime import timedelta
@@ -153,19 +154,20 @@ def _general_closed(exc) -> bool:
     return "topic_closed" in str(exc.message).lower()
 
 
-def _to_group(bot, chat_id: str, text: str, entities: list, reply_to: int | None, home) -> tuple[str, int | None]:
-    """A message to the group (its General topic in a forum); while the General topic is closed to the bot, into the
-    topic the chat was linked in (``home()``), if it was linked in one."""
+def _to_group(post, chat_id: str, home) -> tuple[str, int | None]:
+    """``post(None)``: a message or file to the group (its General topic in a forum); while the General topic is closed
+    to the bot, ``post(topic)`` into the topic the chat was linked in (``home()``), if it was linked in one. Returns the
+    message's id and the topic it went to (None for the General topic)."""
     from telegram import error
 
     try:
-        return bot.send_message(chat_id, text, entities, reply_to=reply_to), None
+        return post(None), None
     except error.BadRequest as exc:
         place = home() if _general_closed(exc) else None
         if place is None:
             raise
     log.info("Telegram chat %s: its General topic is closed; the message goes to topic %s, where it was linked", chat_id, place)
-    return bot.send_message(chat_id, text, entities, reply_to=reply_to, topic=place), place
+    return post(place), place
 
 
 def _send(bot, chat_id: str, text: str, entities: list, reply_to: int | None, topic: int | None,
@@ -176,32 +178,23 @@ def _send(bot, chat_id: str, text: str, entities: list, reply_to: int | None, to
     parts that follow go to (None for the General topic)."""
     from telegram import error
 
-    if topic is None:
-        return _to_group(bot, chat_id, text, entities, reply_to, home)
-    try:
-        return bot.send_message(chat_id, text, entities, reply_to=reply_to, topic=topic), topic
-    except error.BadRequest as exc:
-        if not any(words in str(exc.message).lower() for words in TOPIC_GONE):
-            raise
-        log.info("Telegram chat %s cannot be posted in topic %s (%s): the answer goes to the group", chat_id, topic,
-                 exc.message)
-    return _to_group(bot, chat_id, text, entities, None, home)
+    if topic is not None:
+        try:
+            return bot.send_message(chat_id, text, entities, reply_to=reply_to, topic=topic), topic
+        except error.BadRequest as exc:
+            if not any(words in str(exc.message).lower() for words in TOPIC_GONE):
+                raise
+            log.info("Telegram chat %s cannot be posted in topic %s (%s): the answer goes to the group", chat_id, topic,
+                     exc.message)
+            reply_to = None
+    return _to_group(lambda place: bot.send_message(chat_id, text, entities, reply_to=reply_to, topic=place), chat_id, home)
 
 
 def _send_file(bot, chat_id: str, filename: str, data: bytes, topic: int | None, home) -> str:
-    """The file after the text: into the topic the text went to; to the group, or while its General topic is closed
-    into the topic the chat was linked in."""
-    from telegram import error
-
+    """The file after the text: into the topic the text went to; else to the group (``_to_group``)."""
     if topic is not None:
         return bot.send_document(chat_id, filename, data, topic=topic)
-    try:
-        return bot.send_document(chat_id, filename, data)
-    except error.BadRequest as exc:
-        place = home() if _general_closed(exc) else None
-        if place is None:
-            raise
-    return bot.send_document(chat_id, filename, data, topic=place)
+    return _to_group(lambda place: bot.send_document(chat_id, filename, data, topic=place), chat_id, home)[0]
 
 
 def _buckets(chat_id: str, group: bool) -> list:
@@ -244,13 +237,8 @@ def deliver(d: Delivery) -> outcome.Outcome:
                 # instead of editing the dead message again.
                 do_forget_status_message(d.chat, d.chat.status_message_id, reason=f"Telegram: {exc.message}")
         reply_to, topic = answered(d) or (None, None)
-        linked_in: list = []  # home_topic(d), read once and only when the General topic refuses a message
-
-        def home() -> int | None:
-            if not linked_in:
-                linked_in.append(home_topic(d) if group else None)
-            return linked_in[0]
-
+        # The topic the chat was linked in: read once, and only when the General topic refuses a message.
+        home = functools.cache(lambda: home_topic(d) if group else None)
         for index, (text, spans) in enumerate(parts):
             if index < d.parts_sent:
                 continue

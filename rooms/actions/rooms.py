@@ -21,16 +21,24 @@ def _persona(user, value, key: str, errors: dict) -> Persona | None:
     return row
 
 
+def work_role_refusal(role: Role) -> str | None:
+    """Why a workspace agent seat cannot work in ``role`` (one of ``Seat.NOT_WORK_ROLES``), or None: it can. Creating
+    a room and swapping a seat's role say the same."""
+    if role.key not in Seat.NOT_WORK_ROLES:
+        return None
+    return (f"A workspace agent cannot work as {role.name}: the narrator facilitates, and every agent publishes "
+            "observations each round. Choose a working role.")
+
+
 def _work_role(user, value, key: str, errors: dict) -> Role | None:
-    """A participant's ``role_id`` (workspace rooms): a working role (``Seat.NOT_WORK_ROLES``) the user may use."""
+    """A participant's ``role_id`` (workspace rooms): a working role (``work_role_refusal``) the user may use."""
     if value is None:
         return None
     row = usable_by(Role, user).filter(pk=value).first()
     if row is None:
         errors[key] = [f"Unknown role {value!r}."]
-    elif row.key in Seat.NOT_WORK_ROLES:
-        errors[key] = [f"A workspace agent cannot work as {row.name}: the narrator facilitates, and every agent publishes "
-                       "observations each round. Choose a working role."]
+    elif refusal := work_role_refusal(row):
+        errors[key] = [refusal]
         return None
     return row
 

@@ -19,6 +19,7 @@ def _seed(reading: Reading, purpose: str) -> int:
     me = places.get(reading.me.id, -1) if reading.me else None
     return digest(purpose, _SEAT_REF.sub(place, reading.text), reading.style, me)
 
+
 SPEAKING_ROLES = ("participant", "devil_advocate")
 
 

@@ -12,8 +12,9 @@ from facilitation.workspace import inputs
 from facilitation.workspace.actions.adaptation import adaptation_for
 from facilitation.workspace.audit import log_invocation
 from facilitation.workspace.payloads import seat_payload
-from facilitation.workspace.rules import NOT_WORK_ROLES, correlation_of, locked, require_open
+from facilitation.workspace.rules import correlation_of, locked, require_open
 from rooms.actions.catalog import usable_by
+from rooms.actions.rooms import work_role_refusal
 from rooms.errors import NotFound, StateConflict, ValidationFailed
 from rooms.events import EventType, record_event
 from rooms.models import Persona, Role, Room, Seat
@@ -46,9 +47,8 @@ def do_swap_seat(room: Room, seat_id: int, user, **fields) -> Seat:
             role = usable_by(Role, user).filter(pk=rid).first() if rid else None
             if rid and role is None:
                 errors.add("roleId", "Unknown role.")
-            elif role is not None and role.key in NOT_WORK_ROLES:
-                errors.add("roleId", f"A workspace agent cannot work as {role.name}: the narrator facilitates, and every "
-                                     "agent publishes observations each round. Choose a working role.")
+            elif role is not None and (refusal := work_role_refusal(role)):
+                errors.add("roleId", refusal)
         errors.raise_if_any("The swap is not valid.")
         if "persona_id" not in fields and "role_id" not in fields:
             raise ValidationFailed("Nothing to change.", {"body": ["Send personaId or roleId with the version."]})
