@@ -186,6 +186,7 @@ def instant_provider():
     class Instant(Provider):
         name = "scripted"
         offline = True
+        inline = True  # answers at once, in process, like the rehearsal model without pace
 
         def complete(self, request):
             meta = request.meta

@@ -88,6 +88,9 @@ class Provider:
     name = "base"
     #: True when the text is not written by a real model (shown as an offline rehearsal).
     offline = False
+    #: True when the answer is worked out in this process at once, with nothing to wait for (no network, no
+    #: sleep): the engine then calls the model in the step's own thread instead of handing it to a helper.
+    inline = False
 
     @classmethod
     def shared(cls, **config) -> "Provider":

@@ -23,6 +23,7 @@ class FallbackChain(Provider):
         self.providers = list(providers)
         self.name = self.providers[0].name
         self.offline = self.providers[0].offline
+        self.inline = all(provider.inline for provider in self.providers)
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         last_error: TransientLLMError | None = None

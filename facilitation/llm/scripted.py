@@ -38,6 +38,8 @@ class ScriptedProvider(Provider):
 
     def __init__(self, rules: list[dict] | None = None):
         self.rules = list(rules or []) + DEFAULT_RULES
+        # A script that makes a model slow or hang is waited for as a real model is; any other answers at once.
+        self.inline = not any(rule.get("delay") for rule in self.rules)
 
     @classmethod
     def from_settings(cls) -> "ScriptedProvider":

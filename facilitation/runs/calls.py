@@ -1,7 +1,8 @@
 """One model call inside a step: timeout, abandonment, and the retry-or-give-up rule.
 
 Every step kind calls a model the same way: in a helper thread, giving up at the timeout
-or as soon as the lease is gone, and on a transient error either retrying the step later
+or as soon as the lease is gone (a model that answers in process at once, ``Provider.inline``, in the
+step's own thread: it has nothing to wait for, and handing it over would cost a step more than it does), and on a transient error either retrying the step later
 (while attempts remain) or giving up so the handler records a failure.
 """
 import random
@@ -46,6 +47,8 @@ def call_model(provider, request: LLMRequest, timeout: float, should_abandon: Ca
     each check of the lease: a hundred calls in flight must not hold a connection each between
     their checks (the commits would wait for one).
     """
+    if getattr(provider, "inline", False):
+        return provider.complete(request)
     if connection.vendor != "sqlite" and not connection.in_atomic_block:
         connection.close()
     future = _executor().submit(provider.complete, request)

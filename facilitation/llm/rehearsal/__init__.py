@@ -54,6 +54,7 @@ class RehearsalProvider(Provider):
     def __init__(self, pace: float = 0.0):
         #: Seconds each answer takes, so a person can watch a rehearsal unfold (the demo sets it).
         self.pace = pace
+        self.inline = pace <= 0
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         started = time.perf_counter()

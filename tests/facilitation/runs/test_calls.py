@@ -58,3 +58,48 @@ def test_an_unpooled_connection_is_kept_between_checks():
     """Without a pool, closing would mean connecting again every check: the connection stays."""
     held = holding_between_checks()
     assert held[1:] == [True, True]
+
+
+class WhereCalled(Provider):
+    name = "where"
+
+    def __init__(self, inline: bool):
+        self.inline, self.thread = inline, None
+
+    def complete(self, request):
+        import threading
+
+        self.thread = threading.get_ident()
+        return LLMResponse(text="here", provider=self.name, model="where")
+
+
+def test_a_model_that_answers_in_process_is_called_in_the_steps_own_thread():
+    import threading
+
+    request = LLMRequest(system="s", messages=[], purpose="test")
+    inline, handed = WhereCalled(inline=True), WhereCalled(inline=False)
+    assert call_model(inline, request, 5, lambda: False).text == "here"
+    assert call_model(handed, request, 5, lambda: False).text == "here"
+    assert inline.thread == threading.get_ident()
+    assert handed.thread not in (None, threading.get_ident())
+
+
+def test_only_models_with_nothing_to_wait_for_answer_in_process():
+    from facilitation.llm.chain import FallbackChain
+    from facilitation.llm.rehearsal import RehearsalProvider
+    from facilitation.llm.scripted import ScriptedProvider
+
+    assert RehearsalProvider().inline and not RehearsalProvider(pace=0.5).inline
+    assert ScriptedProvider().inline
+    assert not ScriptedProvider([{"purpose": "contribution", "delay": 5}]).inline
+    assert FallbackChain([RehearsalProvider(), ScriptedProvider()]).inline
+    assert not FallbackChain([RehearsalProvider(), Slow(1)]).inline
+
+
+def test_a_slow_model_is_still_given_up_at_the_timeout():
+    from facilitation.runs.calls import StepTimeout
+
+    started = time.monotonic()
+    with pytest.raises(StepTimeout):
+        call_model(Slow(3), LLMRequest(system="s", messages=[], purpose="test"), 0.3, lambda: False)
+    assert time.monotonic() - started < 2
