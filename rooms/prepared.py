@@ -18,6 +18,8 @@ from typing import Callable
 from django.db import connections
 from django.db.models import QuerySet
 
+from rooms import statements
+
 # Stand-ins for the arguments while compiling: large positive ids, inside the range of every big integer
 # column (the ORM drops a condition it can prove always true or false, e.g. a negative value against a
 # positive field, and then the argument would have no parameter to go to).
@@ -62,9 +64,7 @@ class Prepared:
         params = list(params)
         for position, value in zip(positions, args):
             params[position] = int(value)
-        with connections[alias].cursor() as cursor:
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
+        rows = statements.fetch(connections[alias], sql, params)
         if converters:  # what the compiler's apply_converters does, with the converters found once
             rows = [_converted(list(row), converters, connection) for row in rows]
         if model is not None:

@@ -15,6 +15,8 @@ from functools import lru_cache
 from django.db import connections, models, router
 from django.db.models import fields as F
 
+from rooms import statements
+
 #: Fields whose preparation leaves a value of exactly this type (or None) as it is: such a value is
 #: written without the calls (``Field.pre_save`` reads the attribute; the ``get_*prep*`` chain
 #: returns it unchanged on SQLite and PostgreSQL). Any other value goes through the field.
@@ -95,9 +97,7 @@ def insert_all(objs: list[models.Model]) -> list[models.Model]:
     params = []
     for obj in objs:
         params += _values(obj, fields, connection)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        keys = [row[0] for row in cursor.fetchall()]
+    keys = [row[0] for row in statements.fetch(connection, sql, params)]
     if len(keys) != len(objs):
         raise RuntimeError(f"{len(objs)} rows inserted, {len(keys)} keys returned")
     for obj, key in zip(objs, keys):  # in the order of the VALUES, as the ORM's bulk_create assumes too
@@ -153,6 +153,4 @@ def update(obj: models.Model, names: tuple[str, ...]) -> bool:
     _, connection = _connection(model)
     sql, fields = _update_plan(model, connection.vendor, tuple(names))
     params = _values(obj, fields, connection, add=False)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, obj.pk])
-        return cursor.rowcount > 0
+    return statements.write(connection, sql, [*params, obj.pk]) > 0

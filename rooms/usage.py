@@ -6,9 +6,10 @@ calls add up. The statement is built once per table: it runs after every model c
 from decimal import Decimal
 from functools import lru_cache
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.utils import timezone
 
+from rooms import statements
 from rooms.models import Room
 
 
@@ -29,8 +30,8 @@ def add_usage(model, pk: int | None, tokens: int, cost_usd) -> None:
     if not pk or not (tokens or cost_usd):
         return
     sql, stamped = _sql(model)
+    db = connections[DEFAULT_DB_ALIAS]
     params = [int(tokens), Decimal(cost_usd or 0)]
     if stamped:
-        params.append(connection.ops.adapt_datetimefield_value(timezone.now()))
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, pk])
+        params.append(db.ops.adapt_datetimefield_value(timezone.now()))
+    statements.write(db, sql, [*params, pk])

@@ -28,13 +28,14 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Callable
 
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import Case, F, Q, Sum, Value, When
 from django.utils import timezone
 
 from facilitation import budget
 from facilitation.runs.models import StepLease
 from facilitation.runs.outages import rides_out
+from rooms import statements
 from rooms.models import Room
 from rooms.prepared import Prepared
 
@@ -172,12 +173,11 @@ def _take(room_id: int, step_seq: int, lease_seconds: float, slot: int) -> tuple
     """The claim's UPDATE: ``(token, attempt, slots)`` when the slot was taken."""
     now = timezone.now()
     token = uuid.uuid4().hex
-    at = connection.ops.adapt_datetimefield_value
-    with connection.cursor() as cursor:
-        cursor.execute(_sql_claim(), [token, at(now + timedelta(seconds=lease_seconds)), room_id, slot, step_seq, False,
-                                      at(now), at(now)])
-        taken = cursor.fetchone()
-    return None if taken is None else (token, *taken)
+    db = connections[DEFAULT_DB_ALIAS]
+    at = db.ops.adapt_datetimefield_value
+    taken = statements.fetch(db, _sql_claim(), [token, at(now + timedelta(seconds=lease_seconds)), room_id, slot, step_seq,
+                                                False, at(now), at(now)])
+    return (token, *taken[0]) if taken else None
 
 
 def release_claim(claim: Claim) -> None:
@@ -253,15 +253,15 @@ def finish(claim: Claim, *, next_slots: int = 1, ready_at: datetime | None = Non
         # The common case in one statement: check the lease and open the next step.
         now = timezone.now()
         ready = ready_at or now
-        at = connection.ops.adapt_datetimefield_value
+        db = connections[DEFAULT_DB_ALIAS]
+        at = db.ops.adapt_datetimefield_value
         # Handed on only from a transaction of its own: the claim reaches the thread when it commits.
-        held = hand_on and ready <= now and claim.lease > 0 and len(connection.atomic_blocks) == 1
+        held = hand_on and ready <= now and claim.lease > 0 and len(db.atomic_blocks) == 1
         # Opened claimed by this thread (its first attempt), or free.
         token = uuid.uuid4().hex if held else ""
         attempt, until = (1, at(now + timedelta(seconds=claim.lease))) if held else (0, None)
-        with connection.cursor() as cursor:
-            cursor.execute(_sql_next_step(), [claim.step_seq + 1, attempt, token, until, at(ready), False, *_ours_params(claim)])
-            moved = cursor.rowcount > 0
+        moved = statements.write(db, _sql_next_step(),
+                                 [claim.step_seq + 1, attempt, token, until, at(ready), False, *_ours_params(claim)]) > 0
         if moved and held:
             handed = Claim(room_id=claim.room_id, step_seq=claim.step_seq + 1, token=token, attempt=1, lease=claim.lease)
             transaction.on_commit(lambda: _hand(handed))
