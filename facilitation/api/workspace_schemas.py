@@ -56,7 +56,7 @@ class ObservationsMetaOut(ListMetaOut):
 class ObservationIn(serializers.Serializer):
     type = serializers.ChoiceField(choices=TYPES)
     content = serializers.CharField(max_length=10_000)
-    responding_to_id = serializers.IntegerField(required=False, allow_null=True, help_text="An observation of this room.")
+    responding_to_id = serializers.IntegerField(required=False, allow_null=True, min_value=1, help_text="An observation of this room.")
     confidence = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=1)
 
 
@@ -71,14 +71,14 @@ class NarrativePatchIn(serializers.Serializer):
 class TaskIn(serializers.Serializer):
     title = serializers.CharField(max_length=300)
     description = serializers.CharField(max_length=10_000, required=False, allow_blank=True)
-    assignee_id = serializers.IntegerField(required=False, allow_null=True, help_text="A seatId of this room.")
+    assignee_id = serializers.IntegerField(required=False, allow_null=True, min_value=1, help_text="A seatId of this room.")
     priority = serializers.IntegerField(min_value=1, max_value=5, required=False, help_text="1 (low) .. 5 (urgent); default 3.")
 
 
 class TaskPatchIn(serializers.Serializer):
     title = serializers.CharField(max_length=300, required=False)
     description = serializers.CharField(max_length=10_000, required=False, allow_blank=True)
-    assignee_id = serializers.IntegerField(required=False, allow_null=True)
+    assignee_id = serializers.IntegerField(required=False, allow_null=True, min_value=1)
     priority = serializers.IntegerField(min_value=1, max_value=5, required=False)
     version = serializers.IntegerField(min_value=1, required=False,
                                        help_text="The version you edited; a stale one is 409 with the current task. "
@@ -86,13 +86,13 @@ class TaskPatchIn(serializers.Serializer):
 
 
 class TaskStepIn(serializers.Serializer):
-    seat_id = serializers.IntegerField(required=False, allow_null=True,
+    seat_id = serializers.IntegerField(required=False, allow_null=True, min_value=1,
                                        help_text="Claim only: the seat that claims (default: the assignee).")
 
 
 class SeatPatchIn(serializers.Serializer):
-    persona_id = serializers.IntegerField(required=False, allow_null=True)
-    role_id = serializers.IntegerField(required=False, allow_null=True)
+    persona_id = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    role_id = serializers.IntegerField(required=False, allow_null=True, min_value=1)
     version = serializers.IntegerField(min_value=1)
 
 

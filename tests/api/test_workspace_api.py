@@ -106,6 +106,7 @@ def test_observations_page_from_either_end_and_say_when_more_exist(clients, ws):
     ({"type": "question", "content": "x", "confidence": -0.1}, "confidence"),
     ({"type": "question", "content": "x", "confidence": True}, "confidence"),
     ({"type": "question", "content": "x", "respondingToId": 999999}, "respondingToId"),
+    ({"type": "question", "content": "x", "respondingToId": 0}, "respondingToId"),
 ])
 def test_bad_observations_are_400_and_write_nothing(clients, ws, body, field):
     start(clients, ws)
@@ -267,6 +268,7 @@ def test_the_manager_deletes_a_task_that_is_not_done_and_nobody_else_may(clients
     ({"title": "t", "priority": 0}, "priority"), ({"title": "t", "priority": 6}, "priority"),
     ({"title": "t", "priority": "high"}, "priority"), ({"title": "", "priority": 3}, "title"),
     ({"title": "t", "assigneeId": 999999}, "assigneeId"), ({"title": "t", "status": "completed"}, "status"),
+    ({"title": "t", "assigneeId": 0}, "assigneeId"), ({"title": "t", "assigneeId": -3}, "assigneeId"),
 ])
 def test_bad_tasks_are_400(clients, ws, body, field):
     r = clients["owner"].post(f"{base(ws)}/tasks", body)
@@ -539,3 +541,12 @@ def test_a_seat_s_own_role_that_cannot_be_is_400_and_creates_nothing(owner_api, 
     details = r.json()["error"]["details"]
     assert key in details and says in " ".join(details[key]), details
     assert _rooms() == before
+
+
+def test_the_schema_says_ids_start_at_one_as_the_server_reads_them(clients):
+    """Every id a workspace body names is at least 1 in the schema; the server answers a 0 with 400 (above)."""
+    bodies = clients["owner"].get("/api/schema", HTTP_ACCEPT="application/json").json()["components"]["schemas"]
+    for name, field in (("ObservationInRequest", "respondingToId"), ("TaskInRequest", "assigneeId"),
+                        ("PatchedTaskPatchInRequest", "assigneeId"), ("TaskStepInRequest", "seatId"),
+                        ("PatchedSeatPatchInRequest", "personaId"), ("PatchedSeatPatchInRequest", "roleId")):
+        assert bodies[name]["properties"][field]["minimum"] == 1, (name, field)
