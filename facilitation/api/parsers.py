@@ -10,9 +10,11 @@ Keys inside ``settings.JSON_DATA_FIELDS`` are people's words and stay as written
 
 A body whose ``charset`` names a codec that is not a text encoding (``base64``, ``rot13``) is 400, as one the
 charset cannot decode is; so is an object key that is not valid Unicode (a lone surrogate escape such as
-``"\\ud800"``), which no answer could name back.
+``"\\ud800"``), which no answer could name back; so is a number beyond a double's range (``1e400``), as
+``NaN`` and ``Infinity`` are.
 """
 import json
+import math
 import re
 
 from django.conf import settings
@@ -32,39 +34,35 @@ class BodyTooLarge(exceptions.APIException):
     default_code = "too_large"
 
 
-def depth_of(value) -> int:
-    """How deeply lists and objects nest in ``value`` (iteratively: no recursion to exhaust)."""
-    deepest, stack = 0, [(value, 1)]
+def _finite(text: str) -> float:
+    """A JSON number as a float, refusing one beyond a double's range (``1e400`` would read as infinity)."""
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"the number {text[:40]!r} is out of range")
+    return value
+
+
+def shape_problem(value) -> str | None:
+    """What is wrong with the shape of a parsed body, in one pass without recursion: nested deeper than
+    ``MAX_DEPTH``, or an object key that is not valid Unicode. None when neither."""
+    stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, dict):
-            children = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        deepest = max(deepest, depth)
-        if deepest > MAX_DEPTH:
-            return deepest
-        stack.extend((child, depth + 1) for child in children)
-    return deepest
-
-
-def bad_key(value) -> bool:
-    """Whether an object key anywhere in ``value`` is not valid Unicode (iteratively, like ``depth_of``)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
         if isinstance(item, dict):
             for key in item:
                 try:
                     key.encode("utf-8")
                 except UnicodeEncodeError:
-                    return True
-            stack.extend(item.values())
+                    return "JSON parse error - an object key is not valid Unicode (a lone surrogate escape)."
+            children = item.values()
         elif isinstance(item, list):
-            stack.extend(item)
-    return False
+            children = item
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            return f"JSON nested more than {MAX_DEPTH} levels deep."
+        stack.extend((child, depth + 1) for child in children)
+    return None
 
 
 def _wire(key: str) -> str:
@@ -112,17 +110,16 @@ class JSONParser(CamelCaseJSONParser):
                 raise BodyTooLarge(f"The request body is larger than {settings.API_MAX_BODY_BYTES} bytes.")
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
-            data = json.loads(stream.read().decode(encoding), parse_constant=strict_constant)
+            data = json.loads(stream.read().decode(encoding), parse_constant=strict_constant, parse_float=_finite)
         except LookupError:  # a codec, but not of text
             raise exceptions.ParseError(f"JSON parse error - {encoding!r} is not a text encoding; send UTF-8.") from None
         except RecursionError:
             raise exceptions.ParseError(f"JSON nested more than {MAX_DEPTH} levels deep.") from None
         except ValueError as exc:
             raise exceptions.ParseError(f"JSON parse error - {exc}") from None
-        if depth_of(data) > MAX_DEPTH:
-            raise exceptions.ParseError(f"JSON nested more than {MAX_DEPTH} levels deep.")
-        if bad_key(data):
-            raise exceptions.ParseError("JSON parse error - an object key is not valid Unicode (a lone surrogate escape).")
+        problem = shape_problem(data)
+        if problem:
+            raise exceptions.ParseError(problem)
         clashes: dict = {}
         data = underscore_keys(data, self.json_underscoreize, clashes=clashes)
         if clashes:

@@ -49,3 +49,25 @@ def test_a_create_with_such_a_key_writes_nothing(owner_api, catalog):
         assert response.status_code == 400, (path, response.content)
         assert response.json()["error"]["code"] == "parse_error"
     assert (Room.objects.count(), Role.objects.count()) == (rooms, roles)
+
+
+@pytest.mark.parametrize("raw", [
+    '{"name": "Scribe", "basePrompt": "p", "x": 1e400}',
+    '{"name": "Scribe", "basePrompt": "p", "x": [-1e309]}',
+    '{"name": "Scribe", "basePrompt": "p", "x": NaN}',
+])
+def test_a_number_beyond_a_double_is_a_parse_error_like_nan(owner_api, raw):
+    """``1e400`` used to read as infinity and reach the fields ("inf" is not a valid choice)."""
+    before = Role.objects.count()
+    response = owner_api.client.post("/api/roles", raw, content_type="application/json")
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["code"] == "parse_error"
+    assert "NaN" in error["message"] or "out of range" in error["message"]
+    assert Role.objects.count() == before
+
+
+def test_large_numbers_within_range_still_read(owner_api):
+    response = owner_api.client.post("/api/personas", '{"key": "big", "name": "Big", "prompt": "p", "x": 1.5e300}',
+                                     content_type="application/json")
+    assert response.status_code == 201, response.content
