@@ -60,3 +60,12 @@ def test_web_replicas_sit_behind_a_sticky_load_balancer_that_passes_websockets()
     assert "ip_hash" in conf and "server web:8000" in conf
     assert "proxy_set_header Upgrade $http_upgrade" in conf
     assert COMPOSE["services"]["worker"]["deploy"]["replicas"] >= 2
+
+
+def test_every_replica_counts_the_limits_in_one_shared_cache():
+    """Sign-in, bad-token and write limits live in Django's cache: per process unless it is shared, which with
+    several web replicas would multiply every limit by their number."""
+    env = COMPOSE["x-app"]["environment"]
+    assert COMPOSE["services"]["web"]["deploy"]["replicas"] >= 2
+    cache, realtime = env["CONVENE_CACHE_URL"], env["REDIS_URL"]
+    assert "redis://redis:6379/" in cache and cache.rsplit("/", 1)[-1] != realtime.rsplit("/", 1)[-1]
