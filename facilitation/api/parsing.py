@@ -1,6 +1,7 @@
 """Reading requests safely: the JSON body and typed query values (400 with details when wrong)."""
 import re
 
+from rooms import limits
 from rooms.errors import ValidationFailed
 
 #: A whole number as a URL writes one: ASCII digits, an optional sign (``int`` would also take ``1_000`` and ``１``).
@@ -11,13 +12,9 @@ BOOL_VALUES = {"true": True, "1": True, "yes": True, "false": False, "0": False,
 
 def _clean(value, path: str, problems: dict) -> None:
     if isinstance(value, str):
-        if "\x00" in value:
-            problems[path] = ["Text may not contain NUL characters."]
-        else:
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                problems[path] = ["Text must be valid Unicode."]
+        problem = limits.unstorable(value)
+        if problem:
+            problems[path] = [problem]
     elif isinstance(value, dict):
         for k, v in value.items():
             _clean(v, f"{path}.{k}" if path else str(k), problems)

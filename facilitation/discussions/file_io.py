@@ -111,11 +111,7 @@ def _creation(header: dict, facilitator: Agent, seats: list[dict]) -> dict:
 def _unstorable(value) -> bool:
     """Whether text in ``value`` has a NUL character or a lone surrogate, which no database column takes."""
     if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return "\x00" in value
+        return limits.unstorable(value) is not None
     if isinstance(value, dict):
         return any(_unstorable(k) or _unstorable(v) for k, v in value.items())
     if isinstance(value, list):
