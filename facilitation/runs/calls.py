@@ -1,9 +1,10 @@
 """One model call inside a step: timeout, abandonment, and the retry-or-give-up rule.
 
 Every step kind calls a model the same way: in a helper thread, giving up at the timeout
-or as soon as the lease is gone (a model that answers in process at once, ``Provider.inline``, in the
-step's own thread: it has nothing to wait for, and handing it over would cost a step more than it does), and on a transient error either retrying the step later
-(while attempts remain) or giving up so the handler records a failure.
+or as soon as the lease is gone, and on a transient error either retrying the step later
+(while attempts remain) or giving up so the handler records a failure. A model that answers in
+process at once (``Provider.inline``) is called in the step's own thread: it has nothing to wait
+for, and handing it over would cost a step more than the call does.
 """
 import random
 import time
