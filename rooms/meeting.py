@@ -37,6 +37,9 @@ class Person:
     identity_id: int | None = None
     user_id: int | None = None
     is_bot: bool = False
+    #: What people may write after "@" to name them: a chat account's username (Telegram), a browser user's account
+    #: name; empty when they have none.
+    handle: str = ""
 
 
 @dataclass(frozen=True)
@@ -98,11 +101,12 @@ def answer_target(chat_id, platform: str, message_id: str, thread: str = "") -> 
 
 def person_of_identity(identity: ChatIdentity) -> Person:
     return Person(key=identity.key, name=identity.display_name, platform=identity.platform, identity_id=identity.pk,
-                  user_id=identity.user_id, is_bot=identity.is_bot)
+                  user_id=identity.user_id, is_bot=identity.is_bot, handle=identity.username)
 
 
 def person_of_user(user) -> Person:
-    return Person(key=f"user:{user.pk}", name=user.get_full_name() or user.get_username(), platform="web", user_id=user.pk)
+    return Person(key=f"user:{user.pk}", name=user.get_full_name() or user.get_username(), platform="web", user_id=user.pk,
+                  handle=user.get_username())
 
 
 def _utterance(obs: Observation, identities: dict[int, ChatIdentity]) -> Utterance:

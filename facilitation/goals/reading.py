@@ -18,9 +18,7 @@ from django.conf import settings
 from facilitation.goals import actions, extraction
 from facilitation.llm import LLMError, TransientLLMError, provider_for
 from rooms import dispatch, meeting
-from django.contrib.auth import get_user_model
-
-from rooms.models import ChatIdentity, FacilitationRun, Invocation, Observation
+from rooms.models import FacilitationRun, Invocation, Observation
 
 log = logging.getLogger("convene.goals")
 
@@ -44,17 +42,13 @@ _HANDLE = re.compile(r"(?<![\w@.])@([A-Za-z0-9_]{1,64})(?![\w@])")
 
 
 def handles_of(people: list[meeting.Person]) -> dict[str, str]:
-    """Case-folded @username -> the name the meeting knows that person by, for the people who have one: a chat
-    member's username, a browser user's account name. A username people of different names answer to is left out."""
-    identities = dict(ChatIdentity.objects.filter(pk__in=[p.identity_id for p in people if p.identity_id])
-                      .exclude(username="").values_list("pk", "username"))
-    accounts = dict(get_user_model().objects.filter(pk__in=[p.user_id for p in people if p.user_id and not p.identity_id])
-                    .values_list("pk", "username"))
+    """Case-folded @username -> the name the meeting knows that person by, for the people who have one
+    (``Person.handle``: a chat member's username, a browser user's account name). A username people of different
+    names answer to is left out."""
     found: dict[str, set] = {}
     for p in people:
-        handle = identities.get(p.identity_id) if p.identity_id else accounts.get(p.user_id)
-        if handle:
-            found.setdefault(handle.casefold(), set()).add(p.name)
+        if p.handle:
+            found.setdefault(p.handle.casefold(), set()).add(p.name)
     return {handle: next(iter(names)) for handle, names in found.items() if len(names) == 1}
 
 

@@ -3,7 +3,7 @@ the message itself is kept as written."""
 import pytest
 
 from facilitation.goals.reading import handles_of, named_by_handle
-from rooms.meeting import Person
+from rooms.meeting import person_of_identity, person_of_user
 from rooms.models import ChatIdentity, Observation
 from tests.channels_bridge.conftest import (  # noqa: F401 (the bridges' fixtures)
     _bridge_env, committed, post_teams, post_telegram, run_tasks, teams, telegram)
@@ -46,7 +46,6 @@ def test_a_username_people_of_different_names_answer_to_names_nobody():
     user = make_user("sam", first_name="Sam", last_name="Web")
     chat = ChatIdentity.objects.create(platform="telegram", external_id="77", name="Samantha", username="Sam")
     known = ChatIdentity.objects.create(platform="telegram", external_id="78", name="Kim", username="kim_k")
-    people = [Person(key=f"user:{user.pk}", name="Sam Web", platform="web", user_id=user.pk),
-              Person(key=chat.key, name="Samantha", platform="telegram", identity_id=chat.pk),
-              Person(key=known.key, name="Kim", platform="telegram", identity_id=known.pk)]
+    people = [person_of_user(user), person_of_identity(chat), person_of_identity(known)]
+    assert [p.name for p in people] == ["Sam Web", "Samantha", "Kim"]
     assert handles_of(people) == {"kim_k": "Kim"}
