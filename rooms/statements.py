@@ -12,6 +12,7 @@ Whenever something watches the statements (``connection.queries_logged``: ``DEBU
 queries; or an execute wrapper), and on other databases, they go through Django's cursor as any query.
 """
 from functools import lru_cache
+from typing import Callable
 
 from django.db.backends.sqlite3.base import FORMAT_QMARK_REGEX
 
@@ -34,29 +35,26 @@ def _raw_cursor(connection):
     return connection.connection.cursor()
 
 
-def fetch(connection, sql: str, params: list) -> list[tuple]:
-    """Every row ``sql`` returns (a SELECT, or a write with RETURNING), on ``connection`` (a wrapper, not the proxy)."""
+def _run(connection, sql: str, params: list, result: Callable):
+    """Run ``sql`` on ``connection`` (a wrapper, not the proxy) and return ``result(cursor)``."""
     if not _direct(connection):
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
-            return cursor.fetchall()
+            return result(cursor)
     with connection.wrap_database_errors:
         cursor = _raw_cursor(connection)
         try:
-            return cursor.execute(_qmark(sql), params).fetchall()
+            cursor.execute(_qmark(sql), params)
+            return result(cursor)
         finally:
             cursor.close()
+
+
+def fetch(connection, sql: str, params: list) -> list[tuple]:
+    """Every row ``sql`` returns (a SELECT, or a write with RETURNING)."""
+    return _run(connection, sql, params, lambda cursor: cursor.fetchall())
 
 
 def write(connection, sql: str, params: list) -> int:
-    """Run an INSERT, UPDATE or DELETE on ``connection``; the number of rows it changed."""
-    if not _direct(connection):
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return cursor.rowcount
-    with connection.wrap_database_errors:
-        cursor = _raw_cursor(connection)
-        try:
-            return cursor.execute(_qmark(sql), params).rowcount
-        finally:
-            cursor.close()
+    """Run an INSERT, UPDATE or DELETE; the number of rows it changed."""
+    return _run(connection, sql, params, lambda cursor: cursor.rowcount)
