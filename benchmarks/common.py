@@ -40,7 +40,14 @@ TURN_TEXT = (
     "Q: who owns the cache keys when two teams publish the same product?"
 )
 DECISION_QUESTION = "What would you change in the proposal so far, and why?"
-SYNTHESIS_TEXT = "Summary: cache the read path with a short TTL and invalidate on publish; measure first."
+# A conclusion that takes up the concern and the question every turn raises (C1, Q1), as the engine's check
+# of a conclusion asks: a synthesis that left them out would be written again (twice), costing each room
+# two more model calls than the one synthesis node of the other frameworks.
+SYNTHESIS_TEXT = (
+    "Summary: cache the read path with a short TTL and invalidate on publish; measure first.\n"
+    "C1, unresolved: invalidation on publish must not block the editor's save.\n"
+    "Q1, open: who owns the cache keys when two teams publish the same product?"
+)
 
 
 def parser(description: str) -> argparse.ArgumentParser:
