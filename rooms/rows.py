@@ -10,10 +10,15 @@ No model signals are sent: the models written here have no receivers (a test che
 SQL that SQLite (3.35 or later, for RETURNING) and PostgreSQL both run.
 """
 from datetime import datetime
+from decimal import Decimal
 from functools import lru_cache
 
 from django.db import connections, models, router
 from django.db.models import fields as F
+from django.db.models.base import ModelState
+from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
+from django.db.models.query_utils import DeferredAttribute
+from django.db.models.signals import post_init, pre_init
 
 from rooms import statements
 
@@ -24,6 +29,7 @@ _KEPT_AS_IS = {F.CharField: str, F.TextField: str, F.BooleanField: bool, F.Integ
                F.PositiveIntegerField: int, F.PositiveSmallIntegerField: int, F.SmallIntegerField: int,
                F.BigIntegerField: int}
 _KEYS = (F.AutoField, F.BigAutoField)
+_UNLOADED = object()
 
 
 def _kept_type(field) -> type | None:
@@ -72,12 +78,15 @@ def _insert_plan(model, vendor: str, rows: int) -> tuple[str, tuple]:
 
 def _values(obj, fields, connection, add: bool = True) -> list:
     values = []
+    loaded = obj.__dict__
     for f, kept, adapt in fields:
         if kept is not None:
-            value = getattr(obj, f.attname)
+            value = loaded.get(f.attname, _UNLOADED)
             if value is None or type(value) is kept:
                 values.append(value)
                 continue
+            if value is _UNLOADED:  # deferred: the field reads it
+                value = f.pre_save(obj, add)
         else:
             value = f.pre_save(obj, add)
         if adapt is not None and value is not None:
@@ -111,23 +120,48 @@ def insert(obj: models.Model) -> models.Model:
     return insert_all([obj])[0]
 
 
+#: Defaults of these types are written as they are, shared by every instance: they cannot be changed in place.
+_IMMUTABLE = (type(None), str, int, bool, float, Decimal)
+#: How Django keeps a concrete field's attribute: read from the instance's ``__dict__``, set into it (a
+#: foreign key's only clears a cached related object, which a new instance does not have).
+_PLAIN = (DeferredAttribute, ForeignKeyDeferredAttribute)
+
+
 @lru_cache(maxsize=None)
-def _fields_by_attname(model) -> tuple[dict, tuple]:
-    fields = tuple(model._meta.concrete_fields)
-    return {f.attname: i for i, f in enumerate(fields)}, fields
+def _new_plan(model) -> tuple[frozenset, dict, tuple] | None:
+    """For ``new``: the attribute names, the constant defaults by name and the fields whose default is made
+    afresh for each instance (a callable, a dict, a list); None when a field keeps its value otherwise."""
+    names, constant, fresh = [], {}, []
+    for f in model._meta.concrete_fields:
+        if type(getattr(model, f.attname, None)) not in _PLAIN:
+            return None
+        names.append(f.attname)
+        made = f.has_default() and callable(f.default)
+        if not made and type(default := f.get_default()) in _IMMUTABLE:
+            constant[f.attname] = default
+        else:
+            fresh.append((f.attname, f.get_default))
+    return frozenset(names), constant, tuple(fresh)
 
 
 def new(model, /, **values) -> models.Model:
-    """Like ``model(**values)`` (an unsaved instance, every other field at its default), built positionally:
-    the keyword path of ``Model.__init__`` costs a step about three times as much. Values are given by
-    attribute name (``room_id``, not ``room``); any other keyword goes through ``model(**values)``."""
-    index, fields = _fields_by_attname(model)
-    if any(name not in index for name in values):
+    """Like ``model(**values)``: an unsaved instance, every other field at its default. Values are given by
+    attribute name (``room_id``, not ``room``); any other keyword, a model with another kind of field
+    attribute, or one with ``pre_init``/``post_init`` receivers goes through ``model(**values)``. The
+    instance is filled in directly: ``Model.__init__`` costs a step about three times as much."""
+    plan = _new_plan(model)
+    if plan is None or not plan[0].issuperset(values) or pre_init.has_listeners(model) or post_init.has_listeners(model):
         return model(**values)
-    args = [f.get_default() for f in fields]
-    for name, value in values.items():
-        args[index[name]] = value
-    return model(*args)
+    _, constant, fresh = plan
+    obj = model.__new__(model)
+    obj._state = ModelState()
+    loaded = obj.__dict__
+    loaded.update(constant)
+    for name, default in fresh:
+        if name not in values:
+            loaded[name] = default()
+    loaded.update(values)
+    return obj
 
 
 def create(model, /, **values) -> models.Model:

@@ -119,3 +119,31 @@ def test_new_builds_the_instance_the_model_would_build_with_fresh_defaults():
     assert by_object.room_id == room.pk and by_object.room is room
     with pytest.raises(TypeError):
         rows.new(Observation, no_such_field=1)
+
+
+def test_new_goes_through_the_model_when_something_listens_for_its_instances():
+    from django.db.models.signals import post_init
+
+    room = make_discussion(make_user())
+    seen = []
+
+    def listener(sender, instance, **kwargs):
+        seen.append(instance.seq)
+
+    post_init.connect(listener, sender=RoomEvent)
+    try:
+        event = rows.new(RoomEvent, room_id=room.pk, seq=7, type="discussion:turn")
+    finally:
+        post_init.disconnect(listener, sender=RoomEvent)
+    assert seen == [7] and event.seq == 7
+    rows.new(RoomEvent, room_id=room.pk, seq=8, type="discussion:turn")
+    assert seen == [7]
+
+
+def test_update_reads_a_deferred_field_before_writing_it():
+    room = make_discussion(make_user())
+    partial = Room.objects.only("id", "round").get(pk=room.pk)
+    partial.round = 5
+    assert rows.update(partial, ("round", "name"))
+    stored = Room.objects.get(pk=room.pk)
+    assert (stored.round, stored.name) == (5, room.name)
