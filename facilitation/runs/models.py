@@ -19,7 +19,9 @@ class StepLease(models.Model):
     slots = models.PositiveSmallIntegerField(default=1)
     attempt = models.PositiveIntegerField(default=0)
     token = models.CharField(max_length=32, blank=True)
-    lease_until = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Not indexed: the sweeper finds expired leases through the active rooms (``leases.stranded``), and every
+    # step sets this field, which would rewrite an index page at each commit.
+    lease_until = models.DateTimeField(null=True, blank=True)
     # When the slot becomes ready to run (a timer step lies in the future); the sweeper
     # re-enqueues slots left waiting after that.
     ready_at = models.DateTimeField(null=True, blank=True)

@@ -68,7 +68,7 @@ def _items(qs) -> list[Item]:
 def unanswered(room: Room, *event_types: str):
     """The room's observations of these types that nobody has answered yet (no reply points at them)."""
     answered = Observation.objects.filter(responding_to=OuterRef("pk"))
-    return Observation.objects.filter(room=room, event_type__in=event_types).filter(~Exists(answered))
+    return Observation.objects.filter(room=room, event_type__in=event_types).exclude(event_type="").filter(~Exists(answered))
 
 
 def _unanswered(room: Room, event_type: str):

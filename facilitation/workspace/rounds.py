@@ -379,8 +379,8 @@ def _keep_discarded_narrative(room: Room, work: CloseWork, called: Called, claim
 
 def _write_narrative(room: Room, work: CloseWork, called: Called, parsed: dict, fallback: bool, usage: Usage,
                      attempt: int) -> Narrative | None:
-    open_blockers = set(Observation.objects.filter(room=room, event_type=Observation.EventType.BLOCKER,
-                                                   responses__isnull=True).values_list("pk", flat=True))
+    open_blockers = set(Observation.objects.filter(room=room, event_type=Observation.EventType.BLOCKER, responses__isnull=True)
+                        .exclude(event_type="").values_list("pk", flat=True))
     try:
         with transaction.atomic():
             narrative = Narrative.objects.create(

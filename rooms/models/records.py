@@ -99,7 +99,10 @@ class Observation(models.Model):
                                    name="observation_event_type_known"),
         ]
         indexes = [
-            models.Index(fields=["room", "event_type"], name="observation_room_type"),
+            # A workspace's typed observations only: a discussion's turns and decisions (no type) never look it up,
+            # and each of their inserts would rewrite one of its pages. A query uses it when it says
+            # ``.exclude(event_type="")``, as every typed lookup here does.
+            models.Index(fields=["room", "event_type"], condition=~models.Q(event_type=""), name="observation_room_typed"),
             models.Index(fields=["turn"], condition=models.Q(turn__isnull=False), name="observation_turn"),
             models.Index(fields=["responding_to"], condition=models.Q(responding_to__isnull=False), name="observation_responding_to"),
         ]

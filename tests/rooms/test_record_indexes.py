@@ -22,6 +22,7 @@ LOOKUPS = {
     "a round's calls by correlation": lambda: Invocation.objects.filter(room_id=1, correlation_id="abc"),
     "a user's invocations (user deleted: SET NULL)": lambda: Invocation.objects.filter(user_id__in=[1, 2]),
     "a room's step leases": lambda: StepLease.objects.filter(room_id=1),
+    "a workspace round's typed observations": lambda: Observation.objects.filter(room_id=1, round=2).exclude(event_type=""),
 }
 
 
@@ -112,3 +113,43 @@ def test_a_workspace_search_finds_the_partial_search_index():
         cursor.execute("EXPLAIN SELECT id FROM rooms_observation WHERE search_vector @@ to_tsquery('english', %s)", ["cache"])
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "observation_search_vector" in plan, plan
+
+
+def _index_definition(name: str) -> str:
+    query = ("SELECT indexdef FROM pg_indexes WHERE indexname = %s" if connection.vendor == "postgresql"
+             else "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = %s")
+    with connection.cursor() as cursor:
+        cursor.execute(query, [name])
+        row = cursor.fetchone()
+    assert row, name
+    return row[0]
+
+
+@pytest.mark.django_db
+def test_the_index_by_type_holds_typed_observations_only():
+    """A discussion's observations have no type: they stay out of the index by (room, type) (rooms 0024)."""
+    definition = _index_definition("observation_room_typed")
+    assert "WHERE" in definition.upper() and "event_type" in definition.split("WHERE", 1)[-1], definition
+
+
+@pytest.mark.django_db
+def test_the_sweeper_finds_stranded_leases_through_an_index_and_the_lease_time_has_none():
+    """Every step sets ``lease_until``: it is in no index (facilitation 0005), and the sweeper's lookup of
+    expired leases goes through the active rooms' index instead of scanning every lease."""
+    assert not any("lease_until" in info["columns"] for info in _constraints("facilitation_steplease").values() if info["index"])
+    with CaptureQueriesContext(connection) as seen:
+        leases.stranded(30)
+    sql = seen.captured_queries[0]["sql"]
+    with transaction.atomic(), connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SET LOCAL enable_seqscan = off")
+            cursor.execute("EXPLAIN " + sql)
+        else:
+            cursor.execute("EXPLAIN QUERY PLAN " + sql)
+        plan = "\n".join(str(row[-1]) for row in cursor.fetchall())
+    assert "facilitation_steplease" in plan and "Seq Scan" not in plan and "SCAN facilitation_steplease" not in plan, plan
+
+
+def _constraints(table: str) -> dict:
+    with connection.cursor() as cursor:
+        return connection.introspection.get_constraints(cursor, table)
