@@ -340,10 +340,10 @@ def open_step(room_id: int, *, slots: int = 1, ready_at: datetime | None = None,
     """
     if slots < 1:
         raise ValueError("a step has at least one slot")
+    seqs = dict(StepLease.objects.filter(room_id=room_id).values_list("slot", "step_seq"))  # the room's slots, one read
     if step_seq is None:
-        current_seq = StepLease.objects.filter(room_id=room_id, slot=0).values_list("step_seq", flat=True).first()
-        step_seq = (current_seq or 0) + 1
-    existing = set(StepLease.objects.filter(room_id=room_id).values_list("slot", flat=True))
+        step_seq = seqs.get(0, 0) + 1
+    existing = set(seqs)
     missing = [StepLease(room_id=room_id, slot=s) for s in range(slots) if s not in existing]
     if missing:
         StepLease.objects.bulk_create(missing)

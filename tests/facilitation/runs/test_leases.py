@@ -70,6 +70,23 @@ def test_every_slot_of_a_step_commits_once_and_the_last_one_opens_the_next_step(
     assert leases.claim_step(room.pk, last.next.step_seq, 60, 2) is None  # beyond this step's slots
 
 
+def test_opening_a_step_reads_the_rooms_slots_once_and_adds_only_the_missing_ones():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    room = started_room()
+    with CaptureQueriesContext(connection) as seen, transaction.atomic():
+        opened = leases.open_step(room.pk, slots=2)
+    reads = [q["sql"] for q in seen.captured_queries if q["sql"].startswith("SELECT") and "facilitation_steplease" in q["sql"]]
+    assert len(reads) == 1, reads
+    assert opened.step_seq == 2 and opened.slots == 2
+    assert sorted(StepLease.objects.filter(room_id=room.pk).values_list("slot", "step_seq", "done")) == [(0, 2, False), (1, 2, False)]
+    with transaction.atomic():
+        again = leases.open_step(room.pk)
+    assert again.step_seq == 3
+    assert sorted(StepLease.objects.filter(room_id=room.pk).values_list("slot", "step_seq", "done")) == [(0, 3, False), (1, 3, True)]
+
+
 def test_a_lease_taken_over_after_it_expired_cannot_commit():
     room = started_room()
     stale, _ = leases.claim_step(room.pk, 1, 60, 0)
