@@ -70,8 +70,8 @@ def _require(room: Room, verb: str) -> None:
 
 
 def _status_changed(room: Room, actor, component: str, before: str, **details) -> None:
+    record_event(room, EventType.STATUS, build.status(room), persist_seq=False)  # the seq it takes is saved with the room
     room.save()
-    record_event(room, EventType.STATUS, build.status(room))
     audit(room, actor, component, before={"status": before}, after={"status": room.status, **details})
 
 

@@ -343,16 +343,17 @@ def open_step(room_id: int, *, slots: int = 1, ready_at: datetime | None = None,
     seqs = dict(StepLease.objects.filter(room_id=room_id).values_list("slot", "step_seq"))  # the room's slots, one read
     if step_seq is None:
         step_seq = seqs.get(0, 0) + 1
-    existing = set(seqs)
-    missing = [StepLease(room_id=room_id, slot=s) for s in range(slots) if s not in existing]
-    if missing:
-        StepLease.objects.bulk_create(missing)
     ready = ready_at or timezone.now()
-    StepLease.objects.filter(room_id=room_id).update(
-        step_seq=step_seq, slots=slots, attempt=0, token="", lease_until=None, ready_at=ready,
-        # Slots beyond this step's count stay behind, done.
-        done=Case(When(slot__lt=slots, then=Value(False)), default=Value(True)),
-    )
+    if seqs:
+        StepLease.objects.filter(room_id=room_id).update(
+            step_seq=step_seq, slots=slots, attempt=0, token="", lease_until=None, ready_at=ready,
+            # Slots beyond this step's count stay behind, done.
+            done=Case(When(slot__lt=slots, then=Value(False)), default=Value(True)),
+        )
+    missing = [StepLease(room_id=room_id, slot=s, step_seq=step_seq, slots=slots, ready_at=ready)
+               for s in range(slots) if s not in seqs]
+    if missing:  # new slots are written as the update above leaves the others
+        StepLease.objects.bulk_create(missing)
     timers = tuple(sorted((slot, at) for slot, at in (later or {}).items() if slot < slots))
     for slot, at in timers:
         StepLease.objects.filter(room_id=room_id, slot=slot).update(ready_at=at)

@@ -63,3 +63,19 @@ def test_run_dispatches_and_refuses_what_the_table_forbids():
     assert lifecycle.run("pause", room).status == S.PAUSED
     with pytest.raises(KeyError):
         lifecycle.run("explode", room)
+
+
+@pytest.mark.django_db
+def test_each_lifecycle_change_writes_its_status_event_with_the_seq_it_saves_on_the_room():
+    from facilitation.runs.scheduling import inline
+    from rooms.models import RoomEvent
+
+    room = make_discussion(make_user("lifecycle-seq"))
+    with inline():
+        lifecycle.do_start_discussion(room.pk)
+        lifecycle.do_pause_discussion(room.pk)
+        lifecycle.do_resume_discussion(room.pk)
+    events = list(RoomEvent.objects.filter(room_id=room.pk, type="discussion:status").order_by("seq"))
+    assert [e.payload["status"] for e in events][-3:] == ["active", "paused", "active"]
+    assert [e.payload["seq"] for e in events] == [e.seq for e in events]
+    assert Room.objects.get(pk=room.pk).seq == max(RoomEvent.objects.filter(room_id=room.pk).values_list("seq", flat=True))
