@@ -8,7 +8,8 @@ import sqlite3
 import time
 from pathlib import Path
 
-from common import DECISION_QUESTION, PARTICIPANTS, ROUNDS_PER_ROOM, SYNTHESIS_TEXT, TURN_TEXT, remove_sqlite, sqlite_vacuumed_size
+from common import (DECISION_QUESTION, PARTICIPANTS, ROUNDS_PER_ROOM, SYNTHESIS_TEXT, TURN_TEXT, checkpoint_wal, remove_sqlite,
+                    sqlite_vacuumed_size)
 
 
 def langgraph_version() -> str:
@@ -105,6 +106,7 @@ def run_langgraph(path: Path, thread_turns: list[int], synchronous: str = "") ->
     saver.delete_thread("warm-up")
     conn.commit()
     base = sqlite_vacuumed_size(path)
+    checkpoint_wal(conn)  # as for Convene: the run starts with an empty write-ahead log
     started, cpu = time.perf_counter(), time.process_time()
     for i, turns in enumerate(thread_turns):
         graph.invoke({"messages": [HumanMessage(content="Should we cache the product catalogue at the edge?")],
