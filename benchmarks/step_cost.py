@@ -16,7 +16,8 @@ synthesis). "ms / turn" = total time / N participant turns; "ms / step" = total 
 The LangGraph graph has the same shape (facilitator node -> participant node, per turn, then a
 synthesis node), keeps the transcript in ``messages`` (add_messages) and is run with
 ``durability="sync"``; it is run as one thread of N turns (how LangGraph keeps a conversation)
-and, like-for-like with Convene's room cap, as threads of 20 turns.
+and, like-for-like with Convene's room cap, as threads of 20 turns, each shape with both SQLite settings below;
+Convene is compared with the better shape at the same setting.
 
 SQLite durability: Convene uses WAL with ``synchronous=NORMAL`` (config/settings.py: a commit
 survives a crash of the process, the last commits may be lost on power loss). SqliteSaver uses
@@ -103,7 +104,8 @@ def main(argv=None) -> int:
 
     import frameworks as F
 
-    results = {"convene": {}, "convene_full": {}, "lg_shape": {}, "lg_shape_normal": {}, "lg_rooms": {}, "autogen": {}}
+    results = {"convene": {}, "convene_full": {}, "lg_shape": {}, "lg_shape_normal": {}, "lg_rooms": {}, "lg_rooms_normal": {},
+               "autogen": {}}
     db = 0
 
     def fresh(sync: str = "NORMAL"):
@@ -121,7 +123,8 @@ def main(argv=None) -> int:
             return run
         if key == "autogen":
             return F.run_autogen(n)
-        threads, sync = {"lg_shape": ([n], ""), "lg_shape_normal": ([n], "NORMAL"), "lg_rooms": (C.rooms_for(n), "")}[key]
+        threads, sync = {"lg_shape": ([n], ""), "lg_shape_normal": ([n], "NORMAL"), "lg_rooms": (C.rooms_for(n), ""),
+                         "lg_rooms_normal": (C.rooms_for(n), "NORMAL")}[key]
         return F.run_langgraph(tmp / f"lg-{key}-{n}-{once.count}.sqlite", threads, sync)
 
     once.count = 0
@@ -155,6 +158,7 @@ def main(argv=None) -> int:
         "lg_shape": "LangGraph, one thread of N turns (SqliteSaver, default synchronous=FULL)",
         "lg_shape_normal": "LangGraph, one thread of N turns (SqliteSaver, synchronous=NORMAL)",
         "lg_rooms": "LangGraph, threads of 20 turns (SqliteSaver, default synchronous=FULL)",
+        "lg_rooms_normal": "LangGraph, threads of 20 turns (SqliteSaver, synchronous=NORMAL)",
         "autogen": "AutoGen RoundRobinGroupChat + ReplayChatCompletionClient (in memory, not durable)",
     }
     headers = (["system"] + [f"ms/turn N={n}" for n in sizes]
@@ -174,7 +178,8 @@ def main(argv=None) -> int:
                   [[n, conv[n]["rooms"], conv[n]["steps"], conv[n]["step_p50_ms"], conv[n]["step_p99_ms"]] for n in sizes],
                   title="Convene (synchronous=NORMAL): per-step distribution"))
     # Like for like: the same SQLite durability on both sides.
-    pairs = {"synchronous=NORMAL": ("convene", ("lg_shape_normal",)), "synchronous=FULL": ("convene_full", ("lg_shape", "lg_rooms"))}
+    pairs = {"synchronous=NORMAL": ("convene", ("lg_shape_normal", "lg_rooms_normal")),
+             "synchronous=FULL": ("convene_full", ("lg_shape", "lg_rooms"))}
     verdicts, paired = {}, {}
     for mode, (ours, theirs) in pairs.items():
         verdicts[mode] = {str(n): [ms_turn(results[ours][n], n), min(ms_turn(results[k][n], n) for k in theirs)] for n in sizes}
