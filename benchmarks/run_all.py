@@ -27,7 +27,7 @@ import common as C  # noqa: E402
 
 # name -> (script, seconds allowed)
 BENCHMARKS = {
-    "step_cost": ("step_cost.py", 240),
+    "step_cost": ("step_cost.py", 480),
     "storage": ("storage.py", 180),
     "worker_overhead": ("worker_overhead.py", 180),
     "worker_memory": ("worker_memory.py", 240),
@@ -164,8 +164,11 @@ def _headline(name: str, data: dict) -> str:
         n = str(data["sizes"][-1])
         ms = data["ms_per_turn"]
         normal, full = data["like_for_like"]["synchronous=NORMAL"][n], data["like_for_like"]["synchronous=FULL"][n]
+        paired = data.get("paired_ratio", {})
+        ratios = "; ".join(f"{mode.split('=')[1]} paired x" + "/".join(f"{r:.2f}" for r in by_n.values())
+                           for mode, by_n in paired.items())
         return (f"N={n}: Convene {normal[0]:.2f} vs LangGraph {normal[1]:.2f} ms/turn (NORMAL), "
-                f"{full[0]:.2f} vs {full[1]:.2f} (FULL); AutoGen {ms['autogen'][n]:.2f} ms/turn")
+                f"{full[0]:.2f} vs {full[1]:.2f} (FULL); {ratios}; AutoGen {ms['autogen'][n]:.2f} ms/turn")
     if name == "storage":
         n = str(data["sizes"][-1])
         c, lg = data["convene"][n]["per_turn"], data["langgraph_one_thread"][n]["per_turn"]
