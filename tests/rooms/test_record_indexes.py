@@ -42,9 +42,9 @@ def test_each_lookup_of_a_steps_rows_finds_an_index(lookup):
     assert "index" in plan.lower(), plan
 
 
-def _indexes(table: str) -> set[str]:
+def _constraints(table: str) -> dict:
     with connection.cursor() as cursor:
-        return {name for name, info in connection.introspection.get_constraints(cursor, table).items() if info["index"]}
+        return connection.introspection.get_constraints(cursor, table)
 
 
 @pytest.mark.django_db
@@ -55,17 +55,13 @@ def test_an_engine_row_lands_in_no_index_on_a_column_it_leaves_empty():
         "rooms_invocation": {"user_id", "correlation_id"},
     }
     for table, empty in columns.items():
-        with connection.cursor() as cursor:
-            constraints = connection.introspection.get_constraints(cursor, table)
-        for name, info in constraints.items():
+        for name, info in _constraints(table).items():
             if info["index"] and not info.get("unique") and set(info["columns"]) & empty:
                 assert name in {"observation_turn", "observation_responding_to", "invocation_user",
                                 "invocation_room_correlation"}, (table, name, info["columns"])
     # No index of its own for a foreign key that begins a unique index.
     for table in ("rooms_observation", "rooms_roomevent", "facilitation_steplease", "rooms_invocation"):
-        with connection.cursor() as cursor:
-            constraints = connection.introspection.get_constraints(cursor, table)
-        alone = [name for name, info in constraints.items()
+        alone = [name for name, info in _constraints(table).items()
                  if info["index"] and not info["unique"] and info["columns"] == ["room_id"]]
         assert alone == [], (table, alone)
 
@@ -148,8 +144,3 @@ def test_the_sweeper_finds_stranded_leases_through_an_index_and_the_lease_time_h
             cursor.execute("EXPLAIN QUERY PLAN " + sql)
         plan = "\n".join(str(row[-1]) for row in cursor.fetchall())
     assert "facilitation_steplease" in plan and "Seq Scan" not in plan and "SCAN facilitation_steplease" not in plan, plan
-
-
-def _constraints(table: str) -> dict:
-    with connection.cursor() as cursor:
-        return connection.introspection.get_constraints(cursor, table)
