@@ -116,7 +116,7 @@ def main(argv=None) -> int:
         C.remove_sqlite(tmp / f"convene-{db - 1}.sqlite3")
         return C.Cast(f"b{db}")
 
-    def once(key: str, n: int) -> dict:
+    def once(key: str, n: int, rep: int) -> dict:
         if key in ("convene", "convene_full"):
             run = convene_run(fresh("NORMAL" if key == "convene" else "FULL"), n)
             verify(n)
@@ -125,9 +125,8 @@ def main(argv=None) -> int:
             return F.run_autogen(n)
         threads, sync = {"lg_shape": ([n], ""), "lg_shape_normal": ([n], "NORMAL"), "lg_rooms": (C.rooms_for(n), ""),
                          "lg_rooms_normal": (C.rooms_for(n), "NORMAL")}[key]
-        return F.run_langgraph(tmp / f"lg-{key}-{n}-{once.count}.sqlite", threads, sync)
+        return F.run_langgraph(tmp / f"lg-{key}-{n}-{rep}.sqlite", threads, sync)
 
-    once.count = 0
     runs = {key: {n: [] for n in sizes} for key in results}
     try:
         # Warm-up: imports, prepared caches, the helper thread pool, the Redis connection.
@@ -138,8 +137,7 @@ def main(argv=None) -> int:
             keys = list(results)
             for rep in range(repeat):
                 for key in keys[rep % len(keys):] + keys[:rep % len(keys)]:
-                    once.count += 1
-                    runs[key][n].append(once(key, n))
+                    runs[key][n].append(once(key, n, rep))
             for key in results:
                 results[key][n] = sorted(runs[key][n], key=lambda r: r["seconds"])[len(runs[key][n]) // 2]
     finally:
