@@ -27,7 +27,9 @@ from rooms import statements
 #: returns it unchanged on SQLite and PostgreSQL). Any other value goes through the field.
 _KEPT_AS_IS = {F.CharField: str, F.TextField: str, F.BooleanField: bool, F.IntegerField: int,
                F.PositiveIntegerField: int, F.PositiveSmallIntegerField: int, F.SmallIntegerField: int,
-               F.BigIntegerField: int}
+               F.BigIntegerField: int, F.PositiveBigIntegerField: int, F.FloatField: float}
+#: Text fields also keep a ``str`` subclass as it is (a choices enum member: the ORM passes it on unchanged too).
+_TEXT = (F.CharField, F.TextField)
 _KEYS = (F.AutoField, F.BigAutoField)
 _UNLOADED = object()
 
@@ -40,9 +42,16 @@ def _kept_type(field) -> type | None:
 
 
 def _adapter(field):
-    """For a JSON or date-time field (those exact classes), what its ``get_db_prep_save`` comes to for the
-    values a step writes (a dict or list; an aware datetime): the backend's adaptation, called directly.
-    None for other fields; other values go through the field."""
+    """For a text, JSON, date-time or decimal field (those exact classes), what its ``get_db_prep_save`` comes to
+    for the values a step writes (a choices member; a dict or list; an aware datetime; a finite decimal): the value
+    itself or the backend's adaptation, called directly. None for other fields; other values go through the field."""
+    if type(field) in _TEXT:
+        return lambda value, connection: value if isinstance(value, str) else field.get_db_prep_save(value, connection)
+    if type(field) is models.DecimalField:
+        # The field turns a decimal into itself (``Decimal(value)``) and refuses one that is not finite.
+        return lambda value, connection: (connection.ops.adapt_decimalfield_value(value, field.max_digits, field.decimal_places)
+                                          if type(value) is Decimal and value.is_finite()
+                                          else field.get_db_prep_save(value, connection))
     if type(field) is models.JSONField:
         encoder = field.encoder
         return lambda value, connection: (connection.ops.adapt_json_value(value, encoder)

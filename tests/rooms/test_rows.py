@@ -147,3 +147,24 @@ def test_update_reads_a_deferred_field_before_writing_it():
     assert rows.update(partial, ("round", "name"))
     stored = Room.objects.get(pk=room.pk)
     assert (stored.round, stored.name) == (5, room.name)
+
+
+def test_choices_members_floats_big_counts_and_decimals_are_stored_as_the_orm_stores_them():
+    from django.core.exceptions import ValidationError
+
+    room = make_discussion(make_user())
+    values = dict(room_id=room.pk, seq=2**40, author_kind=Observation.AuthorKind.FACILITATOR, kind=Observation.Kind.DECISION,
+                  confidence=0.25, content="x")
+    ours, theirs = rows.create(Observation, **values), Observation.objects.create(**{**values, "seq": 2**40 + 1})
+    names = ("author_kind", "kind", "confidence")
+    stored = Observation.objects.values(*names, "seq")
+    assert stored.get(pk=ours.pk) == {**stored.get(pk=theirs.pk), "seq": 2**40}
+    assert type(Observation.objects.get(pk=ours.pk).kind) is str
+    for cost in (Decimal("0.000125"), Decimal(3), 0.5, "1.25"):
+        ours = rows.create(Invocation, room_id=room.pk, component="c", cost_usd=cost, correlation_id="ours")
+        theirs = Invocation.objects.create(room_id=room.pk, component="c", cost_usd=cost, correlation_id="theirs")
+        assert Invocation.objects.get(pk=ours.pk).cost_usd == Invocation.objects.get(pk=theirs.pk).cost_usd
+    for bad in (Decimal("NaN"), Decimal("Infinity")):
+        with pytest.raises(ValidationError):
+            rows.create(Invocation, room_id=room.pk, component="c", cost_usd=bad, correlation_id="bad")
+    assert not Invocation.objects.filter(correlation_id="bad").exists()
