@@ -13,6 +13,7 @@ import contextvars
 import uuid
 from contextlib import contextmanager
 
+from rooms import rows
 from rooms.models import Invocation
 
 _current: contextvars.ContextVar[str | None] = contextvars.ContextVar("convene_correlation_id", default=None)
@@ -57,9 +58,9 @@ def record(component: str, *, room=None, user=None, data: dict | None = None, ou
            error: str = "", correlation_id: str | None = None, agent=None) -> Invocation:
     """Write one audit row: ``component`` is what happened (``area.verb``), ``room`` the room (or its
     id) it happened in, ``user`` who asked, ``data`` the facts (plain JSON), ``output`` what was said."""
-    return Invocation.objects.create(
-        room_id=getattr(room, "pk", room), user=user if user is not None and getattr(user, "pk", None) is not None else None,
-        agent=agent, kind=Invocation.Kind.ACTION, component=component, input=_json_safe(data or {}), output=output[:4000],
+    return rows.create(
+        Invocation, room_id=getattr(room, "pk", room), user_id=getattr(user, "pk", None) if user is not None else None,
+        agent_id=getattr(agent, "pk", agent), kind=Invocation.Kind.ACTION, component=component, input=_json_safe(data or {}), output=output[:4000],
         success=success, error=error[:2000], correlation_id=correlation_id or _current.get() or new_correlation_id(),
     )
 

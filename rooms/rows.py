@@ -197,3 +197,15 @@ def update(obj: models.Model, names: tuple[str, ...]) -> bool:
     sql, fields = _update_plan(model, connection.vendor, tuple(names))
     params = _values(obj, fields, connection, add=False)
     return statements.write(connection, sql, [*params, obj.pk]) > 0
+
+
+@lru_cache(maxsize=None)
+def _saved_fields(model) -> tuple[str, ...]:
+    meta = model._meta
+    return tuple(f.name for f in meta.concrete_fields if not f.primary_key)
+
+
+def save(obj: models.Model) -> bool:
+    """``obj.save()`` of a row that exists (every field written, ``auto_now`` stamped) in SQL built once;
+    False when the row is gone (where ``save()`` would insert it again)."""
+    return update(obj, _saved_fields(type(obj)))

@@ -14,8 +14,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from facilitation.engine import EngineState, force_synthesis
-from facilitation.runs.leases import advance, mark_ready
+from facilitation.runs.leases import advance, locked_room, mark_ready
 from facilitation.runs.scheduling import schedule, schedule_step
+from rooms import rows
 from rooms.audit import audit
 from rooms.errors import StateConflict
 from rooms.events import Command, EventType, build, record_event
@@ -59,7 +60,10 @@ def verbs_by_status() -> dict[str, list[str]]:
 
 def _locked(room_or_id) -> Room:
     pk = room_or_id.pk if isinstance(room_or_id, Room) else room_or_id
-    return Room.objects.select_for_update().get(pk=pk)
+    room = locked_room(pk)
+    if room is None:
+        raise Room.DoesNotExist("Room matching query does not exist.")
+    return room
 
 
 def _require(room: Room, verb: str) -> None:
@@ -71,7 +75,7 @@ def _require(room: Room, verb: str) -> None:
 
 def _status_changed(room: Room, actor, component: str, before: str, **details) -> None:
     record_event(room, EventType.STATUS, build.status(room), persist_seq=False)  # the seq it takes is saved with the room
-    room.save()
+    rows.save(room)
     audit(room, actor, component, before={"status": before}, after={"status": room.status, **details})
 
 

@@ -35,7 +35,7 @@ from django.utils import timezone
 from facilitation import budget
 from facilitation.runs.models import StepLease
 from facilitation.runs.outages import rides_out
-from rooms import statements
+from rooms import rows, statements
 from rooms.models import Room
 from rooms.prepared import Prepared
 
@@ -48,6 +48,7 @@ _ROOM_LOCKED = Prepared(lambda pk: Room.objects.select_for_update().filter(pk=pk
 # What every write of a room moves (``_MARKS``): whether a room read or written before is still the room.
 _MARKS = ("status", "seq", "updated_at")
 _ROOM_MARKS = Prepared(lambda pk: Room.objects.filter(pk=pk).order_by().values(*_MARKS), 1)
+_SLOTS = Prepared(lambda pk: StepLease.objects.filter(room_id=pk).order_by().values("slot", "step_seq"), 1)
 _ROOM_MARKS_LOCKED = Prepared(lambda pk: Room.objects.select_for_update().filter(pk=pk).order_by().values(*_MARKS), 1)
 
 
@@ -340,7 +341,7 @@ def open_step(room_id: int, *, slots: int = 1, ready_at: datetime | None = None,
     """
     if slots < 1:
         raise ValueError("a step has at least one slot")
-    seqs = dict(StepLease.objects.filter(room_id=room_id).values_list("slot", "step_seq"))  # the room's slots, one read
+    seqs = {row["slot"]: row["step_seq"] for row in _SLOTS(room_id)}  # the room's slots, one read
     if step_seq is None:
         step_seq = seqs.get(0, 0) + 1
     ready = ready_at or timezone.now()
@@ -350,10 +351,10 @@ def open_step(room_id: int, *, slots: int = 1, ready_at: datetime | None = None,
             # Slots beyond this step's count stay behind, done.
             done=Case(When(slot__lt=slots, then=Value(False)), default=Value(True)),
         )
-    missing = [StepLease(room_id=room_id, slot=s, step_seq=step_seq, slots=slots, ready_at=ready)
+    missing = [rows.new(StepLease, room_id=room_id, slot=s, step_seq=step_seq, slots=slots, ready_at=ready)
                for s in range(slots) if s not in seqs]
     if missing:  # new slots are written as the update above leaves the others
-        StepLease.objects.bulk_create(missing)
+        rows.insert_all(missing)
     timers = tuple(sorted((slot, at) for slot, at in (later or {}).items() if slot < slots))
     for slot, at in timers:
         StepLease.objects.filter(room_id=room_id, slot=slot).update(ready_at=at)

@@ -7,6 +7,7 @@ from django.db.models.signals import post_save, pre_save
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from facilitation.runs.models import StepLease
 from rooms import rows
 from rooms.models import Invocation, Observation, Room, RoomEvent, Turn
 from tests.factories import make_discussion, make_user
@@ -80,7 +81,7 @@ def test_update_refuses_the_key():
         rows.update(room, ("id",))
 
 
-@pytest.mark.parametrize("model", [Invocation, Observation, Room, RoomEvent, Turn])
+@pytest.mark.parametrize("model", [Invocation, Observation, Room, RoomEvent, Turn, StepLease])
 def test_no_model_written_here_has_signal_receivers(model):
     """rooms.rows sends no signals: nothing may be listening for these models'."""
     assert not pre_save.has_listeners(model) and not post_save.has_listeners(model)
@@ -168,3 +169,17 @@ def test_choices_members_floats_big_counts_and_decimals_are_stored_as_the_orm_st
         with pytest.raises(ValidationError):
             rows.create(Invocation, room_id=room.pk, component="c", cost_usd=bad, correlation_id="bad")
     assert not Invocation.objects.filter(correlation_id="bad").exists()
+
+
+def test_save_writes_every_field_of_a_row_that_exists_and_stamps_auto_now():
+    room = make_discussion(make_user())
+    stamped = Room.objects.values_list("updated_at", flat=True).get(pk=room.pk)
+    room.name, room.round, room.engine_state, room.status = "renamed", 4, {"phase": "turn"}, Room.Status.PAUSED
+    assert rows.save(room)
+    stored = Room.objects.get(pk=room.pk)
+    assert (stored.name, stored.round, stored.engine_state, stored.status) == ("renamed", 4, {"phase": "turn"}, "paused")
+    assert stored.updated_at > stamped and stored.updated_at == room.updated_at
+    names = [f.attname for f in Room._meta.concrete_fields]
+    assert [getattr(stored, n) for n in names] == [getattr(room, n) for n in names]
+    Room.objects.filter(pk=room.pk).delete()
+    assert rows.save(room) is False and not Room.objects.filter(pk=room.pk).exists()  # never inserted again
