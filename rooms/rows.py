@@ -12,6 +12,7 @@ SQL that SQLite (3.35 or later, for RETURNING) and PostgreSQL both run.
 from datetime import datetime
 from decimal import Decimal
 from functools import lru_cache
+from typing import Callable
 
 from django.db import connections, models, router
 from django.db.models import fields as F
@@ -73,7 +74,7 @@ def _connection(model):
 
 
 @lru_cache(maxsize=None)
-def _insert_plan(model, vendor: str, rows: int) -> tuple[str, tuple]:
+def _insert_plan(model, vendor: str, rows: int) -> tuple[str, Callable]:
     meta = model._meta
     fields = tuple(f for f in meta.concrete_fields if f is not meta.auto_field)
     if any(getattr(f, "generated", False) or getattr(f, "db_returning", False) for f in fields):
@@ -82,27 +83,44 @@ def _insert_plan(model, vendor: str, rows: int) -> tuple[str, tuple]:
     one = "(" + ", ".join(["%s"] * len(fields)) + ")"
     sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
            f"VALUES {', '.join([one] * rows)} RETURNING {quote(meta.pk.column)}")
-    return sql, tuple(_plan(f) for f in fields)
+    return sql, _compiled(tuple(_plan(f) for f in fields))
 
 
-def _values(obj, fields, connection, add: bool = True) -> list:
-    values = []
-    loaded = obj.__dict__
-    for f, kept, adapt in fields:
+def _slow(f, adapt, obj, value, connection, add: bool):
+    """A kept field's value of another type, or a deferred one (the field reads it first), prepared by the field."""
+    if value is _UNLOADED:
+        value = f.pre_save(obj, add)
+    if adapt is not None and value is not None:
+        return adapt(value, connection)
+    return f.get_db_prep_save(value, connection)
+
+
+def _compiled(plans: tuple) -> Callable:
+    """``values(obj, connection, add)``: the statement's parameters for ``obj``, one per field of ``plans``.
+
+    Per field: a kept field's loaded value of its type (or None) as it is, any other value through
+    ``_slow``; any other field through ``pre_save`` (``auto_now`` stamps), then its adapter (a value
+    that is not None) or ``get_db_prep_save``. Written out field by field as the source of one
+    function, compiled once per statement: a loop over the fields cost as much as running the INSERT.
+    """
+    names: dict = {"_UNLOADED": _UNLOADED}
+    lines = ["def values(obj, connection, add):", "    get = obj.__dict__.get"]
+    for i, (f, kept, adapt) in enumerate(plans):
+        names |= {f"f{i}": f, f"kept{i}": kept, f"adapt{i}": adapt}
         if kept is not None:
-            value = loaded.get(f.attname, _UNLOADED)
-            if value is None or type(value) is kept:
-                values.append(value)
-                continue
-            if value is _UNLOADED:  # deferred: the field reads it
-                value = f.pre_save(obj, add)
+            lines += [f"    v{i} = get({f.attname!r}, _UNLOADED)",
+                      f"    if v{i} is not None and type(v{i}) is not kept{i}:",
+                      f"        v{i} = _slow(f{i}, adapt{i}, obj, v{i}, connection, add)"]
         else:
-            value = f.pre_save(obj, add)
-        if adapt is not None and value is not None:
-            values.append(adapt(value, connection))
-        else:
-            values.append(f.get_db_prep_save(value, connection))
-    return values
+            lines.append(f"    v{i} = f{i}.pre_save(obj, add)")
+            if adapt is not None:
+                lines.append(f"    v{i} = adapt{i}(v{i}, connection) if v{i} is not None else f{i}.get_db_prep_save(v{i}, connection)")
+            else:
+                lines.append(f"    v{i} = f{i}.get_db_prep_save(v{i}, connection)")
+    lines.append("    return [" + ", ".join(f"v{i}" for i in range(len(plans))) + "]")
+    names["_slow"] = _slow
+    exec("\n".join(lines), names)
+    return names["values"]
 
 
 def insert_all(objs: list[models.Model]) -> list[models.Model]:
@@ -111,10 +129,10 @@ def insert_all(objs: list[models.Model]) -> list[models.Model]:
         return objs
     model = type(objs[0])
     alias, connection = _connection(model)
-    sql, fields = _insert_plan(model, connection.vendor, len(objs))
+    sql, values = _insert_plan(model, connection.vendor, len(objs))
     params = []
     for obj in objs:
-        params += _values(obj, fields, connection)
+        params += values(obj, connection, True)
     keys = [row[0] for row in statements.fetch(connection, sql, params)]
     if len(keys) != len(objs):
         raise RuntimeError(f"{len(objs)} rows inserted, {len(keys)} keys returned")
@@ -179,14 +197,14 @@ def create(model, /, **values) -> models.Model:
 
 
 @lru_cache(maxsize=None)
-def _update_plan(model, vendor: str, names: tuple[str, ...]) -> tuple[str, tuple]:
+def _update_plan(model, vendor: str, names: tuple[str, ...]) -> tuple[str, Callable]:
     meta = model._meta
     fields = tuple(meta.get_field(name) for name in names)
     if any(f.primary_key or not f.concrete for f in fields):
         raise ValueError("update() sets concrete, non-key fields only.")
     quote = connections[router.db_for_write(model)].ops.quote_name
     sets = ", ".join(f"{quote(f.column)} = %s" for f in fields)
-    return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s", tuple(_plan(f) for f in fields)
+    return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s", _compiled(tuple(_plan(f) for f in fields))
 
 
 def update(obj: models.Model, names: tuple[str, ...]) -> bool:
@@ -194,8 +212,8 @@ def update(obj: models.Model, names: tuple[str, ...]) -> bool:
     fields named here are stamped); False when the row is gone."""
     model = type(obj)
     _, connection = _connection(model)
-    sql, fields = _update_plan(model, connection.vendor, tuple(names))
-    params = _values(obj, fields, connection, add=False)
+    sql, values = _update_plan(model, connection.vendor, tuple(names))
+    params = values(obj, connection, False)
     return statements.write(connection, sql, [*params, obj.pk]) > 0
 
 
