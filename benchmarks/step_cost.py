@@ -26,7 +26,8 @@ WAL with SQLite's default ``synchronous=FULL`` (fsync at every commit). Both are
 The systems take turns: each repetition runs every one of them once, in an order that rotates, so a change
 in the machine's speed weighs on all alike. The tables give each system's median run; the verdict takes,
 for each size and durability, the ratio of Convene's run to LangGraph's best within each repetition, and
-its median over the repetitions (<= 1.0 is met).
+its median over the repetitions (<= 1.0 is met). One more Convene run at the largest N, outside the verdict, shows
+how much of a turn goes to building the room context and the prompts, which the LangGraph nodes here do not do.
 
     python benchmarks/step_cost.py [--quick] [--json PATH] [--realtime memory|redis]
 """
@@ -67,6 +68,35 @@ def convene_run(cast, turns: int) -> dict:
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     return {"seconds": elapsed, "cpu_seconds": cpu, "turns": turns, "steps": steps, "rooms": len(rooms),
             "step_p50_ms": C.median(per_step) * 1000, "step_p99_ms": C.percentile(per_step, 99) * 1000}
+
+
+def convene_split(cast, turns: int) -> dict:
+    """One more Convene run, not part of the verdict: the share of its time spent building each step's room
+    context (``load_context``: seats, records, room state, summaries) and prompt (``for_step``), work the
+    LangGraph graph's nodes here do not do (they append a fixed message). Timed by wrapping the two functions
+    where the discussion steps call them; the wrappers add a little to the run's total."""
+    from facilitation.discussions import steps
+
+    spent = {"load_context": 0.0, "for_step": 0.0}
+
+    def timed(name, fn):
+        def run(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - started
+        return run
+
+    originals = {name: getattr(steps, name) for name in spent}
+    for name, fn in originals.items():
+        setattr(steps, name, timed(name, fn))
+    try:
+        run = convene_run(cast, turns)
+    finally:
+        for name, fn in originals.items():
+            setattr(steps, name, fn)
+    return {**run, "context_seconds": spent["load_context"], "prompt_seconds": spent["for_step"]}
 
 
 def verify(turns_expected: int) -> None:
@@ -140,6 +170,8 @@ def main(argv=None) -> int:
                     runs[key][n].append(once(key, n, rep))
             for key in results:
                 results[key][n] = sorted(runs[key][n], key=lambda r: r["seconds"])[len(runs[key][n]) // 2]
+        split = convene_split(fresh(), sizes[-1])
+        verify(sizes[-1])
     finally:
         if redis:
             redis.stop()
@@ -189,6 +221,14 @@ def main(argv=None) -> int:
     for mode, v in verdicts.items():
         print(f"{mode}: " + "; ".join(f"N={n}: Convene {a:.2f} vs LangGraph {b:.2f} ms/turn (x{a / b:.2f}; "
                                       f"paired x{paired[mode][n]:.2f})" for n, (a, b) in v.items()))
+    n = sizes[-1]
+    app = split["context_seconds"] + split["prompt_seconds"]
+    rest = (split["seconds"] - app) / n * 1000
+    lg_normal = verdicts["synchronous=NORMAL"][str(n)][1]
+    print(f"Where Convene's time goes (one more run, synchronous=NORMAL, N={n}, not part of the verdict): "
+          f"{split['seconds'] / n * 1000:.2f} ms/turn, of which the room context {split['context_seconds'] / n * 1000:.2f} "
+          f"and the prompts {split['prompt_seconds'] / n * 1000:.2f} ({app / split['seconds'] * 100:.0f} %; LangGraph's nodes here "
+          f"build neither); the rest (claim, call, commit, events) {rest:.2f} ms/turn against LangGraph's {lg_normal:.2f}.")
     print(f"Target: Convene ms/turn <= LangGraph's at the same durability (median of the paired ratios <= 1.0): "
           f"{'met' if met else 'NOT met'}. "
           f"Before: {load_before}; after: {C.load_average()}")
@@ -196,7 +236,10 @@ def main(argv=None) -> int:
         "realtime": args.realtime, "repeat": repeat, "sizes": list(sizes), "labels": labels,
         "results": {k: {str(n): v for n, v in r.items()} for k, r in results.items()},
         "ms_per_turn": {k: {str(n): ms_turn(results[k][n], n) for n in sizes} for k in results},
-        "like_for_like": verdicts, "paired_ratio": paired, "target_met": met, "load_before": load_before, "load_after": C.load_average(),
+        "like_for_like": verdicts, "paired_ratio": paired, "target_met": met,
+        "split": {"turns": sizes[-1], "ms_per_turn": split["seconds"] / sizes[-1] * 1000,
+                  "context_ms_per_turn": split["context_seconds"] / sizes[-1] * 1000,
+                  "prompt_ms_per_turn": split["prompt_seconds"] / sizes[-1] * 1000}, "load_before": load_before, "load_after": C.load_average(),
     })
     return 0
 
