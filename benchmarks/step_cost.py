@@ -222,13 +222,13 @@ def main(argv=None) -> int:
         print(f"{mode}: " + "; ".join(f"N={n}: Convene {a:.2f} vs LangGraph {b:.2f} ms/turn (x{a / b:.2f}; "
                                       f"paired x{paired[mode][n]:.2f})" for n, (a, b) in v.items()))
     n = sizes[-1]
-    app = split["context_seconds"] + split["prompt_seconds"]
-    rest = (split["seconds"] - app) / n * 1000
-    lg_normal = verdicts["synchronous=NORMAL"][str(n)][1]
+    shares = {"turns": n, **{f"{part}ms_per_turn": split[f"{part}seconds"] / n * 1000 for part in ("", "context_", "prompt_")}}
+    rest = shares["ms_per_turn"] - shares["context_ms_per_turn"] - shares["prompt_ms_per_turn"]
     print(f"Where Convene's time goes (one more run, synchronous=NORMAL, N={n}, not part of the verdict): "
-          f"{split['seconds'] / n * 1000:.2f} ms/turn, of which the room context {split['context_seconds'] / n * 1000:.2f} "
-          f"and the prompts {split['prompt_seconds'] / n * 1000:.2f} ({app / split['seconds'] * 100:.0f} %; LangGraph's nodes here "
-          f"build neither); the rest (claim, call, commit, events) {rest:.2f} ms/turn against LangGraph's {lg_normal:.2f}.")
+          f"{shares['ms_per_turn']:.2f} ms/turn, of which the room context {shares['context_ms_per_turn']:.2f} "
+          f"and the prompts {shares['prompt_ms_per_turn']:.2f} ({(1 - rest / shares['ms_per_turn']) * 100:.0f} %; LangGraph's "
+          f"nodes here build neither); the rest (claim, call, commit, events) {rest:.2f} ms/turn against LangGraph's "
+          f"{verdicts['synchronous=NORMAL'][str(n)][1]:.2f}.")
     print(f"Target: Convene ms/turn <= LangGraph's at the same durability (median of the paired ratios <= 1.0): "
           f"{'met' if met else 'NOT met'}. "
           f"Before: {load_before}; after: {C.load_average()}")
@@ -236,10 +236,8 @@ def main(argv=None) -> int:
         "realtime": args.realtime, "repeat": repeat, "sizes": list(sizes), "labels": labels,
         "results": {k: {str(n): v for n, v in r.items()} for k, r in results.items()},
         "ms_per_turn": {k: {str(n): ms_turn(results[k][n], n) for n in sizes} for k in results},
-        "like_for_like": verdicts, "paired_ratio": paired, "target_met": met,
-        "split": {"turns": sizes[-1], "ms_per_turn": split["seconds"] / sizes[-1] * 1000,
-                  "context_ms_per_turn": split["context_seconds"] / sizes[-1] * 1000,
-                  "prompt_ms_per_turn": split["prompt_seconds"] / sizes[-1] * 1000}, "load_before": load_before, "load_after": C.load_average(),
+        "like_for_like": verdicts, "paired_ratio": paired, "target_met": met, "split": shares,
+        "load_before": load_before, "load_after": C.load_average(),
     })
     return 0
 

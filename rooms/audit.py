@@ -60,8 +60,9 @@ def record(component: str, *, room=None, user=None, data: dict | None = None, ou
     id) it happened in, ``user`` who asked, ``data`` the facts (plain JSON), ``output`` what was said."""
     return rows.create(
         Invocation, room_id=getattr(room, "pk", room), user_id=getattr(user, "pk", None) if user is not None else None,
-        agent_id=getattr(agent, "pk", agent), kind=Invocation.Kind.ACTION, component=component, input=_json_safe(data or {}), output=output[:4000],
-        success=success, error=error[:2000], correlation_id=correlation_id or _current.get() or new_correlation_id(),
+        agent_id=getattr(agent, "pk", agent), kind=Invocation.Kind.ACTION, component=component, input=_json_safe(data or {}),
+        output=output[:4000], success=success, error=error[:2000],
+        correlation_id=correlation_id or _current.get() or new_correlation_id(),
     )
 
 
