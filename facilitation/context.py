@@ -6,6 +6,8 @@ concerns, decisions, TODOs, mentions and the facilitator's own questions. Turns 
 than the last few are folded into fixed chunks of rolling summaries
 (``facilitation.deliberation.summaries``), so prompts stay append-only.
 """
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
@@ -30,6 +32,9 @@ SEALED_LINE = "[ballot sealed]"
 
 @dataclass
 class AgentView:
+    """An agent (or a person) in a seat as the prompts see it. Made once per seat row as read, and shared by
+    the steps that read the same row (``load_context``): never changed once made."""
+
     seat_id: int
     agent_id: int | None
     name: str
@@ -171,6 +176,9 @@ def _agent_view(row: dict) -> AgentView:
 
 # The questions every step asks, compiled once (``rooms.prepared``).
 _SEATS = Prepared(lambda room_id: Seat.objects.filter(room_id=room_id).order_by("position", "id").values(*SEAT_FIELDS), 1)
+#: Per room (database, id, creation time): each seat row as last read -> the views made of it (``_seat_views``).
+_views: "OrderedDict[tuple, dict]" = OrderedDict()
+_guard = threading.Lock()
 
 
 def _redact_votes(content: str) -> str:
@@ -248,13 +256,44 @@ def assemble(*, room_id: int, name: str, topic: str, format: str, round: int, ma
     )
 
 
+def _seat_view(row: dict) -> tuple[SeatInfo | None, AgentView]:
+    """A seat row's views: its ``SeatInfo`` (None for the facilitator's seat) and its ``AgentView``."""
+    if row["role"] == Seat.Role.FACILITATOR:
+        return None, _agent_view(row)
+    return SeatInfo(id=row["id"], name=_seat_name(row), role=row["role"], active=row["is_active"]), _agent_view(row)
+
+
+def _seat_views(room: Room) -> list[tuple[SeatInfo | None, AgentView]]:
+    """The views of the room's seats, in seat order. A row read exactly as at the room's step before gives the
+    views made of it then (views are never changed once made); only the rows that moved are made again (an
+    agent's usage moves with each of its calls). Per process, for at most ``KEEP_ROOMS`` rooms."""
+    rows = _SEATS.raw(room.pk)
+    key = (room._state.db, room.pk, room.created_at)
+    with _guard:
+        known = _views.pop(key, None) or {}
+    try:
+        made = {row: known.get(row) or _seat_view(_SEATS.convert(row)) for row in rows}
+    except TypeError:  # a value that cannot be a key (a driver's JSON as a list): nothing kept
+        return [_seat_view(_SEATS.convert(row)) for row in rows]
+    with _guard:
+        _views[key] = made
+        while len(_views) > replays.KEEP_ROOMS:
+            _views.popitem(last=False)
+    return [made[row] for row in rows]
+
+
+def forget_views() -> None:
+    """Drop every room's kept seat views (the tests, between databases)."""
+    with _guard:
+        _views.clear()
+
+
 def load_context(room: Room) -> RoomContext:
-    seats = _SEATS(room.pk)
-    fac_row = next((s for s in seats if s["role"] == Seat.Role.FACILITATOR), None)
-    others = [s for s in seats if s["role"] != Seat.Role.FACILITATOR]
-    infos = [SeatInfo(id=s["id"], name=_seat_name(s), role=s["role"], active=s["is_active"]) for s in others]
-    agents = {s["id"]: _agent_view(s) for s in others}
-    facilitator = _agent_view(fac_row) if fac_row else AgentView(seat_id=0, agent_id=None, name="Facilitator")
+    views = _seat_views(room)
+    infos = [info for info, _ in views if info is not None]
+    agents = {view.seat_id: view for info, view in views if info is not None}
+    facilitator = next((view for info, view in views if info is None),
+                       None) or AgentView(seat_id=0, agent_id=None, name="Facilitator")
     narratives = []
     if room.kind != Room.Kind.DISCUSSION:  # discussions keep no narratives: skip the query
         narratives = list(Narrative.objects.filter(room=room).order_by("-id").values_list("content", flat=True)[:10])[::-1]

@@ -60,16 +60,35 @@ class Prepared:
         return compiled
 
     def __call__(self, *args: int) -> list:
-        sql, params, positions, names, converters, connection, alias, model = self._compiled()
+        compiled = self._compiled()
+        rows = self._fetch(compiled, args)
+        return [_made(row, compiled) for row in rows]
+
+    def raw(self, *args: int) -> list[tuple]:
+        """The rows as the database gives them, before any conversion (``convert`` makes one what the query
+        gives): a caller that keeps what it made of a row knows an unchanged row by comparing these."""
+        return self._fetch(self._compiled(), args)
+
+    def convert(self, row: tuple):
+        """One row of ``raw`` as the query gives it: a dict of ``.values()``, or a model instance."""
+        return _made(row, self._compiled())
+
+    @staticmethod
+    def _fetch(compiled: tuple, args: tuple) -> list[tuple]:
+        sql, params, positions, _, _, _, alias, _ = compiled
         params = list(params)
         for position, value in zip(positions, args):
             params[position] = int(value)
-        rows = statements.fetch(connections[alias], sql, params)
-        if converters:  # what the compiler's apply_converters does, with the converters found once
-            rows = [_converted(list(row), converters, connection) for row in rows]
-        if model is not None:
-            return [model.from_db(alias, names, tuple(row)) for row in rows]
-        return [dict(zip(names, row)) for row in rows]
+        return statements.fetch(connections[alias], sql, params)
+
+
+def _made(row: tuple, compiled: tuple):
+    _, _, _, names, converters, connection, alias, model = compiled
+    if converters:  # what the compiler's apply_converters does, with the converters found once
+        row = _converted(list(row), converters, connection)
+    if model is not None:
+        return model.from_db(alias, names, tuple(row))
+    return dict(zip(names, row))
 
 
 def _converted(row: list, converters: tuple, connection) -> list:

@@ -58,8 +58,7 @@ def _adapter(field):
         return lambda value, connection: (connection.ops.adapt_json_value(value, encoder)
                                           if type(value) is dict or type(value) is list else field.get_db_prep_save(value, connection))
     if type(field) is models.DateTimeField:
-        return lambda value, connection: (connection.ops.adapt_datetimefield_value(value)
-                                          if type(value) is datetime and value.tzinfo is not None
+        return lambda value, connection: (statements.at(connection, value) if type(value) is datetime and value.tzinfo is not None
                                           else field.get_db_prep_save(value, connection))
     return None
 

@@ -33,5 +33,5 @@ def add_usage(model, pk: int | None, tokens: int, cost_usd) -> None:
     db = connections[DEFAULT_DB_ALIAS]
     params = [int(tokens), Decimal(cost_usd or 0)]
     if stamped:
-        params.append(db.ops.adapt_datetimefield_value(timezone.now()))
+        params.append(statements.at(db, timezone.now()))
     statements.write(db, sql, [*params, pk])

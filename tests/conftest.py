@@ -22,12 +22,13 @@ def memory_publisher():
 
 @pytest.fixture(autouse=True)
 def _test_settings(settings, monkeypatch, memory_publisher):
-    from facilitation import records, replays
+    from facilitation import context, records, replays
     from rooms import realtime
     from tests import event_checks
 
     records.forget_all()  # rows carried between steps belong to one test's database
     replays.forget_all()
+    context.forget_views()
     realtime.reset(installed=True)
     settings.REALTIME_BACKEND = "memory"
     realtime.install("memory", memory_publisher)

@@ -38,8 +38,21 @@ def quote_user_text(label: str, text, **attributes) -> str:
     """``text`` as a data block: ``<label attr="...">`` on its own line, the text, ``</label>``."""
     if label not in LABELS:
         raise ValueError(f"unknown quoting label {label!r}")
-    attrs = "".join(f' {name}="{html.escape(" ".join(str(value).split()), quote=True)}"' for name, value in attributes.items())
-    return f"<{label}{attrs}>\n{neutralise(str(text or '')).strip()}\n</{label}>"
+    text = text if isinstance(text, str) else str(text or "")
+    try:
+        return _quoted_block(label, text, tuple(attributes.items()))
+    except TypeError:  # an attribute value that cannot be a cache key
+        return _quote(label, text, attributes.items())
+
+
+@lru_cache(maxsize=1024)  # a room's persona, topic and latest turns are quoted again at each of its steps
+def _quoted_block(label: str, text: str, attributes: tuple) -> str:
+    return _quote(label, text, attributes)
+
+
+def _quote(label: str, text: str, attributes) -> str:
+    attrs = "".join(f' {name}="{html.escape(" ".join(str(value).split()), quote=True)}"' for name, value in attributes)
+    return f"<{label}{attrs}>\n{neutralise(text).strip()}\n</{label}>"
 
 
 def inline(text) -> str:

@@ -25,7 +25,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Callable
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
@@ -175,7 +175,7 @@ def _take(room_id: int, step_seq: int, lease_seconds: float, slot: int) -> tuple
     now = timezone.now()
     token = uuid.uuid4().hex
     db = connections[DEFAULT_DB_ALIAS]
-    at = db.ops.adapt_datetimefield_value
+    at = partial(statements.at, db)
     taken = statements.fetch(db, _sql_claim(), [token, at(now + timedelta(seconds=lease_seconds)), room_id, slot, step_seq,
                                                 False, at(now), at(now)])
     return (token, *taken[0]) if taken else None
@@ -203,7 +203,7 @@ def still_ours(claim: Claim, statuses: tuple = RUNNING) -> bool:
 
 def extend(claim: Claim, lease_seconds: float, statuses: tuple = RUNNING) -> bool:
     """Heartbeat: the lease now ends ``lease_seconds`` from now; False when it is no longer ours."""
-    until = connection.ops.adapt_datetimefield_value(timezone.now() + timedelta(seconds=lease_seconds))
+    until = statements.at(connection, timezone.now() + timedelta(seconds=lease_seconds))
     with connection.cursor() as cursor:
         cursor.execute(_sql_extend(len(statuses)), [until, *_ours_params(claim), claim.room_id, *statuses])
         return cursor.rowcount > 0
@@ -255,7 +255,7 @@ def finish(claim: Claim, *, next_slots: int = 1, ready_at: datetime | None = Non
         now = timezone.now()
         ready = ready_at or now
         db = connections[DEFAULT_DB_ALIAS]
-        at = db.ops.adapt_datetimefield_value
+        at = partial(statements.at, db)
         # Handed on only from a transaction of its own: the claim reaches the thread when it commits.
         held = hand_on and ready <= now and claim.lease > 0 and len(db.atomic_blocks) == 1
         # Opened claimed by this thread (its first attempt), or free.
