@@ -50,6 +50,7 @@ class AgentView:
     model: str = ""
     budget_tokens: int | None = None
     budget_usd: float | None = None
+    #: What the agent has used, when it has a budget (0 without one: nothing weighs it then).
     tokens_used: int = 0
     cost_usd: float = 0.0
 
@@ -178,6 +179,8 @@ def _agent_view(row: dict) -> AgentView:
 _SEATS = Prepared(lambda room_id: Seat.objects.filter(room_id=room_id).order_by("position", "id").values(*SEAT_FIELDS), 1)
 #: Per room (database, id, creation time): each seat row as last read -> the views made of it (``_seat_views``).
 _views: "OrderedDict[tuple, dict]" = OrderedDict()
+#: Where a seat row holds its agent's budgets and usage (``_without_unbudgeted_usage``), found once.
+_USAGE_AT: tuple | None = None
 _guard = threading.Lock()
 
 
@@ -263,11 +266,29 @@ def _seat_view(row: dict) -> tuple[SeatInfo | None, AgentView]:
     return SeatInfo(id=row["id"], name=_seat_name(row), role=row["role"], active=row["is_active"]), _agent_view(row)
 
 
+def _without_unbudgeted_usage(row: tuple) -> tuple:
+    """The seat row with its agent's usage read as 0 when the agent has no budget: usage is only ever weighed
+    against a budget (``budget.over``), and without it the row reads the same from one call to the next."""
+    budget_tokens, budget_usd, tokens_used, cost_usd = _USAGE_AT or _usage_at()
+    if row[budget_tokens] is not None or row[budget_usd] is not None or (not row[tokens_used] and not row[cost_usd]):
+        return row
+    row = list(row)
+    row[tokens_used] = row[cost_usd] = 0
+    return tuple(row)
+
+
+def _usage_at() -> tuple[int, int, int, int]:
+    global _USAGE_AT
+    names = _SEATS.names()
+    _USAGE_AT = tuple(names.index(f"agent__{name}") for name in ("budget_tokens", "budget_usd", "tokens_used", "cost_usd"))
+    return _USAGE_AT
+
+
 def _seat_views(room: Room) -> list[tuple[SeatInfo | None, AgentView]]:
     """The views of the room's seats, in seat order. A row read exactly as at the room's step before gives the
     views made of it then (views are never changed once made); only the rows that moved are made again (an
     agent's usage moves with each of its calls). Per process, for at most ``KEEP_ROOMS`` rooms."""
-    rows = _SEATS.raw(room.pk)
+    rows = [_without_unbudgeted_usage(row) for row in _SEATS.raw(room.pk)]
     key = (room._state.db, room.pk, room.created_at)
     with _guard:
         known = _views.pop(key, None) or {}

@@ -69,6 +69,10 @@ class Prepared:
         gives): a caller that keeps what it made of a row knows an unchanged row by comparing these."""
         return self._fetch(self._compiled(), args)
 
+    def names(self) -> list[str]:
+        """What each value of a row is, in order: the names ``.values()`` gives, or the model's field attributes."""
+        return list(self._compiled()[3])
+
     def convert(self, row: tuple):
         """One row of ``raw`` as the query gives it: a dict of ``.values()``, or a model instance."""
         return _made(row, self._compiled())
