@@ -30,10 +30,10 @@ VOTING_ROLES = ("participant", "devil_advocate", "background")
 SEALED_LINE = "[ballot sealed]"
 
 
-@dataclass
+@dataclass(frozen=True)
 class AgentView:
     """An agent (or a person) in a seat as the prompts see it. Made once per seat row as read, and shared by
-    the steps that read the same row (``load_context``): never changed once made."""
+    the steps that read the same row (``load_context``); frozen, so a prompt made of it can be kept too."""
 
     seat_id: int
     agent_id: int | None
@@ -45,7 +45,7 @@ class AgentView:
     persona_style: str = ""
     role_prompt: str = ""
     role_name: str = ""
-    expertise: list = field(default_factory=list)
+    expertise: tuple = ()
     provider: str = ""
     model: str = ""
     budget_tokens: int | None = None
@@ -53,6 +53,10 @@ class AgentView:
     #: What the agent has used, when it has a budget (0 without one: nothing weighs it then).
     tokens_used: int = 0
     cost_usd: float = 0.0
+
+    def __post_init__(self):
+        if not isinstance(self.expertise, tuple):
+            object.__setattr__(self, "expertise", tuple(self.expertise))
 
 
 @dataclass
@@ -168,7 +172,7 @@ def _agent_view(row: dict) -> AgentView:
         persona_prompt=row["agent__persona__prompt"] or row["agent__description"],
         persona_style=row["agent__persona__style"] or "",
         role_prompt=row["agent__role__base_prompt"] or "", role_name=row["agent__role__name"] or "",
-        expertise=[str(e) for e in (row["agent__expertise"] or []) if e],
+        expertise=tuple(str(e) for e in (row["agent__expertise"] or []) if e),
         provider=row["agent__provider"], model=row["agent__model"],
         budget_tokens=row["agent__budget_tokens"], budget_usd=float(usd) if usd is not None else None,
         tokens_used=row["agent__tokens_used"], cost_usd=float(row["agent__cost_usd"]),

@@ -16,8 +16,10 @@ short texts inside a line as JSON strings.
 Blocks are Anthropic-style text blocks; ``cache_control`` marks the breakpoints. Other
 providers flatten them. The whole transcript is never replayed.
 """
-from facilitation.context import RoomContext
-from facilitation.engine import Evaluation, Opening, ParticipantTurn, Synthesis, eligible
+from functools import lru_cache
+
+from facilitation.context import AgentView, RoomContext
+from facilitation.engine import Evaluation, Opening, ParticipantTurn, SeatInfo, Synthesis, eligible
 from facilitation.llm import LLMRequest
 from facilitation.prompts.decision_schema import DECISION_TOOL, decision_schema
 from facilitation.prompts.instructions import (
@@ -26,7 +28,7 @@ from facilitation.prompts.instructions import (
 )
 from facilitation.prompts.quoting import DATA_RULES, quote_user_text, quoted_name
 from facilitation.prompts.room_state import ROLE_LABELS, quoted, seat_line, state_lines
-from facilitation.presets import GENERIC_FACILITATOR
+from facilitation.presets import GENERIC_FACILITATOR, get_preset
 
 CACHE = {"type": "ephemeral"}
 SYNTHESIS_REASONS = {
@@ -47,45 +49,65 @@ def _block(text: str, cache: bool = False) -> dict:
 
 
 def brief(ctx: RoomContext) -> str:
-    lines = ["## The room", quote_user_text("topic", ctx.topic), FORMATS.get(ctx.format, f"Format: {ctx.format}."),
-             f"Rounds: at most {ctx.max_rounds}; a round is one speaker's turn.",
+    return _brief(ctx.topic, ctx.format, ctx.max_rounds, tuple(ctx.seats), tuple(ctx.agents.get(s.id) for s in ctx.seats))
+
+
+# The system prompts are made of the seats' views and the room's settings only, which stay as they are from one
+# step of a room to the next (``context.AgentView`` and ``SeatInfo`` are frozen): each is written once and kept.
+@lru_cache(maxsize=256)
+def _brief(topic: str, format: str, max_rounds: int, seats: tuple, agents: tuple) -> str:
+    lines = ["## The room", quote_user_text("topic", topic), FORMATS.get(format, f"Format: {format}."),
+             f"Rounds: at most {max_rounds}; a round is one speaker's turn.",
              "Seats ([id] name (@alias), seat role: function; expertise; persona):"]
-    lines += [seat_line(s, ctx.agents.get(s.id)) for s in ctx.seats]
+    lines += [seat_line(s, agent) for s, agent in zip(seats, agents)]
     return "\n".join(lines)
 
 
 def conclusion_sections(ctx: RoomContext) -> list[str]:
-    preset = ctx.preset or GENERIC_FACILITATOR
+    return _sections(ctx.preset, ctx.format)
+
+
+def _sections(preset: dict | None, format: str) -> list[str]:
+    preset = preset or GENERIC_FACILITATOR
     sections = list(preset.get("synthesis") or GENERIC_FACILITATOR["synthesis"])
-    extra = FORMAT_SECTIONS.get(ctx.format)
+    extra = FORMAT_SECTIONS.get(format)
     if extra and not any(extra.split(":")[0].lower() in s.lower() for s in sections):
-        sections.insert(0 if ctx.format == "review" else len(sections), extra)
+        sections.insert(0 if format == "review" else len(sections), extra)
     return sections + list(ALWAYS_SECTIONS)
 
 
 def facilitator_system(ctx: RoomContext) -> str:
-    preset = ctx.preset
+    return _facilitator_system(ctx.facilitator, ctx.format, brief(ctx))
+
+
+@lru_cache(maxsize=256)
+def _facilitator_system(facilitator: AgentView, format: str, room_brief: str) -> str:
+    preset = get_preset(facilitator.persona_key) if facilitator.persona_key else None
     policy_name = preset["name"] if preset else "your own"
     selection = (preset or GENERIC_FACILITATOR)["selection"]
-    sections = "\n".join(f"{n}. {s}" for n, s in enumerate(conclusion_sections(ctx), start=1))
-    guide = FACILITATOR_GUIDE.format(strict=STRICT_FAIRNESS if ctx.strict_fairness else "", decision_format=DECISION_FORMAT)
-    persona = ctx.facilitator.persona_prompt
+    sections = "\n".join(f"{n}. {s}" for n, s in enumerate(_sections(preset, format), start=1))
+    strict = bool(preset and preset.get("fairness") == "strict")
+    guide = FACILITATOR_GUIDE.format(strict=STRICT_FAIRNESS if strict else "", decision_format=DECISION_FORMAT)
+    persona = facilitator.persona_prompt
     return "\n\n".join(p for p in (
         quote_user_text("persona", persona) if persona else GENERIC_FACILITATOR["prompt"],
         f"## Your selection policy ({policy_name})\n{selection}",
         f"## Your conclusion\n{SYNTHESIS_GUIDE}\n{sections}",
-        SEAT_ROLES["facilitator"], guide, MARKERS, DATA_RULES, brief(ctx),
+        SEAT_ROLES["facilitator"], guide, MARKERS, DATA_RULES, room_brief,
     ) if p)
 
 
 def participant_system(ctx: RoomContext, seat_id: int) -> str:
-    agent = ctx.agents[seat_id]
-    seat = ctx.seat(seat_id)
+    return _participant_system(ctx.agents[seat_id], ctx.seat(seat_id), brief(ctx))
+
+
+@lru_cache(maxsize=256)
+def _participant_system(agent: AgentView, seat: SeatInfo, room_brief: str) -> str:
     me = f"You are: [{seat.id}] {quoted_name(seat.name)}" + (f" (@{agent.alias})" if agent.alias else "") + f", {ROLE_LABELS.get(seat.role, seat.role)}."
     return "\n\n".join(p for p in (
         agent.persona_prompt and quote_user_text("persona", agent.persona_prompt),
         agent.role_prompt and quote_user_text("role_prompt", agent.role_prompt),
-        SEAT_ROLES.get(seat.role, ""), PARTICIPANT_GUIDE, MARKERS, DATA_RULES, brief(ctx), me,
+        SEAT_ROLES.get(seat.role, ""), PARTICIPANT_GUIDE, MARKERS, DATA_RULES, room_brief, me,
     ) if p)
 
 
