@@ -50,6 +50,7 @@ class _Carry:
     created_at: datetime
     upto: int  # every row at or below this seq is in ``rows``
     rows: tuple  # oldest first
+    made: tuple  # each row's record (``_record_of``), made once when the row joined the carry
 
 
 _carried: "OrderedDict[tuple, _Carry]" = OrderedDict()
@@ -64,26 +65,32 @@ def _latest(room_id: int) -> list[dict]:
 
 def rows_of(room: Room) -> list[dict]:
     """The room's latest contribution and decision rows (at most ``REPLAY_LIMIT * 2``), oldest first."""
+    return _read(room)[0]
+
+
+def _read(room: Room) -> tuple[list[dict], list]:
+    """``rows_of``, and each row's record (``_record_of``): those of carried rows as made before."""
     key = (room._state.db, room.pk)
     with _guard:
         carry = _carried.get(key)
     if carry is None or carry.created_at != room.created_at or carry.upto > room.seq:
-        rows = _latest(room.pk)
+        rows, made = _latest(room.pk), []
     elif carry.upto == room.seq:  # nothing was written since: no query
-        rows = list(carry.rows)
+        rows, made = list(carry.rows), list(carry.made)
     else:
         new = _TURNS_AFTER(room.pk, carry.upto)
-        rows = _latest(room.pk) if len(new) >= CARRY_ROWS else [*carry.rows, *new]
-    known = [row for row in rows if row["seq"] <= room.seq]  # later rows came after the room was read: not carried
+        rows, made = (_latest(room.pk), []) if len(new) >= CARRY_ROWS else ([*carry.rows, *new], list(carry.made))
+    made += [_record_of(row) for row in rows[len(made):]]
+    known = sum(1 for row in rows if row["seq"] <= room.seq)  # later rows came after the room was read: not carried
     with _guard:
-        if len(known) <= CARRY_ROWS:
-            _carried[key] = _Carry(room.created_at, room.seq, tuple(known))
+        if known <= CARRY_ROWS:
+            _carried[key] = _Carry(room.created_at, room.seq, tuple(rows[:known]), tuple(made[:known]))
             _carried.move_to_end(key)
             while len(_carried) > CARRY_ROOMS:
                 _carried.popitem(last=False)
         else:
             _carried.pop(key, None)
-    return rows
+    return rows, made
 
 
 def row_of(obs: Observation) -> dict:
@@ -104,7 +111,7 @@ def wrote(room: Room, before: int, written: list[dict]) -> None:
             carry = _carried.get(key)
             if (carry is not None and carry.created_at == created and carry.upto == before
                     and len(carry.rows) + len(kept) <= CARRY_ROWS):
-                _carried[key] = _Carry(created, upto, carry.rows + kept)
+                _carried[key] = _Carry(created, upto, carry.rows + kept, carry.made + tuple(_record_of(row) for row in kept))
 
     transaction.on_commit(extend, using=room._state.db)
 
@@ -115,20 +122,24 @@ def forget_all() -> None:
         _carried.clear()
 
 
+def _record_of(row: dict) -> dict | None:
+    """A row as the room state replays it; None for a facilitator's decision other than asking someone to speak.
+    Shared by every step that reads the row: never changed."""
+    if row["kind"] == Observation.Kind.DECISION:
+        data = row["data"] or {}
+        if data.get("decision") != "continue":
+            return None
+        return {"kind": "decision", "seq": row["seq"], "round": row["round"], "seatId": data.get("nextParticipantId"),
+                "question": data.get("question") or ""}
+    return {"kind": "contribution", "seq": row["seq"], "round": row["round"], "seatId": row["seat_id"],
+            "speaker": row["author_name"], "content": row["content"], "markers": row["markers"] or [],
+            "status": row["status"], "passed": bool((row["data"] or {}).get("pass"))}
+
+
 def records(room: Room) -> list[dict]:
     """The contributions, the facilitator's questions and the phase changes, oldest first, as plain records."""
-    rows = rows_of(room)
-    found = []
-    for row in rows:
-        if row["kind"] == Observation.Kind.DECISION:
-            data = row["data"] or {}
-            if data.get("decision") == "continue":
-                found.append({"kind": "decision", "seq": row["seq"], "round": row["round"],
-                              "seatId": data.get("nextParticipantId"), "question": data.get("question") or ""})
-        else:
-            found.append({"kind": "contribution", "seq": row["seq"], "round": row["round"], "seatId": row["seat_id"],
-                          "speaker": row["author_name"], "content": row["content"], "markers": row["markers"] or [],
-                          "status": row["status"], "passed": bool((row["data"] or {}).get("pass"))})
+    rows, made = _read(room)
+    found = [record for record in made if record is not None]
     if room.template and rows:
         phases = _PHASES_SINCE(room.pk, rows[0]["seq"])
         found += [{"kind": "phase", "seq": e["seq"], "name": (e["payload"] or {}).get("phase") or ""} for e in phases]

@@ -66,5 +66,5 @@ def at(connection, value: datetime | None):
     one on SQLite with the connection in UTC (how every step's stamps are written) is its text directly:
     what the backend's checks and conversions come to for it, at a fraction of their cost."""
     if value is not None and value.tzinfo is timezone.utc and connection.vendor == "sqlite" and connection.timezone is timezone.utc:
-        return str(value.replace(tzinfo=None))
+        return value.isoformat(" ")[:-6]  # str() of it without its "+00:00"
     return connection.ops.adapt_datetimefield_value(value)

@@ -1,4 +1,7 @@
 """rooms.statements: the engine's fixed statements run as Django's cursor would run them."""
+from datetime import datetime, timezone as dt_timezone
+from zoneinfo import ZoneInfo
+
 import pytest
 from django.db import DatabaseError, IntegrityError, connection, connections, transaction
 from django.db.transaction import TransactionManagementError
@@ -74,3 +77,21 @@ def test_a_transaction_marked_for_rollback_refuses_further_statements():
         with pytest.raises(TransactionManagementError):
             statements.write(DB, RENAME, ["too late", room.pk])
     assert Room.objects.get(pk=room.pk).name != "too late"
+
+
+@pytest.mark.parametrize("value", [
+    datetime(2026, 12, 7, 3, 4, 5, 123456, tzinfo=dt_timezone.utc),
+    datetime(2026, 12, 7, 3, 4, 5, tzinfo=dt_timezone.utc),  # no microseconds: none written, as Django writes it
+    datetime(2026, 12, 7, 3, 4, 5, 9, tzinfo=ZoneInfo("Europe/Berlin")),
+    None,
+])
+def test_a_date_time_parameter_is_what_the_backend_makes_of_it(value):
+    assert statements.at(connection, value) == connection.ops.adapt_datetimefield_value(value)
+
+
+def test_a_stamp_written_as_text_reads_back_as_the_same_instant():
+    room = make_discussion(make_user())
+    stamp = datetime(2026, 12, 7, 3, 4, 5, 120000, tzinfo=dt_timezone.utc)
+    table, column = connection.ops.quote_name(Room._meta.db_table), connection.ops.quote_name("updated_at")
+    statements.write(connection, f"UPDATE {table} SET {column} = %s WHERE id = %s", [statements.at(connection, stamp), room.pk])
+    assert Room.objects.get(pk=room.pk).updated_at == stamp
