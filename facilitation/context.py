@@ -94,6 +94,8 @@ class RoomContext:
     unvoted: tuple = ()
     #: How many turns may run at once when several seats are asked together (1..3).
     max_parallel: int = 1
+    #: ``guardrail_facts`` by rounds left: a step asks for them twice (its prompt, then its decision's check).
+    _facts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def sealed(self, seq) -> bool:
         """Is a vote cast at ``seq`` hidden (an open independent ballot)?"""
@@ -134,6 +136,12 @@ class RoomContext:
         return names
 
     def guardrail_facts(self, rounds_left: int) -> Facts:
+        facts = self._facts.get(rounds_left)
+        if facts is None:
+            facts = self._facts[rounds_left] = self._guardrail_facts(rounds_left)
+        return facts
+
+    def _guardrail_facts(self, rounds_left: int) -> Facts:
         room = self.room or RoomState([])
         blockers = [Blocker("reject", v.seat_id, v.speaker, v.text) for v in room.standing_rejects if not self.sealed(v.seq)]
         blockers += [Blocker("concern", c.seat_id, c.speaker, c.text, c.id) for c in room.open_concerns]

@@ -81,7 +81,9 @@ def _read(room: Room) -> tuple[list[dict], list]:
         new = _TURNS_AFTER(room.pk, carry.upto)
         rows, made = (_latest(room.pk), []) if len(new) >= CARRY_ROWS else ([*carry.rows, *new], list(carry.made))
     made += [_record_of(row) for row in rows[len(made):]]
-    known = sum(1 for row in rows if row["seq"] <= room.seq)  # later rows came after the room was read: not carried
+    known = len(rows)  # rows after the room's seq came after the room was read: not carried
+    while known and rows[known - 1]["seq"] > room.seq:
+        known -= 1
     with _guard:
         if known <= CARRY_ROWS:
             _carried[key] = _Carry(room.created_at, room.seq, tuple(rows[:known]), tuple(made[:known]))

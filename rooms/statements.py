@@ -11,8 +11,10 @@ errors come out as Django's (``OperationalError`` and the rest: ``runs.outages``
 Whenever something watches the statements (``connection.queries_logged``: ``DEBUG``, a test counting
 queries; or an execute wrapper), and on other databases, they go through Django's cursor as any query.
 """
+from asyncio import _get_running_loop
 from datetime import datetime, timezone
 from functools import lru_cache
+from threading import get_ident
 from typing import Callable
 
 from django.db.backends.sqlite3.base import FORMAT_QMARK_REGEX
@@ -29,6 +31,12 @@ def _direct(connection) -> bool:
 
 
 def _raw_cursor(connection):
+    raw = connection.connection
+    if (raw is not None and _get_running_loop() is None and connection._thread_ident == get_ident()
+            and not connection.needs_rollback and (connection.health_check_done or not connection.health_check_enabled)):
+        # Open, in its own thread, outside an event loop, in no broken transaction, no health check due: what the
+        # calls below would find, checked directly (they stay the path for every other case, and raise as usual).
+        return raw.cursor()
     connection.close_if_health_check_failed()
     connection.ensure_connection()
     connection.validate_thread_sharing()

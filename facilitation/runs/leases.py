@@ -20,8 +20,8 @@ room as the commit left it is what a read would give while nobody else wrote it 
 checks that with a narrow read (its status, ``seq`` and ``updated_at``: every action on a room moves
 one of them) and reads the whole room only when it changed, e.g. a pause or stop.
 """
+import secrets
 import threading
-import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -173,7 +173,7 @@ def _unchanged(room: Room) -> bool:
 def _take(room_id: int, step_seq: int, lease_seconds: float, slot: int) -> tuple[str, int, int] | None:
     """The claim's UPDATE: ``(token, attempt, slots)`` when the slot was taken."""
     now = timezone.now()
-    token = uuid.uuid4().hex
+    token = secrets.token_hex(16)
     db = connections[DEFAULT_DB_ALIAS]
     at = partial(statements.at, db)
     taken = statements.fetch(db, _sql_claim(), [token, at(now + timedelta(seconds=lease_seconds)), room_id, slot, step_seq,
@@ -259,7 +259,7 @@ def finish(claim: Claim, *, next_slots: int = 1, ready_at: datetime | None = Non
         # Handed on only from a transaction of its own: the claim reaches the thread when it commits.
         held = hand_on and ready <= now and claim.lease > 0 and len(db.atomic_blocks) == 1
         # Opened claimed by this thread (its first attempt), or free.
-        token = uuid.uuid4().hex if held else ""
+        token = secrets.token_hex(16) if held else ""
         attempt, until = (1, at(now + timedelta(seconds=claim.lease))) if held else (0, None)
         moved = statements.write(db, _sql_next_step(),
                                  [claim.step_seq + 1, attempt, token, until, at(ready), False, *_ours_params(claim)]) > 0

@@ -1,9 +1,12 @@
 """rooms.statements: the engine's fixed statements run as Django's cursor would run them."""
+import asyncio
+import threading
 from datetime import datetime, timezone as dt_timezone
 from zoneinfo import ZoneInfo
 
 import pytest
 from django.db import DatabaseError, IntegrityError, connection, connections, transaction
+from django.core.exceptions import SynchronousOnlyOperation
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 
@@ -95,3 +98,31 @@ def test_a_stamp_written_as_text_reads_back_as_the_same_instant():
     table, column = connection.ops.quote_name(Room._meta.db_table), connection.ops.quote_name("updated_at")
     statements.write(connection, f"UPDATE {table} SET {column} = %s WHERE id = %s", [statements.at(connection, stamp), room.pk])
     assert Room.objects.get(pk=room.pk).updated_at == stamp
+
+
+def test_a_statement_from_inside_an_event_loop_is_refused_as_djangos_are():
+    room = make_discussion(make_user())
+    statements.fetch(DB, SELECT, [room.pk])  # the connection is open: the refusal is not the connect's
+
+    async def from_the_loop():
+        return statements.fetch(DB, SELECT, [room.pk])
+
+    with pytest.raises(SynchronousOnlyOperation):
+        asyncio.run(from_the_loop())
+
+
+def test_a_statement_on_another_threads_connection_is_refused_as_djangos_are():
+    room = make_discussion(make_user())
+    statements.fetch(DB, SELECT, [room.pk])
+    failed = []
+    worker = threading.Thread(target=lambda: _catch(failed, lambda: statements.fetch(DB, SELECT, [room.pk])))
+    worker.start()
+    worker.join()
+    assert len(failed) == 1 and isinstance(failed[0], DatabaseError) and "thread" in str(failed[0])
+
+
+def _catch(into: list, run) -> None:
+    try:
+        run()
+    except Exception as error:  # the test reads what was raised
+        into.append(error)
