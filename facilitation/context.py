@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from django.conf import settings
+from django.db import connections
 
 from facilitation.deliberation.markers import parse_markers
 from facilitation.deliberation.state import RoomState, SeatRef, replay
@@ -22,6 +23,7 @@ from facilitation import replays
 from facilitation.presets import get_preset
 from facilitation.records import records as room_records
 from rooms.models import Narrative, Room, Seat
+from rooms import quiet
 from rooms.prepared import Prepared
 
 #: Seat roles that vote: the speaking roles, and ``background`` seats (which speak only to vote).
@@ -191,6 +193,15 @@ def _agent_view(row: dict) -> AgentView:
 _SEATS = Prepared(lambda room_id: Seat.objects.filter(room_id=room_id).order_by("position", "id").values(*SEAT_FIELDS), 1)
 #: Per room (database, id, creation time): each seat row as last read -> the views made of it (``_seat_views``).
 _views: "OrderedDict[tuple, dict]" = OrderedDict()
+
+
+class _ReadHere(threading.local):
+    def __init__(self):
+        #: Per room: the views this thread's latest read of its seats gave, in seat order.
+        self.rooms: dict[tuple, list] = {}
+
+
+_read_here = _ReadHere()
 #: Where a seat row holds its agent's budgets and usage (``_without_unbudgeted_usage``), found once.
 _USAGE_AT: tuple | None = None
 _guard = threading.Lock()
@@ -300,25 +311,33 @@ def _seat_views(room: Room) -> list[tuple[SeatInfo | None, AgentView]]:
     """The views of the room's seats, in seat order. A row read exactly as at the room's step before gives the
     views made of it then (views are never changed once made); only the rows that moved are made again (an
     agent's usage moves with each of its calls). Per process, for at most ``KEEP_ROOMS`` rooms."""
-    rows = [_without_unbudgeted_usage(row) for row in _SEATS.raw(room.pk)]
     key = (room._state.db, room.pk, room.created_at)
+    last = _read_here.rooms.get(key)
+    if last is not None and quiet.steady(connections[room._state.db], room.pk):
+        return last  # nobody wrote the database since this thread's last step of the room read them (``rooms.quiet``)
+    rows = [_without_unbudgeted_usage(row) for row in _SEATS.raw(room.pk)]
     with _guard:
         known = _views.pop(key, None) or {}
     try:
         made = {row: known.get(row) or _seat_view(_SEATS.convert(row)) for row in rows}
     except TypeError:  # a value that cannot be a key (a driver's JSON as a list): nothing kept
+        _read_here.rooms.pop(key, None)
         return [_seat_view(_SEATS.convert(row)) for row in rows]
     with _guard:
         _views[key] = made
         while len(_views) > replays.KEEP_ROOMS:
             _views.popitem(last=False)
-    return [made[row] for row in rows]
+    views = _read_here.rooms[key] = [made[row] for row in rows]
+    while len(_read_here.rooms) > replays.KEEP_ROOMS:
+        _read_here.rooms.pop(next(iter(_read_here.rooms)))
+    return views
 
 
 def forget_views() -> None:
     """Drop every room's kept seat views (the tests, between databases)."""
     with _guard:
         _views.clear()
+    _read_here.rooms.clear()
 
 
 def load_context(room: Room) -> RoomContext:

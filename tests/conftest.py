@@ -23,12 +23,13 @@ def memory_publisher():
 @pytest.fixture(autouse=True)
 def _test_settings(settings, monkeypatch, memory_publisher):
     from facilitation import context, records, replays
-    from rooms import realtime
+    from rooms import quiet, realtime
     from tests import event_checks
 
     records.forget_all()  # rows carried between steps belong to one test's database
     replays.forget_all()
     context.forget_views()
+    quiet.forget_all()
     realtime.reset(installed=True)
     settings.REALTIME_BACKEND = "memory"
     realtime.install("memory", memory_publisher)

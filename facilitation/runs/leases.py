@@ -18,7 +18,9 @@ a thread that does not run the step after all gives it back first (``let_go``).
 The room comes with it (``hand_room``): the commit held the room's row locked and wrote it, so the
 room as the commit left it is what a read would give while nobody else wrote it since. The step
 checks that with a narrow read (its status, ``seq`` and ``updated_at``: every action on a room moves
-one of them) and reads the whole room only when it changed, e.g. a pause or stop.
+one of them) and reads the whole room only when it changed, e.g. a pause or stop. On SQLite it first
+asks ``rooms.quiet`` whether anybody wrote the database at all since that commit (no read of the room
+then), and the commit whether anybody wrote since the claim (no read of the room's marks then).
 """
 import secrets
 import threading
@@ -35,7 +37,7 @@ from django.utils import timezone
 from facilitation import budget
 from facilitation.runs.models import StepLease
 from facilitation.runs.outages import rides_out
-from rooms import rows, statements
+from rooms import quiet, rows, statements
 from rooms.models import Room
 from rooms.prepared import Prepared
 
@@ -63,6 +65,8 @@ def locked_room(room_id: int, seen: Room | None = None) -> Room | None:
     (its status, ``seq`` and ``updated_at`` are as they were: every write moves one of them), that very
     object is the locked room, and only those three columns are read."""
     if seen is not None:
+        if quiet.unchanged_since_claim(connections[DEFAULT_DB_ALIAS], room_id):  # nobody wrote since the claim read it
+            return seen
         marks = next(iter(_ROOM_MARKS_LOCKED(room_id)), None)
         if marks is None:
             return None
@@ -141,16 +145,21 @@ def claim_step(room_id: int, step_seq: int, lease_seconds: float, slot: int = 0,
             return None
         claim = Claim(room_id=room_id, step_seq=step_seq, token=taken[0], attempt=taken[1], slot=slot, slots=taken[2],
                       lease=lease_seconds)
-    if room is not None and not _unchanged(room):
+    # Nobody wrote since the commit that handed the room on (``rooms.quiet``, SQLite), or its marks read as it left them.
+    if room is not None and not (quiet.claimed(connections[DEFAULT_DB_ALIAS], room_id) or _unchanged(room)):
         room = None
+    elif room is None:
+        quiet.claimed(connections[DEFAULT_DB_ALIAS], room_id)
     if room is None:  # read after the claim's commit: the writers' queue is not held up by a read
         room = _claimed_room(room_id)
     # A claim handed on is used from here on (a read that failed for good leaves it in hand, to ``let_go``).
     _handed.claims.pop((room_id, step_seq, slot), None)
     if room is None:
+        quiet.planned(connections[DEFAULT_DB_ALIAS], room_id)
         return None
     allowed = may_run(room) if may_run is not None else room.status == Room.Status.ACTIVE
     if not allowed:  # paused or ended: not claimable, and no attempt used
+        quiet.planned(connections[DEFAULT_DB_ALIAS], room_id)
         give_back(claim)
         return None
     return replace(claim, seen=room), room
@@ -315,6 +324,7 @@ def hand_room(room: Room, step_seq: int) -> None:
             _handed.rooms[key] = room
 
     transaction.on_commit(keep)
+    quiet.committing(connections[DEFAULT_DB_ALIAS], room.pk)
 
 
 def let_go(room_id: int, step_seq: int, slot: int = 0) -> None:

@@ -6,9 +6,11 @@ rooms through ``run_step``; only the scheduling of the next step differs.
 import logging
 
 from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connections
 
 from facilitation.runs import calls, leases, registry
 from facilitation.runs.registry import StepResult, StepRun
+from rooms import quiet
 
 log = logging.getLogger("convene.engine")
 
@@ -30,7 +32,10 @@ def run_step(room_id: int, step_seq: int, provider_override: str = "", slot: int
     if claimed is None:
         return StepResult("not_claimable")
     claim, room = claimed
-    planned = registry.planner_for(room.kind)(room)
+    try:
+        planned = registry.planner_for(room.kind)(room)
+    finally:
+        quiet.planned(connections[DEFAULT_DB_ALIAS], room_id)
     if planned is None:
         leases.release_claim(claim)
         return StepResult("not_claimable", step="concluded")

@@ -14,6 +14,7 @@ from facilitation.runs.registry import StepResult
 from facilitation.runs.runner import run_step
 from facilitation.tasks import capacity
 from facilitation.tasks import steps as step_tasks
+from rooms import quiet
 from rooms.models import Observation, Room
 from tests.factories import make_discussion, make_user
 
@@ -113,6 +114,8 @@ def test_a_claim_in_hand_that_meets_a_database_error_waits_it_out_in_the_task(se
         assert leases.held(room.pk)  # the next step, handed on
         monkeypatch.setattr(leases, "_ROOM", flaky(leases._ROOM))
         monkeypatch.setattr(leases, "_ROOM_MARKS", flaky(leases._ROOM_MARKS))
+        # as when another connection wrote since the commit: the claim reads the room's marks
+        monkeypatch.setattr(quiet, "claimed", lambda db, room_id: False)
         ran = carry.carry_on(lambda: True)
     assert naps == [outages.PAUSE_SECONDS] * 2 and failures == []
     assert ran and {r.outcome for r in ran} == {"committed"}  # the rest of the discussion, here

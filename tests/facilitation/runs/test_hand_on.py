@@ -5,7 +5,7 @@ import contextlib
 import threading
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
 from facilitation.actions import lifecycle
@@ -162,3 +162,43 @@ def test_usage_added_to_the_room_while_a_step_runs_is_kept_by_its_commit(scripte
                  for i in Invocation.objects.filter(room=room))
     assert Room.objects.get(pk=room.pk).tokens_used == logged + 1000
     assert _whole_room_reads(turn) == 1  # the commit read the room again
+
+
+def _reads_of(table: str, queries) -> int:
+    return sum(1 for q in queries.captured_queries if q["sql"].startswith("SELECT") and f'FROM "{table}"' in q["sql"])
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="rooms.quiet: SQLite's data_version")
+def test_a_step_handed_on_with_nobody_writing_since_reads_neither_its_room_nor_its_seats(scripted):
+    with _driving_past_the_opening() as (room, handed):
+        assert run_step(room.pk, handed).outcome == "committed"  # its claim follows a commit made here
+        with CaptureQueriesContext(connection) as turn:
+            assert run_step(room.pk, handed + 1).outcome == "committed"
+    assert _reads_of("rooms_room", turn) == 0 and _reads_of("rooms_seat", turn) == 0
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="rooms.quiet: SQLite's data_version")
+def test_a_seat_changed_by_another_connection_between_handed_on_steps_is_read_again(scripted, monkeypatch):
+    from facilitation.discussions import steps as discussion_steps
+    from rooms.models import Agent
+
+    seen = []
+    load = discussion_steps.load_context
+    monkeypatch.setattr(discussion_steps, "load_context", lambda r: seen.append(load(r)) or seen[-1])
+    with _driving_past_the_opening() as (room, handed):
+        assert run_step(room.pk, handed).outcome == "committed"
+        agent_id = seen[-1].agents[seen[-1].seats[0].id].agent_id
+        writer = threading.Thread(target=lambda: _and_close(lambda: Agent.objects.filter(pk=agent_id).update(name="Renamed elsewhere")))
+        writer.start()
+        writer.join()  # this thread's connection stays open: only data_version tells
+        with CaptureQueriesContext(connection) as turn:
+            assert run_step(room.pk, handed + 1).outcome == "committed"
+    assert seen[-1].seats[0].name == "Renamed elsewhere"
+    assert _reads_of("rooms_seat", turn) == 1
+
+
+def _and_close(fn) -> None:
+    try:
+        fn()
+    finally:
+        connections.close_all()  # the calling thread's own connections
