@@ -100,7 +100,8 @@ def test_a_stamp_written_as_text_reads_back_as_the_same_instant():
     assert Room.objects.get(pk=room.pk).updated_at == stamp
 
 
-def test_a_statement_from_inside_an_event_loop_is_refused_as_djangos_are():
+def test_a_statement_from_inside_an_event_loop_is_refused_as_djangos_are(monkeypatch):
+    monkeypatch.delenv("DJANGO_ALLOW_ASYNC_UNSAFE", raising=False)  # the browser tests allow it for the whole session
     room = make_discussion(make_user())
     statements.fetch(DB, SELECT, [room.pk])  # the connection is open: the refusal is not the connect's
 
