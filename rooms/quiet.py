@@ -51,6 +51,13 @@ def _mark(db) -> tuple:
     return raw, version, raw.total_changes
 
 
+def _kept(marks: dict, key: tuple, mark) -> None:
+    """``marks[key] = mark``, dropping the oldest rooms beyond ``KEEP_ROOMS``."""
+    marks[key] = mark
+    while len(marks) > KEEP_ROOMS:
+        marks.pop(next(iter(marks)))
+
+
 def _same(a: tuple, b: tuple) -> bool:
     return a[0] is b[0] and a[1] == b[1] and a[2] == b[2]
 
@@ -70,9 +77,7 @@ def claimed(db, room_id: int) -> bool:
         _marks.claimed.pop(key, None)
         return False
     steady = before is not None and _same(before, now)
-    _marks.claimed[key] = (now, steady)
-    while len(_marks.claimed) > KEEP_ROOMS:
-        _marks.claimed.pop(next(iter(_marks.claimed)))
+    _kept(_marks.claimed, key, (now, steady))
     return steady
 
 
@@ -114,12 +119,7 @@ def committing(db, room_id: int) -> None:
         return
     left = (db.connection, version, db.connection.total_changes)
 
-    def keep() -> None:
-        _marks.committed[key] = left
-        while len(_marks.committed) > KEEP_ROOMS:
-            _marks.committed.pop(next(iter(_marks.committed)))
-
-    transaction.on_commit(keep, using=db.alias)
+    transaction.on_commit(lambda: _kept(_marks.committed, key, left), using=db.alias)
 
 
 def forget_all() -> None:

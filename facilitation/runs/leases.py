@@ -145,21 +145,19 @@ def claim_step(room_id: int, step_seq: int, lease_seconds: float, slot: int = 0,
             return None
         claim = Claim(room_id=room_id, step_seq=step_seq, token=taken[0], attempt=taken[1], slot=slot, slots=taken[2],
                       lease=lease_seconds)
-    # Nobody wrote since the commit that handed the room on (``rooms.quiet``, SQLite), or its marks read as it left them.
-    if room is not None and not (quiet.claimed(connections[DEFAULT_DB_ALIAS], room_id) or _unchanged(room)):
+    # The room handed on holds while the database is as the commit that handed it on left it (``rooms.quiet``,
+    # SQLite), or else while its marks read as that commit left them.
+    steady = quiet.claimed(connections[DEFAULT_DB_ALIAS], room_id)
+    if room is not None and not (steady or _unchanged(room)):
         room = None
-    elif room is None:
-        quiet.claimed(connections[DEFAULT_DB_ALIAS], room_id)
     if room is None:  # read after the claim's commit: the writers' queue is not held up by a read
         room = _claimed_room(room_id)
     # A claim handed on is used from here on (a read that failed for good leaves it in hand, to ``let_go``).
     _handed.claims.pop((room_id, step_seq, slot), None)
     if room is None:
-        quiet.planned(connections[DEFAULT_DB_ALIAS], room_id)
         return None
     allowed = may_run(room) if may_run is not None else room.status == Room.Status.ACTIVE
     if not allowed:  # paused or ended: not claimable, and no attempt used
-        quiet.planned(connections[DEFAULT_DB_ALIAS], room_id)
         give_back(claim)
         return None
     return replace(claim, seen=room), room

@@ -28,11 +28,11 @@ def run_step(room_id: int, step_seq: int, provider_override: str = "", slot: int
     """Run slot ``slot`` of the room's step ``step_seq`` if it can be claimed; ``provider_override``
     forces one model provider."""
     lease = lease_seconds()
-    claimed = leases.claim_step(room_id, step_seq, lease, slot, may_run=_may_run)
-    if claimed is None:
-        return StepResult("not_claimable")
-    claim, room = claimed
-    try:
+    try:  # what the claim knew unchanged (``rooms.quiet.steady``) holds until the step has planned
+        claimed = leases.claim_step(room_id, step_seq, lease, slot, may_run=_may_run)
+        if claimed is None:
+            return StepResult("not_claimable")
+        claim, room = claimed
         planned = registry.planner_for(room.kind)(room)
     finally:
         quiet.planned(connections[DEFAULT_DB_ALIAS], room_id)
