@@ -63,10 +63,6 @@ def _brief(topic: str, format: str, max_rounds: int, seats: tuple, agents: tuple
     return "\n".join(lines)
 
 
-def conclusion_sections(ctx: RoomContext) -> list[str]:
-    return _sections(ctx.preset, ctx.format)
-
-
 def _sections(preset: dict | None, format: str) -> list[str]:
     preset = preset or GENERIC_FACILITATOR
     sections = list(preset.get("synthesis") or GENERIC_FACILITATOR["synthesis"])
@@ -77,16 +73,15 @@ def _sections(preset: dict | None, format: str) -> list[str]:
 
 
 def facilitator_system(ctx: RoomContext) -> str:
-    return _facilitator_system(ctx.facilitator, ctx.format, brief(ctx))
+    return _facilitator_system(ctx.facilitator, ctx.format, ctx.strict_fairness, brief(ctx))
 
 
 @lru_cache(maxsize=256)
-def _facilitator_system(facilitator: AgentView, format: str, room_brief: str) -> str:
-    preset = get_preset(facilitator.persona_key) if facilitator.persona_key else None
+def _facilitator_system(facilitator: AgentView, format: str, strict: bool, room_brief: str) -> str:
+    preset = get_preset(facilitator.persona_key) if facilitator.persona_key else None  # as ``RoomContext.preset``
     policy_name = preset["name"] if preset else "your own"
     selection = (preset or GENERIC_FACILITATOR)["selection"]
     sections = "\n".join(f"{n}. {s}" for n, s in enumerate(_sections(preset, format), start=1))
-    strict = bool(preset and preset.get("fairness") == "strict")
     guide = FACILITATOR_GUIDE.format(strict=STRICT_FAIRNESS if strict else "", decision_format=DECISION_FORMAT)
     persona = facilitator.persona_prompt
     return "\n\n".join(p for p in (
